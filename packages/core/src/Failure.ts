@@ -1,0 +1,317 @@
+/**
+ * What went wrong with a turn, classified: one tagged error per kind, each carrying the place it
+ * happened at and what the backend said (with secrets masked).
+ *
+ * @since 0.1.0
+ */
+import * as DateTime from "effect/DateTime"
+import * as Match from "effect/Match"
+import * as Schema from "effect/Schema"
+import { redact } from "./internal/secret.js"
+import { wait } from "./internal/words.js"
+import { Place } from "./Place.js"
+
+const SaidText = Schema.String.pipe(Schema.brand("@fallback/core/Said"))
+
+/**
+ * What a backend said about a failure, with anything that looks like an API key or a bearer
+ * token masked. Decoding masks too, so no stored failure holds a secret.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const Said: Schema.Schema<typeof SaidText.Type, string> = Schema.transform(Schema.String, SaidText, {
+  strict: true,
+  decode: (text) => SaidText.make(redact(text)),
+  encode: (said) => said
+})
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type Said = typeof SaidText.Type
+
+/**
+ * Masks secrets in what a backend said; the only way to make a {@link Said}.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const said = (text: string): Said => SaidText.make(redact(text))
+
+const where = { place: Place, said: Said }
+
+/**
+ * Too many requests: HTTP 429, RESOURCE_EXHAUSTED, overloaded / 529.
+ *
+ * @since 0.1.0
+ * @category failures
+ */
+export class RateLimited extends Schema.TaggedError<RateLimited>("@fallback/core/RateLimited")("RateLimited", {
+  ...where,
+  retryAfter: Schema.optional(Schema.DurationFromMillis)
+}) {
+  override get message(): string {
+    return describe(this)
+  }
+}
+
+/**
+ * The account's quota or credit is spent: HTTP 402, billing, "quota … until T".
+ *
+ * @since 0.1.0
+ * @category failures
+ */
+export class QuotaExhausted extends Schema.TaggedError<QuotaExhausted>("@fallback/core/QuotaExhausted")(
+  "QuotaExhausted",
+  { ...where, until: Schema.optional(Schema.DateTimeUtc) }
+) {
+  override get message(): string {
+    return describe(this)
+  }
+}
+
+/**
+ * The credentials were refused: 401, 403, an expired login, a model the account is not entitled to.
+ *
+ * @since 0.1.0
+ * @category failures
+ */
+export class AuthRefused extends Schema.TaggedError<AuthRefused>("@fallback/core/AuthRefused")("AuthRefused", where) {
+  override get message(): string {
+    return describe(this)
+  }
+}
+
+/**
+ * No such model: 404, retired, "does not exist".
+ *
+ * @since 0.1.0
+ * @category failures
+ */
+export class ModelNotFound extends Schema.TaggedError<ModelNotFound>("@fallback/core/ModelNotFound")(
+  "ModelNotFound",
+  where
+) {
+  override get message(): string {
+    return describe(this)
+  }
+}
+
+/**
+ * The backend's own store was busy (opencode's "database is locked").
+ *
+ * @since 0.1.0
+ * @category failures
+ */
+export class StoreBusy extends Schema.TaggedError<StoreBusy>("@fallback/core/StoreBusy")("StoreBusy", where) {
+  override get message(): string {
+    return describe(this)
+  }
+}
+
+/**
+ * The transport went away: ECONNRESET, EPIPE, a gateway that closed.
+ *
+ * @since 0.1.0
+ * @category failures
+ */
+export class ConnectionLost extends Schema.TaggedError<ConnectionLost>("@fallback/core/ConnectionLost")(
+  "ConnectionLost",
+  where
+) {
+  override get message(): string {
+    return describe(this)
+  }
+}
+
+/**
+ * The process was killed rather than answered: a signal, an out-of-memory kill.
+ *
+ * @since 0.1.0
+ * @category failures
+ */
+export class Killed extends Schema.TaggedError<Killed>("@fallback/core/Killed")("Killed", {
+  ...where,
+  signal: Schema.String
+}) {
+  override get message(): string {
+    return describe(this)
+  }
+}
+
+/**
+ * Nothing to run, or nothing that would start; `install` is the command line that installs it.
+ *
+ * @since 0.1.0
+ * @category failures
+ */
+export class NotInstalled extends Schema.TaggedError<NotInstalled>("@fallback/core/NotInstalled")("NotInstalled", {
+  ...where,
+  install: Schema.String
+}) {
+  override get message(): string {
+    return describe(this)
+  }
+}
+
+/**
+ * The prompt is longer than the model's context window; it is that long at every place.
+ *
+ * @since 0.1.0
+ * @category failures
+ */
+export class ContextTooLong extends Schema.TaggedError<ContextTooLong>("@fallback/core/ContextTooLong")(
+  "ContextTooLong",
+  where
+) {
+  override get message(): string {
+    return describe(this)
+  }
+}
+
+/**
+ * Which part of a turn ran out of time: the wait for the first byte, or the whole send.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export const Phase = Schema.Literal("first-byte", "whole-send")
+
+/**
+ * The turn ran out of time in the given phase.
+ *
+ * @since 0.1.0
+ * @category failures
+ */
+export class Timeout extends Schema.TaggedError<Timeout>("@fallback/core/Timeout")("Timeout", {
+  ...where,
+  phase: Phase,
+  after: Schema.DurationFromMillis
+}) {
+  override get message(): string {
+    return describe(this)
+  }
+}
+
+/**
+ * A stream that stopped moving without an error.
+ *
+ * @since 0.1.0
+ * @category failures
+ */
+export class Unresponsive extends Schema.TaggedError<Unresponsive>("@fallback/core/Unresponsive")(
+  "Unresponsive",
+  where
+) {
+  override get message(): string {
+    return describe(this)
+  }
+}
+
+/**
+ * Anything no other kind names.
+ *
+ * @since 0.1.0
+ * @category failures
+ */
+export class Unknown extends Schema.TaggedError<Unknown>("@fallback/core/Unknown")("Unknown", where) {
+  override get message(): string {
+    return describe(this)
+  }
+}
+
+/**
+ * Every failure a turn can end with, as one schema.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const Failure = Schema.Union(
+  RateLimited,
+  QuotaExhausted,
+  AuthRefused,
+  ModelNotFound,
+  StoreBusy,
+  ConnectionLost,
+  Killed,
+  NotInstalled,
+  ContextTooLong,
+  Timeout,
+  Unresponsive,
+  Unknown
+)
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type Failure = typeof Failure.Type
+
+/**
+ * The name of a failure kind (`"RateLimited"`, …).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type Kind = Failure["_tag"]
+
+/**
+ * Every kind, in the order of the design's answer table.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const kinds: ReadonlyArray<Kind> = Failure.members.map((member) => member._tag)
+
+/**
+ * Whether a value is a failure of any kind.
+ *
+ * @since 0.1.0
+ * @category guards
+ */
+export const isFailure: (u: unknown) => u is Failure = Schema.is(Failure)
+
+/**
+ * The sentence a notice tells a person: what happened at which place and what answers it, e.g.
+ * "claude is rate-limited (this account has spent its quota; another one, or a wait, is what
+ * answers it)".
+ *
+ * @since 0.1.0
+ * @category formatting
+ */
+export const describe: (failure: Failure) => string = Match.type<Failure>().pipe(
+  Match.tagsExhaustive({
+    RateLimited: ({ place, retryAfter }) =>
+      `${place.cli} is rate-limited (this account has spent its quota; another one, or a wait, is what answers it` +
+      (retryAfter === undefined ? ")" : `; it asked for ${wait(retryAfter)})`),
+    QuotaExhausted: ({ place, until }) =>
+      `${place.cli} has no quota left on this account` +
+      (until === undefined ? "" : ` until ${DateTime.formatIso(until)}`) +
+      " (another account is what answers it)",
+    AuthRefused: ({ place }) =>
+      `${place.cli} refused the credentials of ${place.account === undefined ? "its account" : `account ${place.account}`}` +
+      " (it needs signing in again; another account is what answers it)",
+    ModelNotFound: ({ place }) =>
+      `${place.cli} has no model ${place.model} (retired or never there; every account of it shares the catalogue,` +
+      " so another place is what answers it)",
+    StoreBusy: ({ place }) =>
+      `${place.cli}'s own store is busy (two turns share one database; it clears itself in a moment)`,
+    ConnectionLost: ({ place }) =>
+      `${place.cli} lost the connection (the socket, not the session; reopening and resuming is what answers it)`,
+    Killed: ({ place, signal }) =>
+      `${place.cli} was killed by ${signal} rather than answering (the machine may be out of memory)`,
+    NotInstalled: ({ install, place }) => `${place.cli} is not installed here (install it with: ${install})`,
+    ContextTooLong: ({ place }) =>
+      `the prompt is longer than ${place.model}'s context window (it is that long at every place; only a shorter` +
+      " history answers it)",
+    Timeout: ({ after, phase, place }) =>
+      phase === "first-byte"
+        ? `${place.cli} sent nothing within ${wait(after)} (another place is what answers it)`
+        : `${place.cli} did not finish within ${wait(after)}`,
+    Unresponsive: ({ place }) =>
+      `${place.cli} stopped streaming without an error (the stream hung; probing it or another place answers it)`,
+    Unknown: ({ place, said }) => `${place.cli} failed: ${said}`
+  })
+)

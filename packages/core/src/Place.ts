@@ -1,0 +1,122 @@
+/**
+ * Where a turn runs: `CLI[@ACCOUNT]/MODEL`, e.g. `claude@work/claude-opus-5`.
+ *
+ * The first `/` ends the CLI part; everything after it is the model, which may itself hold `/`
+ * and `:` (`opencode@work/anthropic/claude-sonnet-4-5`, `ollama/qwen3:8b`). The account is
+ * optional, and `claude@work/x` and `claude@key/x` are two places.
+ *
+ * @since 0.1.0
+ */
+import * as Either from "effect/Either"
+import { pipe } from "effect/Function"
+import * as ParseResult from "effect/ParseResult"
+import * as Schema from "effect/Schema"
+import * as internal from "./internal/place.js"
+
+/**
+ * The form every place takes, shown in errors.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const form = "CLI[@ACCOUNT]/MODEL (e.g. claude@work/claude-opus-5)"
+
+/**
+ * The CLI part: lowercase letters, digits and `-`.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const Cli = Schema.String.pipe(
+  Schema.pattern(internal.cliPattern, { message: () => "a CLI holds only lowercase letters, digits and \"-\"" })
+)
+
+/**
+ * The account part: letters, digits, `.`, `_` and `-`.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const Account = Schema.String.pipe(
+  Schema.pattern(internal.accountPattern, {
+    message: () => "an account holds only letters, digits, \".\", \"_\" and \"-\""
+  })
+)
+
+/**
+ * The model part: anything without spaces, `/` and `:` included.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const Model = Schema.String.pipe(
+  Schema.pattern(internal.modelPattern, { message: () => "a model is not empty and holds no spaces" })
+)
+
+/**
+ * A place. Two places are equal (`Equal.equals`) when their cli, account and model are.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export class Place extends Schema.Class<Place>("@fallback/core/Place")({
+  cli: Cli,
+  account: Schema.optional(Account),
+  model: Model
+}) {
+  /** The place written as `CLI[@ACCOUNT]/MODEL`. */
+  override toString(): string {
+    return internal.join(this)
+  }
+}
+
+/**
+ * A string that is not a place. The message names the wrong part, quotes the input and shows the
+ * expected form.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class InvalidPlace extends Schema.TaggedError<InvalidPlace>("@fallback/core/InvalidPlace")("InvalidPlace", {
+  input: Schema.String,
+  part: Schema.Literal("cli", "account", "model"),
+  reason: Schema.String
+}) {
+  override get message(): string {
+    return `"${this.input}" is not a place: ${this.reason}; expected ${form}`
+  }
+}
+
+/**
+ * Reads `CLI[@ACCOUNT]/MODEL`.
+ *
+ * @since 0.1.0
+ * @category parsing
+ */
+export const parse = (input: string): Either.Either<Place, InvalidPlace> =>
+  pipe(
+    internal.split(input),
+    Either.map((parts) => new Place(parts.account === undefined ? { cli: parts.cli, model: parts.model } : parts)),
+    Either.mapLeft((problem) => new InvalidPlace({ input, ...problem }))
+  )
+
+/**
+ * Writes a place as `CLI[@ACCOUNT]/MODEL`; `format(parse(s))` is `s` for every valid `s`.
+ *
+ * @since 0.1.0
+ * @category formatting
+ */
+export const format = (place: Place): string => internal.join(place)
+
+/**
+ * A place in its written form, decoded into a {@link Place} and encoded back exactly.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const FromString: Schema.Schema<Place, string> = Schema.transformOrFail(Schema.String, Place, {
+  strict: true,
+  decode: (input, _, ast) =>
+    Either.mapLeft(parse(input), (error) => new ParseResult.Type(ast, input, error.message)),
+  encode: (place) => ParseResult.succeed(format(place))
+}).annotations({ identifier: "Place", description: `a place, written ${form}` })

@@ -1,0 +1,180 @@
+/**
+ * The six wait policies, and the retrying a step asks for: how many goes beyond the first, with
+ * which waits between them, within what time.
+ *
+ * Every policy's first wait is one second (for `exponential-jitter`, at most one second) and no
+ * single wait is longer than a minute however far it climbs.
+ *
+ * @since 0.1.0
+ */
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import { pipe } from "effect/Function"
+import * as Schedule from "effect/Schedule"
+import * as Schema from "effect/Schema"
+import * as internal from "./internal/policy.js"
+
+/**
+ * The policies' names, in the order the reference page lists them.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const names = ["none", "constant", "linear", "exponential", "exponential-jitter", "fibonacci"] as const
+
+/**
+ * A policy's name.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const Name = Schema.Literal(...names).annotations({
+  identifier: "PolicyName",
+  description: "how long to wait between tries",
+  message: () => `a policy is one of: ${names.join(", ")}`
+})
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type Name = typeof Name.Type
+
+/**
+ * The policy a step gets when it names none: full jitter keeps agents that fail together from
+ * all coming back on the same second.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const defaultName: Name = "exponential-jitter"
+
+/**
+ * The first wait of every policy.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const firstWait: Duration.Duration = Duration.seconds(1)
+
+/**
+ * No single wait is longer than this.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const longestWait: Duration.Duration = Duration.seconds(60)
+
+/**
+ * A string that names no policy; the message lists the six.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class InvalidPolicy extends Schema.TaggedError<InvalidPolicy>("@fallback/core/InvalidPolicy")(
+  "InvalidPolicy",
+  { input: Schema.String }
+) {
+  override get message(): string {
+    return `"${this.input}" is not a policy; choose one of: ${names.join(", ")}`
+  }
+}
+
+/**
+ * Reads a policy's name.
+ *
+ * @since 0.1.0
+ * @category parsing
+ */
+export const parse = (input: string): Either.Either<Name, InvalidPolicy> =>
+  Schema.is(Name)(input) ? Either.right(input) : Either.left(new InvalidPolicy({ input }))
+
+const capped = <In, R>(self: Schedule.Schedule<Duration.Duration, In, R>) =>
+  Schedule.modifyDelay(self, (_, delay) => Duration.min(delay, longestWait))
+
+const exponential = capped(Schedule.exponential(firstWait, 2))
+
+/**
+ * A policy as an endless Schedule of waits. Bound it with {@link toSchedule}.
+ *
+ * @since 0.1.0
+ * @category schedules
+ */
+export const schedule = (name: Name): Schedule.Schedule<Duration.Duration> => {
+  switch (name) {
+    case "none":
+      return Schedule.delays(Schedule.forever)
+    case "constant":
+      return Schedule.delays(Schedule.spaced(firstWait))
+    case "linear":
+      return capped(Schedule.linear(firstWait))
+    case "exponential":
+      return exponential
+    case "exponential-jitter":
+      return Schedule.delays(Schedule.jitteredWith(exponential, { min: 0, max: 1 }))
+    case "fibonacci":
+      return capped(Schedule.fibonacci(firstWait))
+  }
+}
+
+/**
+ * A whole number of seconds (or a fraction of one) in a file or on a command line, as a Duration.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const Seconds = Schema.transform(Schema.NonNegative, Schema.DurationFromSelf, {
+  strict: true,
+  decode: (seconds) => Duration.seconds(seconds),
+  encode: (duration) => Duration.toSeconds(duration)
+}).annotations({ identifier: "Seconds", description: "seconds, 0 for none" })
+
+/**
+ * What a step says about trying again at its place: `tries` goes beyond the first (0 is a failed
+ * turn that stays failed), `policy` sets the waits, `timeout` is the longest the trying again may
+ * go on for (zero: as long as the tries take).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export class Retrying extends Schema.Class<Retrying>("@fallback/core/Retrying")({
+  tries: Schema.NonNegativeInt.annotations({ description: "how many goes beyond the first" }),
+  policy: Schema.optionalWith(Name, { default: () => defaultName }),
+  timeout: Schema.optionalWith(Seconds, { default: () => Duration.zero })
+}) {}
+
+/**
+ * Retrying nothing: one go, and a failure stays a failure.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const never: Retrying = new Retrying({ tries: 0 })
+
+/**
+ * The schedule a turn retries with, for a turn whose first attempt started at `startedAt` (epoch
+ * millis, read from the turn's Clock). The budget is checked before each wait: a wait that would
+ * end after `startedAt + timeout` is not started, so no attempt begins once the budget is spent.
+ *
+ * @since 0.1.0
+ * @category schedules
+ */
+export const toSchedule = (retrying: Retrying, startedAt: number): Schedule.Schedule<Duration.Duration> => {
+  const counted = Schedule.delays(Schedule.intersect(schedule(retrying.policy), Schedule.recurs(retrying.tries)))
+  return Duration.isZero(retrying.timeout)
+    ? counted
+    : pipe(counted, internal.beforeDeadline(startedAt + Duration.toMillis(retrying.timeout)))
+}
+
+/**
+ * The waits before the 2nd, 3rd, 4th… try for `tries` goes beyond the first. For
+ * `exponential-jitter` these are the upper bounds each wait is drawn under.
+ *
+ * @since 0.1.0
+ * @category schedules
+ */
+export const ladder = (name: Name, tries: number): ReadonlyArray<Duration.Duration> =>
+  Effect.runSync(internal.waits(schedule(name === "exponential-jitter" ? "exponential" : name), tries)).map(
+    (millis) => Duration.millis(millis)
+  )

@@ -1,0 +1,90 @@
+import { describe, expect, it } from "@effect/vitest"
+import { Either, Equal, FastCheck, Schema } from "effect"
+import { Place } from "../src/index.js"
+
+const chars = (alphabet: string, min: number, max: number) =>
+  FastCheck.array(FastCheck.constantFrom(...alphabet), { minLength: min, maxLength: max }).map((cs) => cs.join(""))
+
+const lower = "abcdefghijklmnopqrstuvwxyz0123456789-"
+const accountChars = lower + "ABCDEFGHIJKLMNOPQRSTUVWXYZ._"
+const modelChars = accountChars + "/:@+"
+
+const validPlace = FastCheck.tuple(
+  chars(lower, 1, 12),
+  FastCheck.option(chars(accountChars, 1, 12), { nil: undefined }),
+  chars(modelChars, 1, 40)
+).map(([cli, account, model]) => account === undefined ? `${cli}/${model}` : `${cli}@${account}/${model}`)
+
+const parse = (input: string) => Either.getOrThrow(Place.parse(input))
+
+describe("Place", () => {
+  it("reads the three parts, the model keeping its own / and :", () => {
+    const place = parse("opencode@work/anthropic/claude-sonnet-4-5")
+    expect([place.cli, place.account, place.model]).toEqual(["opencode", "work", "anthropic/claude-sonnet-4-5"])
+    const local = parse("ollama/qwen3:8b")
+    expect([local.cli, local.account, local.model]).toEqual(["ollama", undefined, "qwen3:8b"])
+  })
+
+  it.prop("round-trips every valid place exactly", [validPlace], ([input]) => {
+    const place = parse(input)
+    expect(Place.format(place)).toBe(input)
+    expect(String(place)).toBe(input)
+    expect(Schema.encodeSync(Place.FromString)(Schema.decodeSync(Place.FromString)(input))).toBe(input)
+  })
+
+  it.prop("two places are equal exactly when cli, account and model are", [validPlace, validPlace], ([a, b]) => {
+    expect(Equal.equals(parse(a), parse(b))).toBe(a === b)
+    expect(Equal.equals(parse(a), parse(a))).toBe(true)
+  })
+
+  it("tells claude@work/x from claude@key/x and from claude/x", () => {
+    const work = parse("claude@work/claude-opus-5")
+    expect(Equal.equals(work, parse("claude@key/claude-opus-5"))).toBe(false)
+    expect(Equal.equals(work, parse("claude/claude-opus-5"))).toBe(false)
+  })
+
+  const invalid: ReadonlyArray<readonly [string, string, string]> = [
+    ["claude", "model", "\"claude\" is not a place: there is no \"/\" and so no model"],
+    ["", "model", "\"\" is not a place: there is no \"/\" and so no model"],
+    ["/claude-opus-5", "cli", "\"/claude-opus-5\" is not a place: the CLI is empty"],
+    ["@work/claude-opus-5", "cli", "\"@work/claude-opus-5\" is not a place: the CLI is empty"],
+    [
+      "Claude/claude-opus-5",
+      "cli",
+      "\"Claude/claude-opus-5\" is not a place: the CLI \"Claude\" may hold only lowercase letters, digits and \"-\""
+    ],
+    [
+      "my_cli/x",
+      "cli",
+      "\"my_cli/x\" is not a place: the CLI \"my_cli\" may hold only lowercase letters, digits and \"-\""
+    ],
+    ["claude@/x", "account", "\"claude@/x\" is not a place: the account after \"@\" is empty"],
+    [
+      "claude@my work/x",
+      "account",
+      "\"claude@my work/x\" is not a place: the account \"my work\" may hold only letters, digits, \".\", \"_\" and \"-\""
+    ],
+    [
+      "claude@a@b/x",
+      "account",
+      "\"claude@a@b/x\" is not a place: the account \"a@b\" may hold only letters, digits, \".\", \"_\" and \"-\""
+    ],
+    ["claude@work/", "model", "\"claude@work/\" is not a place: the model after \"/\" is empty"],
+    ["claude/claude opus", "model", "\"claude/claude opus\" is not a place: the model \"claude opus\" may not hold spaces"]
+  ]
+
+  it.each(invalid)("refuses %j naming the %s part", (input, part, message) => {
+    const invalidPlace = Either.flip(Place.parse(input)).pipe(Either.getOrThrow)
+    expect(invalidPlace._tag).toBe("InvalidPlace")
+    expect(invalidPlace.part).toBe(part)
+    expect(invalidPlace.message).toBe(`${message}; expected CLI[@ACCOUNT]/MODEL (e.g. claude@work/claude-opus-5)`)
+  })
+
+  it("fails a Schema decode with the same message", () => {
+    const result = Schema.decodeUnknownEither(Place.FromString)("Claude/x")
+    expect(Either.isLeft(result)).toBe(true)
+    expect(String(Either.flip(result).pipe(Either.getOrThrow).message)).toContain(
+      "the CLI \"Claude\" may hold only lowercase letters"
+    )
+  })
+})
