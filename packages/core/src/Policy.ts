@@ -145,6 +145,39 @@ export class Retrying extends Schema.Class<Retrying>("@fallback/core/Retrying")(
 }) {}
 
 /**
+ * Tries that are not a whole number of 0 or more, or a negative timeout.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class InvalidRetrying extends Schema.TaggedError<InvalidRetrying>("@fallback/core/InvalidRetrying")(
+  "InvalidRetrying",
+  { reason: Schema.String }
+) {
+  override get message(): string {
+    return `${this.reason}; tries is a whole number of goes beyond the first (0 or more) and timeout 0 or more`
+  }
+}
+
+/**
+ * Makes the retrying a step asks for, checking each part; the policy defaults to
+ * `exponential-jitter` and the timeout to none.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const retrying = (
+  tries: number,
+  policy: Name = defaultName,
+  timeout: Duration.Duration = Duration.zero
+): Either.Either<Retrying, InvalidRetrying> =>
+  !Number.isSafeInteger(tries) || tries < 0
+    ? Either.left(new InvalidRetrying({ reason: `tries is ${tries}` }))
+    : Duration.lessThan(timeout, Duration.zero)
+    ? Either.left(new InvalidRetrying({ reason: `timeout is ${Duration.format(timeout)}` }))
+    : Either.right(new Retrying({ tries, policy, timeout }))
+
+/**
  * Retrying nothing: one go, and a failure stays a failure.
  *
  * @since 0.1.0

@@ -3,6 +3,20 @@
  */
 
 /**
+ * The accounts of each CLI, in the order a turn walks them.
+ *
+ * @since 0.1.0
+ */
+export * as Accounts from "./Accounts.js"
+
+/**
+ * The config file: steps and accounts as JSON, read and written safely.
+ *
+ * @since 0.1.0
+ */
+export * as ConfigFile from "./ConfigFile.js"
+
+/**
  * What went wrong with a turn, classified: one tagged error per kind.
  *
  * @since 0.1.0
@@ -22,3 +36,10 @@ export * as Place from "./Place.js"
  * @since 0.1.0
  */
 export * as Policy from "./Policy.js"
+
+/**
+ * What is written against a place: where its turns go next, and how it tries again first.
+ *
+ * @since 0.1.0
+ */
+export * as Steps from "./Steps.js"

@@ -1,0 +1,472 @@
+/**
+ * The config file: the steps and the accounts, as JSON a person can read and edit, at
+ * `--config` / `FALLBACK_CONFIG`, else `$XDG_CONFIG_HOME/fallback/config.json`
+ * (`~/.config/fallback/config.json`).
+ *
+ * It never holds a secret: an account's environment names the variable a key is read from
+ * (`{ "fromEnv": "ANTHROPIC_KEY_WORK" }`). Writes are atomic and locked, so several processes
+ * can edit one file without losing a step, and a file that does not read is never overwritten.
+ *
+ * @since 0.1.0
+ */
+import type * as FileSystem from "@effect/platform/FileSystem"
+import * as Path from "@effect/platform/Path"
+import * as Config from "effect/Config"
+import type * as ConfigError from "effect/ConfigError"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Ref from "effect/Ref"
+import * as Schema from "effect/Schema"
+import * as internal from "./internal/configFile.js"
+import { nearest } from "./internal/nearest.js"
+import { looksLikeSecret } from "./internal/secret.js"
+import type { Book } from "./internal/steps.js"
+import * as Place from "./Place.js"
+import * as Policy from "./Policy.js"
+
+/**
+ * The CLIs fallback drives out of the box.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const builtinClis: ReadonlyArray<string> = ["claude", "codex", "gemini", "opencode", "antigravity"]
+
+/**
+ * The CLIs a config may name: the built-in ones unless a program says otherwise (a test double, an
+ * HTTP provider of its own).
+ *
+ * @since 0.1.0
+ * @category references
+ */
+export class KnownClis extends Context.Reference<KnownClis>()("@fallback/core/ConfigFile/KnownClis", {
+  defaultValue: (): ReadonlyArray<string> => builtinClis
+}) {}
+
+const PlaceKey = Schema.String.pipe(
+  Schema.filter((input) => Either.match(Place.parse(input), { onLeft: (e) => e.message, onRight: () => true }))
+).annotations({ identifier: "PlaceKey", description: `a place, written ${Place.form}` })
+
+const EnvName = Schema.String.pipe(
+  Schema.pattern(/^[A-Za-z_][A-Za-z0-9_]*$/, {
+    message: () => "an environment variable's name: letters, digits and \"_\", not starting with a digit"
+  })
+)
+
+/**
+ * An environment variable of an account whose value is read from the user's own environment when
+ * a turn runs: `{ "fromEnv": "ANTHROPIC_KEY_WORK" }`.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const FromEnv = Schema.Struct({ fromEnv: EnvName }).annotations({
+  identifier: "FromEnv",
+  description: "take the value from this variable of your environment"
+})
+
+const secretAdvice =
+  "looks like a secret; keep it in your environment and write { \"fromEnv\": \"NAME_OF_THAT_VARIABLE\" } here instead"
+
+/**
+ * A plain value for a setting that is not a secret, such as a base URL.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const Setting = Schema.String.pipe(
+  Schema.filter((value) => !looksLikeSecret(value) || secretAdvice)
+).annotations({ identifier: "Setting", description: "a plain value that is not a secret, such as a base URL" })
+
+/**
+ * One account of a CLI: its name (the `@ACCOUNT` of a place) and how it authenticates.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export class Account extends Schema.Class<Account>("@fallback/core/Account")({
+  name: Place.Account,
+  configDir: Schema.optional(Schema.NonEmptyString.annotations({ description: "the CLI's own config folder" })),
+  env: Schema.optional(Schema.Record({ key: EnvName, value: Schema.Union(FromEnv, Setting) }))
+}) {}
+
+const AccountChain = Schema.Array(Account).pipe(
+  Schema.filter((accounts) => {
+    const names = accounts.map((account) => account.name)
+    const twice = names.find((name, i) => names.indexOf(name) !== i)
+    return twice === undefined || `the account "${twice}" is listed twice`
+  })
+).annotations({ description: "the accounts of one CLI, in the order they are tried" })
+
+/**
+ * What is written against one place in the file.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const StepEntry = Schema.Struct({
+  to: Schema.optional(Place.FromString),
+  retrying: Schema.optional(Policy.Retrying)
+}).annotations({ identifier: "Step" })
+
+/**
+ * The whole file.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const Document = Schema.Struct({
+  $schema: Schema.optional(Schema.String),
+  steps: Schema.optionalWith(Schema.Record({ key: PlaceKey, value: StepEntry }), { default: () => ({}) }),
+  accounts: Schema.optionalWith(Schema.Record({ key: Place.Cli, value: AccountChain }), { default: () => ({}) })
+}).annotations({ identifier: "FallbackConfig", title: "fallback config" })
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type Document = typeof Document.Type
+
+/**
+ * A file with nothing in it yet.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const empty: Document = Document.make({ steps: {}, accounts: {} })
+
+/**
+ * The config file could not be read (no permission, not a file).
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class ConfigUnreadable extends Schema.TaggedError<ConfigUnreadable>("@fallback/core/ConfigUnreadable")(
+  "ConfigUnreadable",
+  { file: Schema.String, reason: Schema.String }
+) {
+  override get message(): string {
+    return `cannot read ${this.file}: ${this.reason}`
+  }
+}
+
+/**
+ * The config file is not JSON. It is left as it is.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class ConfigNotJson extends Schema.TaggedError<ConfigNotJson>("@fallback/core/ConfigNotJson")(
+  "ConfigNotJson",
+  { file: Schema.String, reason: Schema.String }
+) {
+  override get message(): string {
+    return `${this.file} is not JSON (${this.reason}); nothing was written to it: mend it, or move it away to start afresh`
+  }
+}
+
+/**
+ * One value of the config file that is not what was expected, and where it is.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export const Issue = Schema.Struct({ at: Schema.String, expected: Schema.String })
+
+/**
+ * The config file is JSON but holds something it should not: each bad value with its JSON path.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class ConfigInvalid extends Schema.TaggedError<ConfigInvalid>("@fallback/core/ConfigInvalid")(
+  "ConfigInvalid",
+  { file: Schema.String, issues: Schema.NonEmptyArray(Issue) }
+) {
+  override get message(): string {
+    return `${this.file} is not a fallback config: ` + this.issues.map(({ at, expected }) => `at ${at}: ${expected}`).join("; ")
+  }
+}
+
+/**
+ * Another process held the config file's lock for too long.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class ConfigLocked extends Schema.TaggedError<ConfigLocked>("@fallback/core/ConfigLocked")("ConfigLocked", {
+  file: Schema.String,
+  holder: Schema.String
+}) {
+  override get message(): string {
+    return `${this.file} is being written by ${this.holder} and stayed locked; try again, or remove ${this.file}.lock if that process is gone`
+  }
+}
+
+/**
+ * The config file could not be written. The file is as it was.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class ConfigUnwritable extends Schema.TaggedError<ConfigUnwritable>("@fallback/core/ConfigUnwritable")(
+  "ConfigUnwritable",
+  { file: Schema.String, reason: Schema.String }
+) {
+  override get message(): string {
+    return `cannot write ${this.file}: ${this.reason}; the file is as it was`
+  }
+}
+
+const inFile = (file: string | undefined) => file === undefined ? "" : `${file}: `
+
+/**
+ * A place that falls back to itself.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class SelfStep extends Schema.TaggedError<SelfStep>("@fallback/core/SelfStep")("SelfStep", {
+  place: Place.Place,
+  file: Schema.optional(Schema.String)
+}) {
+  override get message(): string {
+    return `${inFile(this.file)}the step at ${this.place} points at itself; a place cannot fall back to itself`
+  }
+}
+
+/**
+ * A place whose CLI fallback does not know.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class UnknownCli extends Schema.TaggedError<UnknownCli>("@fallback/core/UnknownCli")("UnknownCli", {
+  place: Schema.String,
+  cli: Schema.String,
+  known: Schema.Array(Schema.String),
+  file: Schema.optional(Schema.String)
+}) {
+  override get message(): string {
+    const close = nearest(this.cli, this.known)
+    return `${inFile(this.file)}${this.place} names the CLI "${this.cli}", which is not one fallback knows` +
+      (close.length > 0 ? ` (did you mean ${close.join(" or ")}?)` : "") + `; known: ${this.known.join(", ")}`
+  }
+}
+
+/**
+ * A place whose account is not set up for its CLI.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class UnknownAccount extends Schema.TaggedError<UnknownAccount>("@fallback/core/UnknownAccount")(
+  "UnknownAccount",
+  {
+    place: Place.Place,
+    accounts: Schema.Array(Schema.String),
+    file: Schema.optional(Schema.String)
+  }
+) {
+  override get message(): string {
+    return `${inFile(this.file)}${this.place} names the account "${this.place.account}", which is not set up for ` +
+      `${this.place.cli} (${
+        this.accounts.length === 0 ? "it has none" : `it has ${this.accounts.join(", ")}`
+      }); add it with: fallback accounts add ${this.place.cli} ${this.place.account}`
+  }
+}
+
+/**
+ * Everything reading or writing the config can fail with.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export type ConfigFileError =
+  | ConfigUnreadable
+  | ConfigNotJson
+  | ConfigInvalid
+  | ConfigLocked
+  | ConfigUnwritable
+  | SelfStep
+  | UnknownCli
+  | UnknownAccount
+
+/**
+ * The places a document names that it should not: a self-step always; with the CLIs that are
+ * `known`, also a place whose CLI is not one of them or whose account is not set up. The first
+ * one found, places in order.
+ *
+ * @since 0.1.0
+ * @category validation
+ */
+export const check = (
+  document: Document,
+  options: { readonly known?: ReadonlyArray<string> | undefined; readonly file?: string | undefined } = {}
+): Either.Either<Document, SelfStep | UnknownCli | UnknownAccount> => {
+  const where = options.file === undefined ? {} : { file: options.file }
+  const known = options.known
+  const placeProblem = (place: Place.Place): Option.Option<UnknownCli | UnknownAccount> => {
+    if (known === undefined) return Option.none()
+    if (!known.includes(place.cli)) {
+      return Option.some(new UnknownCli({ place: String(place), cli: place.cli, known, ...where }))
+    }
+    const accounts = (document.accounts[place.cli] ?? []).map((account) => account.name)
+    return place.account !== undefined && !accounts.includes(place.account)
+      ? Option.some(new UnknownAccount({ place, accounts, ...where }))
+      : Option.none()
+  }
+  for (const cli of Object.keys(document.accounts).sort()) {
+    if (known !== undefined && !known.includes(cli)) {
+      return Either.left(new UnknownCli({ place: `accounts.${cli}`, cli, known, ...where }))
+    }
+  }
+  for (const { place, to } of bookOf(document).values()) {
+    if (to !== undefined && String(to) === String(place)) return Either.left(new SelfStep({ place, ...where }))
+    const problem = Option.orElse(placeProblem(place), () => to === undefined ? Option.none() : placeProblem(to))
+    if (Option.isSome(problem)) return Either.left(problem.value)
+  }
+  return Either.right(document)
+}
+
+/**
+ * The steps of a document, keyed by the written place and in the order of the written places.
+ *
+ * @since 0.1.0
+ * @category steps
+ */
+export const bookOf = (document: Document): Book =>
+  new Map(
+    Object.keys(document.steps).sort().map((key) => [key, { place: Either.getOrThrow(Place.parse(key)), ...document.steps[key] }])
+  )
+
+/**
+ * A document with its steps replaced by a book's, written in the order of the places.
+ *
+ * @since 0.1.0
+ * @category steps
+ */
+export const withBook = (document: Document, book: Book): Document => ({
+  ...document,
+  steps: Object.fromEntries(
+    [...book.keys()].sort().map((key) => {
+      const { retrying, to } = book.get(key)!
+      return [key, { ...(to === undefined ? {} : { to }), ...(retrying === undefined ? {} : { retrying }) }]
+    })
+  )
+})
+
+/**
+ * Reads a file's text as a document: JSON first, then the schema (unknown keys refused), then the
+ * places it names.
+ *
+ * @since 0.1.0
+ * @category parsing
+ */
+export const decode = (
+  file: string,
+  text: string,
+  known: ReadonlyArray<string>
+): Either.Either<Document, ConfigNotJson | ConfigInvalid | SelfStep | UnknownCli | UnknownAccount> =>
+  Either.try({ try: () => JSON.parse(text) as unknown, catch: (e) => new ConfigNotJson({ file, reason: internal.jsonReason(e, text) }) }).pipe(
+    Either.flatMap((json) =>
+      Either.mapLeft(
+        Schema.decodeUnknownEither(Document, { onExcessProperty: "error", errors: "all" })(json),
+        (error) => new ConfigInvalid({ file, issues: internal.issuesOf(error) })
+      )
+    ),
+    Either.flatMap((document) => check(document, { known, file }))
+  )
+
+/**
+ * A document as the text written to the file.
+ *
+ * @since 0.1.0
+ * @category formatting
+ */
+export const encode = (document: Document): string =>
+  `${JSON.stringify(Schema.encodeSync(Document)(document), null, 2)}\n`
+
+/**
+ * Where the config file is: `FALLBACK_CONFIG`, else `$XDG_CONFIG_HOME/fallback/config.json`,
+ * else `$HOME/.config/fallback/config.json`.
+ *
+ * @since 0.1.0
+ * @category location
+ */
+export const location: Effect.Effect<string, ConfigError.ConfigError, Path.Path> = Effect.gen(function*() {
+  const path = yield* Path.Path
+  const explicit = yield* Config.option(Config.nonEmptyString("FALLBACK_CONFIG"))
+  if (Option.isSome(explicit)) return path.resolve(explicit.value)
+  const xdg = yield* Config.option(Config.nonEmptyString("XDG_CONFIG_HOME"))
+  const base = Option.isSome(xdg) ? xdg.value : path.join(yield* Config.nonEmptyString("HOME"), ".config")
+  return path.resolve(base, "fallback", "config.json")
+})
+
+/**
+ * Where the document lives: read it, or change it in one read-modify-write that no other writer
+ * interleaves with.
+ *
+ * @since 0.1.0
+ * @category services
+ */
+export class Store extends Context.Tag("@fallback/core/ConfigFile/Store")<Store, {
+  /** The file the store writes, if it is one. */
+  readonly file: Option.Option<string>
+  /** The document as it is now. */
+  readonly read: Effect.Effect<Document, ConfigFileError>
+  /** Applies a change to the document as it is now, and keeps the result if it checks. */
+  readonly modify: <E>(change: (document: Document) => Either.Either<Document, E>) => Effect.Effect<void, E | ConfigFileError>
+}>() {
+  /**
+   * A document held in memory, starting from `initial` (empty by default). A program names its own
+   * CLIs and accounts, so only self-steps are refused here; files are checked in full.
+   *
+   * @since 0.1.0
+   */
+  static readonly layerMemory = (initial: Document = empty): Layer.Layer<Store> =>
+    Layer.effect(
+      Store,
+      Effect.gen(function*() {
+        const ref = yield* Ref.make(initial)
+        const lock = yield* Effect.makeSemaphore(1)
+        return Store.of({
+          file: Option.none(),
+          read: Ref.get(ref),
+          modify: (change) =>
+            lock.withPermits(1)(Effect.gen(function*() {
+              const next = yield* Either.flatMap(change(yield* Ref.get(ref)), (document) => check(document))
+              yield* Ref.set(ref, next)
+            }))
+        })
+      })
+    )
+
+  /**
+   * The document in a file: created 0600 on first write, replaced atomically, edited under a lock.
+   *
+   * @since 0.1.0
+   */
+  static readonly layerFile = (file: string): Layer.Layer<Store, never, FileSystem.FileSystem | Path.Path> =>
+    Layer.effect(Store, internal.fileStore(file))
+
+  /**
+   * The document in the file {@link location} names.
+   *
+   * @since 0.1.0
+   */
+  static readonly layerDefault: Layer.Layer<Store, ConfigError.ConfigError, FileSystem.FileSystem | Path.Path> = Layer
+    .unwrapEffect(Effect.map(location, Store.layerFile))
+}
+
+/**
+ * The JSON Schema of the config file, generated from {@link Document}.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const jsonSchema = (): unknown => internal.jsonSchemaOf(Document)
+

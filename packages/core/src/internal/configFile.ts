@@ -1,0 +1,111 @@
+import * as FileSystem from "@effect/platform/FileSystem"
+import * as Path from "@effect/platform/Path"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as JSONSchema from "effect/JSONSchema"
+import * as Option from "effect/Option"
+import * as ParseResult from "effect/ParseResult"
+import * as Random from "effect/Random"
+import type * as Schema from "effect/Schema"
+import * as ConfigFile from "../ConfigFile.js"
+import * as host from "./host.js"
+import { withLock } from "./lock.js"
+
+const identifier = /^[A-Za-z_$][A-Za-z0-9_$]*$/
+
+/**
+ * A JSON path as people read it: `steps["claude@work/x"].retrying.policy`, `accounts.claude[0]`.
+ *
+ * @internal
+ */
+export const jsonPath = (path: ReadonlyArray<PropertyKey>): string =>
+  path.length === 0 ? "the top" : path.map((key, i) =>
+    typeof key === "number" ? `[${key}]` :
+      typeof key === "string" && identifier.test(key) ? `${i === 0 ? "" : "."}${key}` :
+      `[${JSON.stringify(String(key))}]`
+  ).join("")
+
+/** @internal */
+export const issuesOf = (error: ParseResult.ParseError) => {
+  const issues = ParseResult.ArrayFormatter.formatErrorSync(error).map((issue) => ({
+    at: jsonPath(issue.path),
+    expected: issue._tag === "Unexpected" ? "this key is not one a fallback config has" : issue.message
+  }))
+  return [issues[0]!, ...issues.slice(1)] as const
+}
+
+/**
+ * What `JSON.parse` said, with the line and column of the position it names.
+ *
+ * @internal
+ */
+export const jsonReason = (error: unknown, text: string): string => {
+  const message = error instanceof Error ? error.message : String(error)
+  const position = /position (\d+)/.exec(message)
+  if (position === null) return message
+  const before = text.slice(0, Number(position[1]))
+  const line = before.split("\n").length
+  const column = before.length - before.lastIndexOf("\n")
+  return `${message}, line ${line} column ${column}`
+}
+
+/** @internal */
+export const jsonSchemaOf = <A, I>(schema: Schema.Schema<A, I>) => JSONSchema.make(schema)
+
+const patience = Duration.seconds(10)
+
+/** @internal */
+export const fileStore = (file: string) =>
+  Effect.gen(function*() {
+    const fs = yield* FileSystem.FileSystem
+    const path = yield* Path.Path
+    const inProcess = yield* Effect.makeSemaphore(1)
+
+    const text = fs.readFileString(file).pipe(
+      Effect.map(Option.some),
+      Effect.catchIf(
+        (e) => e._tag === "SystemError" && e.reason === "NotFound",
+        () => Effect.succeed(Option.none<string>())
+      ),
+      Effect.mapError((e) => new ConfigFile.ConfigUnreadable({ file, reason: e.message }))
+    )
+
+    const read = Effect.gen(function*() {
+      const known = yield* ConfigFile.KnownClis
+      const content = yield* text
+      return Option.isNone(content) || content.value.trim() === ""
+        ? ConfigFile.empty
+        : yield* ConfigFile.decode(file, content.value, known)
+    })
+
+    const write = (document: ConfigFile.Document) =>
+      Effect.gen(function*() {
+        const folder = path.dirname(file)
+        const temporary = path.join(folder, `.${path.basename(file)}.${host.pid}.${(yield* Random.nextInt).toString(36)}.tmp`)
+        yield* fs.makeDirectory(folder, { recursive: true, mode: 0o700 })
+        yield* fs.writeFileString(temporary, ConfigFile.encode(document), { flag: "wx", mode: 0o600 }).pipe(
+          Effect.zipRight(Effect.scoped(Effect.flatMap(fs.open(temporary, { flag: "r+" }), (handle) => handle.sync))),
+          Effect.zipRight(fs.rename(temporary, file)),
+          Effect.tapError(() => fs.remove(temporary).pipe(Effect.ignore))
+        )
+        yield* Effect.scoped(Effect.flatMap(fs.open(folder, { flag: "r" }), (handle) => handle.sync)).pipe(Effect.ignore)
+      }).pipe(Effect.mapError((e) => new ConfigFile.ConfigUnwritable({ file, reason: e.message })))
+
+    return ConfigFile.Store.of({
+      file: Option.some(file),
+      read,
+      modify: (change) =>
+        Effect.gen(function*() {
+          const known = yield* ConfigFile.KnownClis
+          const next = yield* Either.flatMap(change(yield* read), (document) => ConfigFile.check(document, { known, file }))
+          yield* write(next)
+        }).pipe(
+          withLock(fs, path, file, patience, (problem) =>
+            problem._tag === "Held"
+              ? new ConfigFile.ConfigLocked({ file, holder: problem.holder })
+              : new ConfigFile.ConfigUnwritable({ file, reason: problem.reason })),
+          inProcess.withPermits(1)
+        )
+    })
+  })
