@@ -46,9 +46,14 @@ export class KnownClis extends Context.Reference<KnownClis>()("@fallback/core/Co
   defaultValue: (): ReadonlyArray<string> => builtinClis
 }) {}
 
-const PlaceKey = Schema.String.pipe(
-  Schema.filter((input) => Either.match(Place.parse(input), { onLeft: (e) => e.message, onRight: () => true }))
-).annotations({ identifier: "PlaceKey", description: `a place, written ${Place.form}` })
+const StepsByPlace = <A, I>(entry: Schema.Schema<A, I>) =>
+  Schema.Record({ key: Schema.String, value: entry }).pipe(
+    Schema.filter((steps) => {
+      const wrong = Object.keys(steps).find((key) => Either.isLeft(Place.parse(key)))
+      return wrong === undefined ||
+        { path: [wrong], message: Either.flip(Place.parse(wrong)).pipe(Either.getOrThrow).message }
+    }, { jsonSchema: { propertyNames: { pattern: Place.pattern.source } } })
+  ).annotations({ description: "what is written against each place, keyed by the place" })
 
 const EnvName = Schema.String.pipe(
   Schema.pattern(/^[A-Za-z_][A-Za-z0-9_]*$/, {
@@ -81,6 +86,15 @@ export const Setting = Schema.String.pipe(
   Schema.filter((value) => !looksLikeSecret(value) || secretAdvice)
 ).annotations({ identifier: "Setting", description: "a plain value that is not a secret, such as a base URL" })
 
+const EnvValue = Schema.Union(FromEnv, Setting).annotations({
+  message: (issue) => ({
+    message: typeof issue.actual === "string"
+      ? secretAdvice
+      : "{ \"fromEnv\": \"NAME_OF_A_VARIABLE\" } (letters, digits and \"_\"), or a plain setting such as a base URL",
+    override: true
+  })
+})
+
 /**
  * One account of a CLI: its name (the `@ACCOUNT` of a place) and how it authenticates.
  *
@@ -89,9 +103,11 @@ export const Setting = Schema.String.pipe(
  */
 export class Account extends Schema.Class<Account>("@fallback/core/Account")({
   name: Place.Account,
-  configDir: Schema.optional(Schema.NonEmptyString.annotations({ description: "the CLI's own config folder" })),
-  env: Schema.optional(Schema.Record({ key: EnvName, value: Schema.Union(FromEnv, Setting) }))
-}) {}
+  configDir: Schema.optionalWith(Schema.NonEmptyString.annotations({ description: "the CLI's own config folder" }), {
+    exact: true
+  }),
+  env: Schema.optionalWith(Schema.Record({ key: EnvName, value: EnvValue }), { exact: true })
+}, { identifier: "Account" }) {}
 
 const AccountChain = Schema.Array(Account).pipe(
   Schema.filter((accounts) => {
@@ -108,8 +124,8 @@ const AccountChain = Schema.Array(Account).pipe(
  * @category schemas
  */
 export const StepEntry = Schema.Struct({
-  to: Schema.optional(Place.FromString),
-  retrying: Schema.optional(Policy.Retrying)
+  to: Schema.optionalWith(Place.FromString, { exact: true }),
+  retrying: Schema.optionalWith(Policy.Retrying, { exact: true })
 }).annotations({ identifier: "Step" })
 
 /**
@@ -119,9 +135,12 @@ export const StepEntry = Schema.Struct({
  * @category schemas
  */
 export const Document = Schema.Struct({
-  $schema: Schema.optional(Schema.String),
-  steps: Schema.optionalWith(Schema.Record({ key: PlaceKey, value: StepEntry }), { default: () => ({}) }),
-  accounts: Schema.optionalWith(Schema.Record({ key: Place.Cli, value: AccountChain }), { default: () => ({}) })
+  $schema: Schema.optionalWith(Schema.String, { exact: true }),
+  steps: Schema.optionalWith(StepsByPlace(StepEntry), { default: () => ({}), exact: true }),
+  accounts: Schema.optionalWith(Schema.Record({ key: Place.Cli, value: AccountChain }), {
+    default: () => ({}),
+    exact: true
+  })
 }).annotations({ identifier: "FallbackConfig", title: "fallback config" })
 
 /**
@@ -372,6 +391,10 @@ export const decode = (
   known: ReadonlyArray<string>
 ): Either.Either<Document, ConfigNotJson | ConfigInvalid | SelfStep | UnknownCli | UnknownAccount> =>
   Either.try({ try: () => JSON.parse(text) as unknown, catch: (e) => new ConfigNotJson({ file, reason: internal.jsonReason(e, text) }) }).pipe(
+    Either.filterOrLeft(
+      (json) => typeof json === "object" && json !== null && !Array.isArray(json),
+      () => new ConfigInvalid({ file, issues: [{ at: "the top", expected: "a JSON object with \"steps\" and \"accounts\"" }] })
+    ),
     Either.flatMap((json) =>
       Either.mapLeft(
         Schema.decodeUnknownEither(Document, { onExcessProperty: "error", errors: "all" })(json),

@@ -22,6 +22,14 @@ import * as internal from "./internal/place.js"
 export const form = "CLI[@ACCOUNT]/MODEL (e.g. claude@work/claude-opus-5)"
 
 /**
+ * The shape of a written place, for editors and JSON Schema; {@link parse} says which part is wrong.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const pattern = /^[a-z0-9-]+(@[A-Za-z0-9._-]+)?\/\S+$/
+
+/**
  * The CLI part: lowercase letters, digits and `-`.
  *
  * @since 0.1.0
@@ -114,9 +122,12 @@ export const format = (place: Place): string => internal.join(place)
  * @since 0.1.0
  * @category schemas
  */
-export const FromString: Schema.Schema<Place, string> = Schema.transformOrFail(Schema.String, Place, {
-  strict: true,
-  decode: (input, _, ast) =>
-    Either.mapLeft(parse(input), (error) => new ParseResult.Type(ast, input, error.message)),
-  encode: (place) => ParseResult.succeed(format(place))
-}).annotations({ identifier: "Place", description: `a place, written ${form}` })
+export const FromString: Schema.Schema<Place, string> = Schema.transformOrFail(
+  Schema.String.annotations({ message: () => `a place, written ${form}` }),
+  Place,
+  {
+    strict: true,
+    decode: (input, _, ast) => Either.mapLeft(parse(input), (error) => new ParseResult.Type(ast, input, error.message)),
+    encode: (place) => ParseResult.succeed(format(place))
+  }
+).annotations({ identifier: "Place", description: `a place, written ${form}`, jsonSchema: { pattern: pattern.source } })

@@ -32,7 +32,7 @@ export const names = ["none", "constant", "linear", "exponential", "exponential-
 export const Name = Schema.Literal(...names).annotations({
   identifier: "PolicyName",
   description: "how long to wait between tries",
-  message: () => `a policy is one of: ${names.join(", ")}`
+  message: () => ({ message: `a policy is one of: ${names.join(", ")}`, override: true })
 })
 
 /**
@@ -124,11 +124,15 @@ export const schedule = (name: Name): Schedule.Schedule<Duration.Duration> => {
  * @since 0.1.0
  * @category schemas
  */
-export const Seconds = Schema.transform(Schema.NonNegative, Schema.DurationFromSelf, {
-  strict: true,
-  decode: (seconds) => Duration.seconds(seconds),
-  encode: (duration) => Duration.toSeconds(duration)
-}).annotations({ identifier: "Seconds", description: "seconds, 0 for none" })
+export const Seconds = Schema.transform(
+  Schema.NonNegative.annotations({ message: () => ({ message: "a number of seconds, 0 or more", override: true }) }),
+  Schema.DurationFromSelf,
+  {
+    strict: true,
+    decode: (seconds) => Duration.seconds(seconds),
+    encode: (duration) => Duration.toSeconds(duration)
+  }
+).annotations({ identifier: "Seconds", description: "seconds, 0 for none" })
 
 /**
  * What a step says about trying again at its place: `tries` goes beyond the first (0 is a failed
@@ -139,9 +143,12 @@ export const Seconds = Schema.transform(Schema.NonNegative, Schema.DurationFromS
  * @category models
  */
 export class Retrying extends Schema.Class<Retrying>("@fallback/core/Retrying")({
-  tries: Schema.NonNegativeInt.annotations({ description: "how many goes beyond the first" }),
-  policy: Schema.optionalWith(Name, { default: () => defaultName }),
-  timeout: Schema.optionalWith(Seconds, { default: () => Duration.zero })
+  tries: Schema.NonNegativeInt.annotations({
+    description: "how many goes beyond the first",
+    message: () => ({ message: "a whole number of goes beyond the first, 0 or more", override: true })
+  }),
+  policy: Schema.optionalWith(Name, { default: () => defaultName, exact: true }),
+  timeout: Schema.optionalWith(Seconds, { default: () => Duration.zero, exact: true })
 }) {}
 
 /**

@@ -4,6 +4,8 @@
  *
  * @since 0.1.0
  */
+import type * as FileSystem from "@effect/platform/FileSystem"
+import type * as Path from "@effect/platform/Path"
 import * as Context from "effect/Context"
 import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -78,6 +80,14 @@ export class Steps extends Context.Tag("@fallback/core/Steps")<Steps, {
     Steps,
     Effect.map(ConfigFile.Store, (store) => make(store))
   )
+
+  /**
+   * Steps kept in the config file at `file`.
+   *
+   * @since 0.1.0
+   */
+  static readonly layerFile = (file: string): Layer.Layer<Steps, never, FileSystem.FileSystem | Path.Path> =>
+    Steps.layer.pipe(Layer.provide(ConfigFile.Store.layerFile(file)))
 
   /**
    * Steps held in memory, starting empty.

@@ -81,16 +81,23 @@ export const fileStore = (file: string) =>
 
     const write = (document: ConfigFile.Document) =>
       Effect.gen(function*() {
-        const folder = path.dirname(file)
-        const temporary = path.join(folder, `.${path.basename(file)}.${host.pid}.${(yield* Random.nextInt).toString(36)}.tmp`)
-        yield* fs.makeDirectory(folder, { recursive: true, mode: 0o700 })
+        const temporary = path.join(path.dirname(file), `.${path.basename(file)}.${host.pid}.${(yield* Random.nextInt).toString(36)}.tmp`)
         yield* fs.writeFileString(temporary, ConfigFile.encode(document), { flag: "wx", mode: 0o600 }).pipe(
           Effect.zipRight(Effect.scoped(Effect.flatMap(fs.open(temporary, { flag: "r+" }), (handle) => handle.sync))),
           Effect.zipRight(fs.rename(temporary, file)),
           Effect.tapError(() => fs.remove(temporary).pipe(Effect.ignore))
         )
-        yield* Effect.scoped(Effect.flatMap(fs.open(folder, { flag: "r" }), (handle) => handle.sync)).pipe(Effect.ignore)
+        yield* Effect.scoped(Effect.flatMap(fs.open(path.dirname(file), { flag: "r" }), (handle) => handle.sync)).pipe(Effect.ignore)
       }).pipe(Effect.mapError((e) => new ConfigFile.ConfigUnwritable({ file, reason: e.message })))
+
+    const folder = fs.makeDirectory(path.dirname(file), { recursive: true, mode: 0o700 }).pipe(
+      Effect.mapError((e) => new ConfigFile.ConfigUnwritable({ file, reason: e.message }))
+    )
+
+    const locked = withLock(fs, path, file, patience, (problem) =>
+      problem._tag === "Held"
+        ? new ConfigFile.ConfigLocked({ file, holder: problem.holder })
+        : new ConfigFile.ConfigUnwritable({ file, reason: problem.reason }))
 
     return ConfigFile.Store.of({
       file: Option.some(file),
@@ -100,12 +107,6 @@ export const fileStore = (file: string) =>
           const known = yield* ConfigFile.KnownClis
           const next = yield* Either.flatMap(change(yield* read), (document) => ConfigFile.check(document, { known, file }))
           yield* write(next)
-        }).pipe(
-          withLock(fs, path, file, patience, (problem) =>
-            problem._tag === "Held"
-              ? new ConfigFile.ConfigLocked({ file, holder: problem.holder })
-              : new ConfigFile.ConfigUnwritable({ file, reason: problem.reason })),
-          inProcess.withPermits(1)
-        )
+        }).pipe(locked, (edit) => Effect.zipRight(folder, edit), inProcess.withPermits(1))
     })
   })

@@ -36,20 +36,26 @@ export const withLock = <E2>(
 <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E | E2, R> => {
   const lockFile = `${file}.lock`
   const readLock = fs.readFileString(lockFile).pipe(Effect.orElseSucceed(() => ""))
+  // The token is written to a draft first and linked into place, so a lock file never exists
+  // without the name of its holder, even when the holder is killed while taking it.
   const create = (token: string) =>
-    fs.writeFileString(lockFile, token, { flag: "wx", mode: 0o600 }).pipe(
-      Effect.as(true),
-      Effect.catchIf((e) => e._tag === "SystemError" && e.reason === "AlreadyExists", () => Effect.succeed(false))
-    )
+    Effect.gen(function*() {
+      const draft = `${lockFile}.${token.replace(" ", ".")}.new`
+      yield* fs.writeFileString(draft, token, { mode: 0o600 })
+      const linked = yield* fs.link(draft, lockFile).pipe(
+        Effect.as(true),
+        Effect.catchIf((e) => e._tag === "SystemError" && e.reason === "AlreadyExists", () => Effect.succeed(false))
+      )
+      yield* fs.remove(draft).pipe(Effect.ignore)
+      return linked
+    })
   const takeOver = (seen: string, token: string) =>
     Effect.gen(function*() {
-      const aside = `${lockFile}.${token.replace(" ", "-")}.stale`
+      const aside = `${lockFile}.${token.replace(" ", ".")}.stale`
       const moved = yield* fs.rename(lockFile, aside).pipe(Effect.as(true), Effect.orElseSucceed(() => false))
       if (!moved) return
       if ((yield* fs.readFileString(aside).pipe(Effect.orElseSucceed(() => ""))) !== seen) {
         yield* fs.link(aside, lockFile).pipe(Effect.ignore)
-      } else {
-        yield* sweep(fs, path, file, holderOf(seen))
       }
       yield* fs.remove(aside).pipe(Effect.ignore)
     })
@@ -58,7 +64,10 @@ export const withLock = <E2>(
     const token = `${host.pid} ${(yield* Random.nextInt).toString(36)}`
     const giveUpAt = (yield* Clock.currentTimeMillis) + Duration.toMillis(patience)
     while (true) {
-      if (yield* Effect.mapError(create(token), failed)) return token
+      if (yield* Effect.mapError(create(token), failed)) {
+        yield* sweep(fs, path, file)
+        return token
+      }
       const seen = yield* readLock
       if (seen !== "" && !host.isRunning(holderOf(seen))) {
         yield* takeOver(seen, token)
@@ -78,19 +87,25 @@ export const withLock = <E2>(
   return Effect.acquireUseRelease(acquire, () => effect, release)
 }
 
+const leftover = /^(?:\.(?<file>.+)\.(?<pid>\d+)\.[a-z0-9-]+\.tmp|(?<lock>.+)\.lock\.(?<holder>\d+)\.[a-z0-9-]+\.(?:new|stale))$/
+
 /**
- * Removes the temporary files a writer that is no longer running left beside the config file.
+ * Removes what writers that are no longer running left beside the config file (killed between
+ * two steps of a save): temporary copies of the file, drafts of the lock, locks set aside.
  *
  * @internal
  */
-export const sweep = (fs: FileSystem.FileSystem, path: Path.Path, file: string, writer: number) =>
-  fs.readDirectory(path.dirname(file)).pipe(
+export const sweep = (fs: FileSystem.FileSystem, path: Path.Path, file: string) => {
+  const base = path.basename(file)
+  const dead = (name: string) => {
+    const groups = leftover.exec(name)?.groups
+    const writer = groups?.file === base ? groups.pid : groups?.lock === base ? groups.holder : undefined
+    return writer !== undefined && !host.isRunning(Number(writer))
+  }
+  return fs.readDirectory(path.dirname(file)).pipe(
     Effect.flatMap((names) =>
-      Effect.forEach(
-        names.filter((name) => name.startsWith(`.${path.basename(file)}.${writer}.`) && name.endsWith(".tmp")),
-        (name) => fs.remove(path.join(path.dirname(file), name)),
-        { discard: true }
-      )
+      Effect.forEach(names.filter(dead), (name) => fs.remove(path.join(path.dirname(file), name)), { discard: true })
     ),
     Effect.ignore
   )
+}
