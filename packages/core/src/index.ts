@@ -24,6 +24,13 @@ export * as ConfigFile from "./ConfigFile.js"
 export * as Failure from "./Failure.js"
 
 /**
+ * The breaker preset's ordered model list from `LLM_FALLBACK_MODELS`, checked against the catalogue.
+ *
+ * @since 0.1.0
+ */
+export * as ModelList from "./ModelList.js"
+
+/**
  * Where a turn runs: `CLI[@ACCOUNT]/MODEL`.
  *
  * @since 0.1.0

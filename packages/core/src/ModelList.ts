@@ -1,0 +1,129 @@
+/**
+ * The breaker preset's ordered list of models to fail over to, read from
+ * `LLM_FALLBACK_MODELS="claude-sonnet-5,gpt-5"` and checked at start against the catalogue of
+ * models the configured backends serve, so a typo fails start rather than an outage.
+ *
+ * @since 0.1.0
+ */
+import * as Config from "effect/Config"
+import type * as ConfigError from "effect/ConfigError"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Layer from "effect/Layer"
+import * as Schema from "effect/Schema"
+import { nearest } from "./internal/nearest.js"
+
+/**
+ * The variable the list is read from.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const variable = "LLM_FALLBACK_MODELS"
+
+/**
+ * The models the configured backends serve.
+ *
+ * @since 0.1.0
+ * @category services
+ */
+export class Catalogue extends Context.Tag("@fallback/core/ModelList/Catalogue")<Catalogue, {
+  readonly models: Effect.Effect<ReadonlyArray<string>>
+}>() {
+  /**
+   * A catalogue that is a fixed list.
+   *
+   * @since 0.1.0
+   */
+  static readonly layer = (models: ReadonlyArray<string>): Layer.Layer<Catalogue> =>
+    Layer.succeed(Catalogue, Catalogue.of({ models: Effect.succeed(models) }))
+}
+
+/**
+ * A listed model no configured backend serves; the message offers the nearest names.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class UnknownModel extends Schema.TaggedError<UnknownModel>("@fallback/core/UnknownModel")("UnknownModel", {
+  name: Schema.String,
+  nearest: Schema.Array(Schema.String)
+}) {
+  override get message(): string {
+    return `${variable} names "${this.name}", which no configured backend serves` +
+      (this.nearest.length > 0 ? ` (did you mean ${this.nearest.join(" or ")}?)` : "")
+  }
+}
+
+/**
+ * A model listed twice.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class RepeatedModel extends Schema.TaggedError<RepeatedModel>("@fallback/core/RepeatedModel")(
+  "RepeatedModel",
+  { name: Schema.String }
+) {
+  override get message(): string {
+    return `${variable} lists "${this.name}" twice; one outage would count twice against it and trip its breaker at half the threshold`
+  }
+}
+
+/**
+ * An empty name in the list: two commas in a row, or one at an end.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class EmptyModelName extends Schema.TaggedError<EmptyModelName>("@fallback/core/EmptyModelName")(
+  "EmptyModelName",
+  { position: Schema.Int }
+) {
+  override get message(): string {
+    return `${variable} has an empty name at position ${this.position} (two commas in a row, or one at an end)`
+  }
+}
+
+/**
+ * What reading the list can fail with.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export type ModelListError = UnknownModel | RepeatedModel | EmptyModelName
+
+/**
+ * Reads a comma-separated list against a catalogue: names in order, spaces around them ignored,
+ * an empty text for no failover.
+ *
+ * @since 0.1.0
+ * @category parsing
+ */
+export const parse = (text: string, catalogue: ReadonlyArray<string>): Either.Either<ReadonlyArray<string>, ModelListError> => {
+  if (text.trim() === "") return Either.right([])
+  const names = text.split(",").map((name) => name.trim())
+  const seen = new Set<string>()
+  for (const [i, name] of names.entries()) {
+    if (name === "") return Either.left(new EmptyModelName({ position: i + 1 }))
+    if (seen.has(name)) return Either.left(new RepeatedModel({ name }))
+    if (!catalogue.includes(name)) return Either.left(new UnknownModel({ name, nearest: nearest(name, catalogue) }))
+    seen.add(name)
+  }
+  return Either.right(names)
+}
+
+/**
+ * The list in `LLM_FALLBACK_MODELS`, checked against the {@link Catalogue}; unset or empty is no
+ * failover.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const fromEnv: Effect.Effect<ReadonlyArray<string>, ModelListError | ConfigError.ConfigError, Catalogue> = Effect
+  .gen(function*() {
+    const text = yield* Config.string(variable).pipe(Config.withDefault(""))
+    const catalogue = yield* Effect.flatMap(Catalogue, (catalogue) => catalogue.models)
+    return yield* parse(text, catalogue)
+  }).pipe(Effect.withSpan("ModelList.fromEnv"))
