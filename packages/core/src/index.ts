@@ -10,6 +10,34 @@
 export * as Accounts from "./Accounts.js"
 
 /**
+ * An agent at a place, and its turns: the five steps that keep it answering.
+ *
+ * @since 0.1.0
+ */
+export * as Agent from "./Agent.js"
+
+/**
+ * What a turn does about each kind of failure, as data: one answer record per kind.
+ *
+ * @since 0.1.0
+ */
+export * as Answer from "./Answer.js"
+
+/**
+ * The interface a backend implements: capabilities, sessions, and turns as streams of events.
+ *
+ * @since 0.1.0
+ */
+export * as Backend from "./Backend.js"
+
+/**
+ * What shortens a conversation that no longer fits a context window.
+ *
+ * @since 0.1.0
+ */
+export * as Compactor from "./Compactor.js"
+
+/**
  * The config file: steps and accounts as JSON, read and written safely.
  *
  * @since 0.1.0
@@ -24,11 +52,25 @@ export * as ConfigFile from "./ConfigFile.js"
 export * as Failure from "./Failure.js"
 
 /**
+ * Per place: failures in a row, the circuit breaker, and cooldowns.
+ *
+ * @since 0.1.0
+ */
+export * as Health from "./Health.js"
+
+/**
  * The breaker preset's ordered model list from `LLM_FALLBACK_MODELS`, checked against the catalogue.
  *
  * @since 0.1.0
  */
 export * as ModelList from "./ModelList.js"
+
+/**
+ * Notices that narrate recovery while it happens, to watchers or to stderr.
+ *
+ * @since 0.1.0
+ */
+export * as Notice from "./Notice.js"
 
 /**
  * Where a turn runs: `CLI[@ACCOUNT]/MODEL`.
@@ -43,6 +85,20 @@ export * as Place from "./Place.js"
  * @since 0.1.0
  */
 export * as Policy from "./Policy.js"
+
+/**
+ * The three reference systems as configuration of the same engine.
+ *
+ * @since 0.1.0
+ */
+export * as Preset from "./Preset.js"
+
+/**
+ * What an agent is, settled where it was made, carried to every stand-in.
+ *
+ * @since 0.1.0
+ */
+export * as Settings from "./Settings.js"
 
 /**
  * What is written against a place: where its turns go next, and how it tries again first.

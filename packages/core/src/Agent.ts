@@ -1,0 +1,176 @@
+/**
+ * An agent: a session at a place, made with settings that travel unchanged to every stand-in.
+ * Its `turn` takes the reference page's five steps in order, stopping at the first that works:
+ *
+ * 1. take the turn (if it lands, nothing else happens: no look-up, no stand-in built);
+ * 2. classify what went wrong (the backend's own word is believed);
+ * 3. try again at the same place: the step's tries and policy plus what the kind asks for;
+ * 4. walk the account chain in the same conversation (resumed by session id);
+ * 5. walk the place chain: a new session at the next place, with the same settings.
+ *
+ * An agent that moved stays moved. Failover happens only before the first real content reaches
+ * the caller; after that a failure surfaces with what was delivered and nothing is replayed.
+ * One budget bounds each turn: a deadline and a cap on attempts across retries, accounts and
+ * places.
+ *
+ * @since 0.1.0
+ */
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import type * as Scope from "effect/Scope"
+import * as Stream from "effect/Stream"
+import * as Answer from "./Answer.js"
+import type * as Backend from "./Backend.js"
+import type * as Failure from "./Failure.js"
+import type * as Health from "./Health.js"
+import * as internal from "./internal/agent.js"
+import * as Place from "./Place.js"
+import * as Settings from "./Settings.js"
+import type * as Steps from "./Steps.js"
+
+/**
+ * One budget per turn: the turn gives up once `deadline` has passed since it started, or once it
+ * has made `attempts` requests, whatever its chains and retries say. A wait the deadline cannot
+ * cover is not started.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Budget {
+  readonly deadline: Duration.Duration
+  readonly attempts: number
+}
+
+/**
+ * The watchdog on a stream that hangs without an error: after `every` with nothing sent, probe
+ * the place (its backend's check, within `within`); a failed probe is retried after `retry`, and
+ * `failures` failed probes in a row fail the attempt as Unresponsive.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Watchdog {
+  readonly every: Duration.Duration
+  readonly retry: Duration.Duration
+  readonly failures: number
+  readonly within: Duration.Duration
+}
+
+/**
+ * How the place chain picks the next place: skip places served by a provider that already failed
+ * this turn, skip models whose context window is smaller than the prompt, health-check each
+ * candidate (within `check`), and go over the list up to `rounds` times.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Candidates {
+  readonly skipFailedProvider: boolean
+  readonly fitWindow: boolean
+  readonly check: Option.Option<Duration.Duration>
+  readonly rounds: number
+}
+
+/**
+ * How an agent's turns recover.
+ *
+ * - `answers`: one answer per failure kind.
+ * - `firstByte`: how long an attempt may go without real content before it yields (30 s).
+ * - `send`: a ceiling on an attempt before its first content (none by default).
+ * - `watchdog`: probing of a stream that sends nothing (none by default).
+ * - `candidates`: how the next place is picked.
+ * - `moved`: `"stays"` (an agent that moved stays moved) or `"returns"` (each turn starts at the
+ *   agent's own place again, skipping what is parked).
+ * - `fallback`: false pins the agent to its place: it never walks accounts or places.
+ * - `budget`: the turn's deadline and attempt cap.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Options {
+  readonly answers: Answer.Table
+  readonly firstByte: Option.Option<Duration.Duration>
+  readonly send: Option.Option<Duration.Duration>
+  readonly watchdog: Option.Option<Watchdog>
+  readonly candidates: Candidates
+  readonly moved: "stays" | "returns"
+  readonly fallback: boolean
+  readonly budget: Budget
+}
+
+/**
+ * The primary design's options: its answers, a 30 s first byte, moved stays moved, and a budget
+ * of 15 minutes and 20 requests a turn.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const defaults: Options = {
+  answers: Answer.primary,
+  firstByte: Option.some(Duration.seconds(30)),
+  send: Option.none(),
+  watchdog: Option.none(),
+  candidates: { skipFailedProvider: false, fitWindow: false, check: Option.none(), rounds: 1 },
+  moved: "stays",
+  fallback: true,
+  budget: { deadline: Duration.minutes(15), attempts: 20 }
+}
+
+/**
+ * An agent.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Agent {
+  /** The place the agent was made at. */
+  readonly origin: Place.Place
+  /** Its settings, carried to every stand-in. */
+  readonly settings: Settings.Settings
+  /** Where its next turn goes. */
+  readonly at: Effect.Effect<Place.Place>
+  /** Takes a turn: the answer as a stream of events. */
+  readonly turn: (prompt: string) => Stream.Stream<Backend.Event, Failure.Failure>
+}
+
+/**
+ * What making an agent needs: the backends, the steps, and the health of places. Accounts, a
+ * Compactor and Notices are used when given.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type Requirements = Backend.Backends | Steps.Steps | Health.Health
+
+/**
+ * Makes an agent at a place. Nothing is opened until its first turn; every session it opens (its
+ * own and its stand-ins') is held until the scope closes.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const make: (
+  place: Place.Place | string,
+  settings?: Settings.Settings,
+  options?: Partial<Options>
+) => Effect.Effect<Agent, Place.InvalidPlace, Scope.Scope | Requirements> = Effect.fn("Agent.make")(
+  function*(place, settings = Settings.plain, options = {}) {
+    const origin = typeof place === "string" ? yield* Place.parse(place) : place
+    return yield* internal.make(origin, settings, { ...defaults, ...options })
+  }
+)
+
+/**
+ * Takes a turn and waits for the whole answer: the result's text, or the text events joined.
+ *
+ * @since 0.1.0
+ * @category combinators
+ */
+export const ask = (agent: Agent, prompt: string): Effect.Effect<string, Failure.Failure> =>
+  Stream.runFold(agent.turn(prompt), { text: "", result: Option.none<string>() }, (acc, event) =>
+    event._tag === "Text"
+      ? { ...acc, text: acc.text + event.text }
+      : event._tag === "Result"
+      ? { ...acc, result: Option.some(event.text) }
+      : acc).pipe(Effect.map((acc) => Option.getOrElse(acc.result, () => acc.text)))

@@ -1,0 +1,86 @@
+/**
+ * What a turn does about each kind of failure, held as data: one answer record per kind, so a
+ * preset or a user can change any of them. {@link primary} is the design's table.
+ *
+ * @since 0.1.0
+ */
+import * as Duration from "effect/Duration"
+import * as Schema from "effect/Schema"
+import type * as Failure from "./Failure.js"
+
+/**
+ * One kind's answer.
+ *
+ * - `here`: the goes the kind itself asks for at the same place, each after its wait.
+ * - `atLeast`: the least wait before any go here (a Retry-After raises it further).
+ * - `step`: whether the step's own tries and policy apply as well.
+ * - `reopen`: reopen the transport and resume the conversation by its id before going again.
+ * - `accounts` / `places`: whether the account chain, then the place chain, is walked.
+ * - `cooldown`: cool the place down this long (or until the failure says) so others skip it.
+ * - `once`: taken once whatever a chain says (only a `Compactor` may send it again, shorter).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export class Answer extends Schema.Class<Answer>("@fallback/core/Answer")({
+  here: Schema.optionalWith(Schema.Array(Schema.DurationFromMillis), { default: () => [] }),
+  atLeast: Schema.optionalWith(Schema.DurationFromMillis, { default: () => Duration.zero }),
+  step: Schema.optionalWith(Schema.Boolean, { default: () => false }),
+  reopen: Schema.optionalWith(Schema.Boolean, { default: () => false }),
+  accounts: Schema.optionalWith(Schema.Boolean, { default: () => false }),
+  places: Schema.optionalWith(Schema.Boolean, { default: () => false }),
+  cooldown: Schema.optional(Schema.DurationFromMillis),
+  once: Schema.optionalWith(Schema.Boolean, { default: () => false })
+}) {}
+
+/**
+ * An answer for every kind.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type Table = { readonly [K in Failure.Kind]: Answer }
+
+/**
+ * The primary design's answers.
+ *
+ * @since 0.1.0
+ * @category tables
+ */
+export const primary: Table = {
+  RateLimited: new Answer({
+    here: [Duration.seconds(30)],
+    atLeast: Duration.seconds(30),
+    step: true,
+    accounts: true,
+    places: true,
+    cooldown: Duration.seconds(30)
+  }),
+  QuotaExhausted: new Answer({ accounts: true, places: true, cooldown: Duration.minutes(30) }),
+  AuthRefused: new Answer({ accounts: true, places: true }),
+  ModelNotFound: new Answer({ places: true }),
+  StoreBusy: new Answer({ here: [Duration.seconds(1), Duration.seconds(1), Duration.seconds(1)], places: true }),
+  ConnectionLost: new Answer({ here: [Duration.zero], reopen: true, step: true, accounts: true, places: true }),
+  Killed: new Answer({ here: [Duration.seconds(1)], reopen: true, step: true, accounts: true, places: true }),
+  NotInstalled: new Answer({ places: true }),
+  ContextTooLong: new Answer({ once: true }),
+  Timeout: new Answer({ places: true }),
+  Unresponsive: new Answer({ places: true }),
+  Unknown: new Answer({ step: true, accounts: true, places: true })
+}
+
+/**
+ * A table with some kinds answered differently.
+ *
+ * @since 0.1.0
+ * @category combinators
+ */
+export const override = (table: Table, changes: Partial<Table>): Table => ({ ...table, ...changes })
+
+/**
+ * The answer to a failure.
+ *
+ * @since 0.1.0
+ * @category lookups
+ */
+export const of = (table: Table, failure: Failure.Failure): Answer => table[failure._tag]

@@ -1,0 +1,198 @@
+/**
+ * The interface a backend implements: what runs turns for one CLI or API. A backend opens
+ * sessions at a place, as an account, with an agent's settings; a session takes turns and answers
+ * each with a stream of events that fails with a classified {@link Failure.Failure}. A backend that
+ * knows which kind a failure is says so and is believed.
+ *
+ * @since 0.1.0
+ */
+import * as Context from "effect/Context"
+import * as Data from "effect/Data"
+import type * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import type * as Scope from "effect/Scope"
+import type * as Stream from "effect/Stream"
+import type * as ConfigFile from "./ConfigFile.js"
+import type * as Failure from "./Failure.js"
+import type * as Place from "./Place.js"
+import type * as Settings from "./Settings.js"
+
+/**
+ * Tokens a turn took in and gave out.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Usage {
+  readonly input: number
+  readonly output: number
+}
+
+/**
+ * What a turn streams back: the session it runs in, text, a tool used, and the result.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type Event = Data.TaggedEnum<{
+  SessionStarted: { readonly sessionId: string }
+  Text: { readonly text: string }
+  ToolUse: { readonly name: string; readonly input: unknown }
+  Result: { readonly text: string; readonly usage: Usage }
+}>
+
+/**
+ * Makes and matches {@link Event}s.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const Event = Data.taggedEnum<Event>()
+
+/**
+ * Whether an event is real content, which commits the turn to the place that sent it. Session
+ * events before it may be buffered; nothing after it is ever replayed.
+ *
+ * @since 0.1.0
+ * @category predicates
+ */
+export const isContent = (event: Event): boolean => event._tag !== "SessionStarted"
+
+/**
+ * One prompt and the answer it got.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Exchange {
+  readonly prompt: string
+  readonly answer: string
+}
+
+/**
+ * What a turn sends: the prompt, and the exchanges of the conversation so far, oldest first.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Prompt {
+  readonly text: string
+  readonly history: ReadonlyArray<Exchange>
+}
+
+/**
+ * How long a prompt is, in tokens, estimated at four characters a token.
+ *
+ * @since 0.1.0
+ * @category measuring
+ */
+export const tokens = (prompt: Prompt): number =>
+  Math.ceil(
+    prompt.history.reduce((sum, exchange) => sum + exchange.prompt.length + exchange.answer.length, prompt.text.length) /
+      4
+  )
+
+/**
+ * A model a backend runs: its name, its context window in tokens where known, and the provider
+ * that serves it (the CLI's own name when not said).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Model {
+  readonly name: string
+  readonly contextWindow?: number | undefined
+  readonly provider?: string | undefined
+}
+
+/**
+ * What a backend can do: be told "no web search", be given callbacks, resume a session by its id,
+ * and the models it runs.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Capabilities extends Settings.Honours {
+  readonly resume: boolean
+  readonly models: ReadonlyArray<Model>
+}
+
+/**
+ * A session open at a place: its id (what a resume names) and its turns.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Session {
+  readonly id: string
+  readonly turn: (prompt: Prompt) => Stream.Stream<Event, Failure.Failure>
+}
+
+/**
+ * How a session is opened: `resume` names the conversation to pick up.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Opening {
+  readonly resume?: string | undefined
+}
+
+/**
+ * A backend. `open` is scoped: the session (a process, a connection) lives as long as the scope.
+ * `check` is a liveness probe, where the backend has one.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Backend {
+  readonly cli: string
+  readonly capabilities: Capabilities
+  readonly open: (
+    place: Place.Place,
+    account: Option.Option<ConfigFile.Account>,
+    settings: Settings.Settings,
+    opening: Opening
+  ) => Effect.Effect<Session, Failure.Failure, Scope.Scope>
+  readonly check?: ((place: Place.Place) => Effect.Effect<void, Failure.Failure>) | undefined
+}
+
+/**
+ * The model a place names, as its backend describes it.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export const modelAt = (backend: Backend, place: Place.Place): Model =>
+  backend.capabilities.models.find((model) => model.name === place.model) ?? { name: place.model }
+
+/**
+ * The provider serving a place's model.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export const providerOf = (backend: Backend, place: Place.Place): string =>
+  modelAt(backend, place).provider ?? backend.cli
+
+/**
+ * The backends a program can run turns with, by CLI name.
+ *
+ * @since 0.1.0
+ * @category services
+ */
+export class Backends extends Context.Tag("@fallback/core/Backends")<Backends, {
+  readonly get: (cli: string) => Option.Option<Backend>
+  readonly all: ReadonlyArray<Backend>
+}>() {
+  /**
+   * The given backends; a later one of the same CLI wins.
+   *
+   * @since 0.1.0
+   */
+  static readonly layer = (backends: ReadonlyArray<Backend>): Layer.Layer<Backends> => {
+    const byCli = new Map(backends.map((backend) => [backend.cli, backend]))
+    return Layer.succeed(Backends, Backends.of({ get: (cli) => Option.fromNullable(byCli.get(cli)), all: backends }))
+  }
+}

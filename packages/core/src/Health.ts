@@ -1,0 +1,150 @@
+/**
+ * What is known about each place (account × model): failures in a row, its circuit breaker, and
+ * any cooldown. A parked or cooling place is skipped without a request.
+ *
+ * The breaker: after `failures` failures in a row (5) a place is parked for `park` (60 s); then
+ * exactly one trial request is let through. Its success clears the place to a clean slate; its
+ * failure parks it again at once. A single success clears the count.
+ *
+ * @since 0.1.0
+ */
+import * as Clock from "effect/Clock"
+import * as Context from "effect/Context"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Ref from "effect/Ref"
+import type * as Failure from "./Failure.js"
+import * as internal from "./internal/health.js"
+import * as Place from "./Place.js"
+
+/**
+ * The breaker's numbers.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Breaker {
+  /** Failures in a row that park a place. */
+  readonly failures: number
+  /** How long a parked place is skipped before its one trial. */
+  readonly park: Duration.Duration
+}
+
+/**
+ * The breaker preset's numbers, the default: 5 failures in a row park a place for 60 s.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const defaultBreaker: Breaker = { failures: 5, park: Duration.seconds(60) }
+
+/**
+ * Where a place's breaker stands.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type BreakerState = "closed" | "parked" | "trial"
+
+/**
+ * One place's state, as a snapshot reports it.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface PlaceHealth {
+  readonly place: Place.Place
+  readonly failures: number
+  readonly breaker: BreakerState
+  readonly parkedUntil: Option.Option<number>
+  readonly coolingUntil: Option.Option<number>
+  readonly last: Failure.Failure
+}
+
+/**
+ * Whether a request may go to a place: `Go` (with `held` when something is recorded against it),
+ * `Trial` (the one request let through after a park),
+ * or `Skip` with why, until when, and the failure behind it.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type Admission = internal.Admission
+
+/**
+ * A failure to record: whether it counts toward the breaker, and any cooldown it asks for.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Failed {
+  readonly failure: Failure.Failure
+  readonly counts: boolean
+  readonly coolUntil: Option.Option<number>
+}
+
+/**
+ * The health of places, read and written. The interface says nothing of where it is kept.
+ *
+ * @since 0.1.0
+ * @category services
+ */
+export class Health extends Context.Tag("@fallback/core/Health")<Health, {
+  /** Whether a request may go to a place now; a `Trial` admission is handed out once per park. */
+  readonly admit: (place: Place.Place) => Effect.Effect<Admission>
+  /** A request at a place was answered. */
+  readonly succeeded: (place: Place.Place) => Effect.Effect<void>
+  /** A request at a place failed. */
+  readonly failed: (place: Place.Place, failed: Failed) => Effect.Effect<void>
+  /** Every place with something held against it. */
+  readonly snapshot: Effect.Effect<ReadonlyArray<PlaceHealth>>
+}>() {
+  /**
+   * Health held in memory, with the given breaker (the breaker preset's numbers by default).
+   *
+   * @since 0.1.0
+   */
+  static readonly layerMemory = (breaker: Breaker = defaultBreaker): Layer.Layer<Health> =>
+    Layer.effect(Health, Effect.map(Ref.make(new Map<string, internal.Entry>()), (ref) => make(ref, breaker)))
+}
+
+const make = (ref: Ref.Ref<Map<string, internal.Entry>>, breaker: Breaker): Health["Type"] => {
+  const numbers = { failures: breaker.failures, parkMillis: Duration.toMillis(breaker.park) }
+  return Health.of({
+    admit: (place) =>
+      Effect.flatMap(Clock.currentTimeMillis, (now) =>
+        Ref.modify(ref, (book) => {
+          const key = Place.format(place)
+          const [admission, entry] = internal.admit(book.get(key), now)
+          return [admission, entry === book.get(key) ? book : new Map(book).set(key, entry!)]
+        })),
+    succeeded: (place) =>
+      Ref.update(ref, (book) => {
+        const key = Place.format(place)
+        if (!book.has(key)) return book
+        const next = new Map(book)
+        next.delete(key)
+        return next
+      }),
+    failed: Effect.fn("Health.failed")(function*(place, { counts, coolUntil, failure }) {
+      const now = yield* Clock.currentTimeMillis
+      yield* Ref.update(ref, (book) => {
+        const key = Place.format(place)
+        const entry = internal.failed(book.get(key), place, failure, counts, Option.getOrUndefined(coolUntil), numbers, now)
+        return new Map(book).set(key, entry)
+      })
+    }),
+    snapshot: Effect.flatMap(Clock.currentTimeMillis, (now) =>
+      Effect.map(Ref.get(ref), (book) =>
+        [...book.values()].map((entry): PlaceHealth => ({
+          place: entry.place,
+          failures: entry.failures,
+          breaker: entry.parkedUntil === undefined ? "closed" : entry.trial || now >= entry.parkedUntil ? "trial" : "parked",
+          parkedUntil: Option.fromNullable(entry.parkedUntil),
+          coolingUntil: Option.fromNullable(entry.coolingUntil),
+          last: entry.last
+        }))))
+  })
+}

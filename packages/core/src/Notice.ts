@@ -1,0 +1,160 @@
+/**
+ * Notices narrate recovery while it happens, so a run that is recovering does not read as a run
+ * that has hung: every retry, wait, move and stop is a typed event published to watchers, and
+ * where nothing watches it goes to stderr as a line:
+ *
+ *   claude is rate-limited (…); trying again in 30s (1 of 1)
+ *   claude is rate-limited (…); carrying on as work
+ *
+ * A wait is announced before it starts.
+ *
+ * @since 0.1.0
+ */
+import * as Console from "effect/Console"
+import * as Context from "effect/Context"
+import * as Data from "effect/Data"
+import * as DateTime from "effect/DateTime"
+import type * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as PubSub from "effect/PubSub"
+import * as Ref from "effect/Ref"
+import type * as Scope from "effect/Scope"
+import * as Stream from "effect/Stream"
+import * as Failure from "./Failure.js"
+import { wait } from "./internal/words.js"
+import * as Place from "./Place.js"
+
+/**
+ * What a turn is doing about a failure.
+ *
+ * - `Retrying`: going again at the same place after `wait` (go `go` of `of`), reopening first when
+ *   `reopen` says so.
+ * - `Moving`: carrying on at another account (`by: "account"`) or place (`by: "place"`).
+ * - `Skipping`: a place not asked at all: parked, cooling, its one trial already out, failing its
+ *   health check, served by a provider that failed, or with too small a context window.
+ * - `Compacting`: sending a shorter history again (`how: "compact"` or `"trim"`).
+ * - `Probing`: a stream has sent nothing for a while and its place is probed.
+ * - `Stopping`: the turn fails as it failed, and `reason` says why it goes no further.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type Notice = Data.TaggedEnum<{
+  Retrying: {
+    readonly place: Place.Place
+    readonly failure: Failure.Failure
+    readonly wait: Duration.Duration
+    readonly go: number
+    readonly of: number
+    readonly reopen: boolean
+  }
+  Moving: {
+    readonly from: Place.Place
+    readonly to: Place.Place
+    readonly failure: Failure.Failure
+    readonly by: "account" | "place"
+  }
+  Skipping: {
+    readonly place: Place.Place
+    readonly why: "parked" | "cooling" | "trial" | "unhealthy" | "provider" | "window"
+    readonly until: number | undefined
+  }
+  Compacting: { readonly place: Place.Place; readonly failure: Failure.Failure; readonly how: "compact" | "trim" }
+  Probing: { readonly place: Place.Place; readonly quiet: Duration.Duration; readonly failed: number; readonly of: number }
+  Stopping: { readonly place: Place.Place; readonly failure: Failure.Failure; readonly reason: string }
+}>
+
+/**
+ * Makes and matches {@link Notice}s.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const Notice = Data.taggedEnum<Notice>()
+
+const skipped = {
+  parked: "is parked after failing too often in a row",
+  cooling: "is cooling down",
+  trial: "is parked while its one trial request is out",
+  unhealthy: "failed its health check",
+  provider: "is served by a provider that already failed this turn",
+  window: "has a context window smaller than the prompt"
+} as const
+
+const until = (millis: number | undefined) =>
+  millis === undefined ? "" : ` until ${DateTime.formatIso(DateTime.unsafeMake(millis))}`
+
+/**
+ * A notice as the line a person reads.
+ *
+ * @since 0.1.0
+ * @category formatting
+ */
+export const format: (notice: Notice) => string = Notice.$match({
+  Retrying: (n) =>
+    `${Failure.describe(n.failure)}; ${n.reopen ? "reopening and " : ""}trying again in ${wait(n.wait)} (${n.go} of ${n.of})`,
+  Moving: (n) =>
+    `${Failure.describe(n.failure)}; carrying on ${
+      n.by === "account" && n.to.account !== undefined ? `as ${n.to.account}` : `at ${Place.format(n.to)}`
+    }`,
+  Skipping: (n) => `${Place.format(n.place)} ${skipped[n.why]}${until(n.until)}; skipping it`,
+  Compacting: (n) =>
+    `${Failure.describe(n.failure)}; ${
+      n.how === "compact" ? "compacting the history" : "trimming the oldest exchange"
+    } and sending it again`,
+  Probing: (n) =>
+    `${n.place.cli} has sent nothing for ${wait(n.quiet)}; probing it (${n.failed} of ${n.of} probes failed so far)`,
+  Stopping: (n) => `${Failure.describe(n.failure)}; the turn fails here: ${n.reason}`
+})
+
+/**
+ * What a notice service does: publish a notice, and watch what is published from now on for as
+ * long as the scope lasts.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Channel {
+  readonly publish: (notice: Notice) => Effect.Effect<void>
+  readonly watch: Effect.Effect<Stream.Stream<Notice>, never, Scope.Scope>
+}
+
+/**
+ * Where notices go. With no layer given, each goes to stderr as a line; {@link Notices.layer}
+ * publishes them to watchers and falls back to stderr while none watches.
+ *
+ * @since 0.1.0
+ * @category services
+ */
+export class Notices extends Context.Reference<Notices>()("@fallback/core/Notices", {
+  defaultValue: (): Channel => ({
+    publish: (notice) => Console.error(format(notice)),
+    watch: Effect.succeed(Stream.empty)
+  })
+}) {
+  /**
+   * Notices published to every watcher; to stderr while nothing watches.
+   *
+   * @since 0.1.0
+   */
+  static readonly layer: Layer.Layer<Notices> = Layer.scoped(
+    Notices,
+    Effect.gen(function*() {
+      const hub = yield* Effect.acquireRelease(PubSub.unbounded<Notice>(), PubSub.shutdown)
+      const watchers = yield* Ref.make(0)
+      const channel: Channel = {
+        publish: (notice) =>
+          Effect.flatMap(Ref.get(watchers), (count) =>
+            count === 0 ? Console.error(format(notice)) : PubSub.publish(hub, notice)),
+        watch: Effect.gen(function*() {
+          const queue = yield* PubSub.subscribe(hub)
+          yield* Effect.acquireRelease(Ref.update(watchers, (n) => n + 1), () => Ref.update(watchers, (n) => n - 1))
+          return Stream.fromQueue(queue)
+        })
+      }
+      return channel
+    })
+  )
+}
+

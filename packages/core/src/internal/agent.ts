@@ -1,0 +1,395 @@
+import * as Clock from "effect/Clock"
+import * as Context from "effect/Context"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as ExecutionStrategy from "effect/ExecutionStrategy"
+import * as Exit from "effect/Exit"
+import * as Layer from "effect/Layer"
+import * as LayerMap from "effect/LayerMap"
+import * as Option from "effect/Option"
+import * as Scope from "effect/Scope"
+import * as Stream from "effect/Stream"
+import * as Accounts from "../Accounts.js"
+import type * as Agent from "../Agent.js"
+import * as Answer from "../Answer.js"
+import * as Backend from "../Backend.js"
+import { Compactor } from "../Compactor.js"
+import type * as ConfigFile from "../ConfigFile.js"
+import * as Failure from "../Failure.js"
+import { Health } from "../Health.js"
+import { Notice, Notices } from "../Notice.js"
+import * as Place from "../Place.js"
+import * as Policy from "../Policy.js"
+import * as Settings from "../Settings.js"
+import { Steps } from "../Steps.js"
+import { attempt, type Run } from "./attempt.js"
+import { waits } from "./policy.js"
+
+class StandIn extends Context.Tag("@fallback/core/StandIn")<StandIn, Backend.Session>() {}
+
+/** What one place gave: an answer, a failure, or a skip without a request. */
+type Outcome =
+  | { readonly _tag: "Answered"; readonly stream: Stream.Stream<Backend.Event, Failure.Failure> }
+  | { readonly _tag: "Failed"; readonly failure: Failure.Failure }
+  | { readonly _tag: "Skipped"; readonly last: Failure.Failure }
+
+/** How a turn reached a place. */
+type Move = "start" | "account" | "place"
+
+const key = Place.format
+
+/** @internal */
+export const make = Effect.fnUntraced(function*(
+  origin: Place.Place,
+  settings: Settings.Settings,
+  options: Agent.Options
+) {
+  const backends = yield* Backend.Backends
+  const steps = yield* Steps
+  const health = yield* Health
+  const accounts = yield* Effect.serviceOption(Accounts.Accounts)
+  const compactor = yield* Effect.serviceOption(Compactor)
+  const notices = yield* Notices
+  const agentScope = yield* Effect.scope
+
+  const state = {
+    at: origin,
+    conversation: Option.none<string>(),
+    history: [] as ReadonlyArray<Backend.Exchange>
+  }
+  const openings = new Map<string, Backend.Opening>()
+  const held = new Map<string, { readonly session: Backend.Session; readonly scope: Scope.CloseableScope }>()
+
+  const notInstalled = (place: Place.Place) =>
+    new Failure.NotInstalled({
+      place,
+      said: Failure.said(`no backend runs ${place.cli}`),
+      install: `a backend for ${place.cli}`
+    })
+  const backendOf = (place: Place.Place) =>
+    Option.match(backends.get(place.cli), {
+      onNone: () => Either.left(notInstalled(place)),
+      onSome: Either.right
+    })
+  const accountOf = (place: Place.Place) =>
+    place.account === undefined || Option.isNone(accounts)
+      ? Effect.succeed(Option.none<ConfigFile.Account>())
+      : accounts.value.list(place.cli).pipe(
+        Effect.map((list) => Option.fromNullable(list.find((account) => account.name === place.account))),
+        Effect.orElseSucceed(() => Option.none<ConfigFile.Account>())
+      )
+
+  const standIns = yield* LayerMap.make((name: string) =>
+    Layer.scoped(
+      StandIn,
+      Effect.gen(function*() {
+        const place = Place.Place.make(Either.getOrThrow(Place.parse(name)))
+        const backend = yield* backendOf(place)
+        return yield* backend.open(place, yield* accountOf(place), settings, openings.get(name) ?? {})
+      })
+    )
+  )
+
+  /** The session at a place, built the first time a turn reaches it and held for the agent. */
+  const hold = (place: Place.Place) =>
+    Effect.suspend(() => {
+      const found = held.get(key(place))
+      if (found !== undefined) return Effect.succeed(found.session)
+      return Effect.gen(function*() {
+        const scope = yield* Scope.fork(agentScope, ExecutionStrategy.sequential)
+        const runtime = yield* standIns.runtime(key(place)).pipe(
+          Scope.extend(scope),
+          Effect.tapError(() => Scope.close(scope, Exit.void))
+        )
+        const session = Context.get(runtime.context, StandIn)
+        held.set(key(place), { session, scope })
+        return session
+      })
+    })
+
+  /** Lets a place's session go, to be opened again (resuming `resume`) on the next go. */
+  const reopen = (place: Place.Place, resume: Option.Option<string>) =>
+    Effect.suspend(() => {
+      const found = held.get(key(place))
+      held.delete(key(place))
+      openings.set(key(place), Option.match(resume, { onNone: () => ({}), onSome: (id) => ({ resume: id }) }))
+      return Effect.andThen(
+        found === undefined ? Effect.void : Scope.close(found.scope, Exit.void),
+        standIns.invalidate(key(place))
+      )
+    })
+
+  const turn = (text: string): Stream.Stream<Backend.Event, Failure.Failure> =>
+    Stream.unwrapScoped(Effect.gen(function*() {
+      const run: Run = {
+        scope: yield* Effect.scope,
+        startedAt: yield* Clock.currentTimeMillis,
+        deadline: 0,
+        attempts: 0,
+        options,
+        notices,
+        state
+      }
+      run.deadline = run.startedAt + Duration.toMillis(options.budget.deadline)
+      const start = options.moved === "stays" ? state.at : origin
+      const first = yield* atPlace(run, start, "start", Effect.void, text)
+      if (first._tag === "Answered") return first.stream
+      return yield* walk(run, start, first, text)
+    }))
+
+  const probeOf = (place: Place.Place) => (within: Duration.Duration) =>
+    Either.match(backendOf(place), {
+      onLeft: () => Effect.succeed(false),
+      onRight: (backend) => check(backend, place, within)
+    })
+
+  const spent = (run: Run, now: number) => run.attempts >= options.budget.attempts || now >= run.deadline
+
+  /** Step 3: goes at one place, with the waits the step and the failure's answer ask for. */
+  const atPlace = (run: Run, place: Place.Place, move: Move, announce: Effect.Effect<void>, text: string) =>
+    Effect.gen(function*() {
+      const admission = yield* health.admit(place)
+      if (admission._tag === "Skip") {
+        yield* notices.publish(Notice.Skipping({ place, why: admission.why, until: admission.until }))
+        return { _tag: "Skipped", last: admission.last } satisfies Outcome as Outcome
+      }
+      yield* announce
+      if (move === "place") {
+        state.history = []
+        state.conversation = Option.none()
+      }
+      let goes = 0
+      let stepWaits: ReadonlyArray<number> | undefined = undefined
+      let placeStartedAt: number | undefined = undefined
+      while (true) {
+        const prompt: Backend.Prompt = { text, history: state.history }
+        const result = yield* attempt(run, place, hold(place), probeOf(place), prompt)
+        if (Either.isRight(result)) {
+          if (admission._tag !== "Go" || admission.held || goes > 0) yield* health.succeeded(place)
+          return { _tag: "Answered", stream: result.right } satisfies Outcome as Outcome
+        }
+        const failure = result.left
+        const now = yield* Clock.currentTimeMillis
+        placeStartedAt ??= now
+        const answer = Answer.of(options.answers, failure)
+        yield* health.failed(place, {
+          failure,
+          counts: failure._tag !== "ContextTooLong",
+          coolUntil: coolUntil(answer, failure, now)
+        })
+        if (failure._tag === "ContextTooLong") {
+          if (Option.isNone(compactor) || spent(run, now)) return { _tag: "Failed", failure } satisfies Outcome as Outcome
+          const shorter = yield* compactor.value.compact(prompt)
+          if (Option.isSome(shorter) && shorter.value.length < state.history.length) {
+            state.history = shorter.value
+            yield* notices.publish(Notice.Compacting({ place, failure, how: "compact" }))
+            continue
+          }
+          if (state.history.length === 0) return { _tag: "Failed", failure } satisfies Outcome as Outcome
+          state.history = state.history.slice(1)
+          yield* notices.publish(Notice.Compacting({ place, failure, how: "trim" }))
+          continue
+        }
+        const step = answer.step ? yield* retryingAt(place) : Policy.never
+        const total = answer.here.length + step.tries
+        if (goes >= total || spent(run, now)) return { _tag: "Failed", failure } satisfies Outcome as Outcome
+        if (goes >= answer.here.length && stepWaits === undefined) {
+          stepWaits = yield* waits(Policy.schedule(step.policy), step.tries)
+        }
+        const wait = Math.max(
+          goes < answer.here.length ? Duration.toMillis(answer.here[goes]!) : stepWaits![goes - answer.here.length]!,
+          Duration.toMillis(answer.atLeast),
+          failure._tag === "RateLimited" && failure.retryAfter !== undefined ? Duration.toMillis(failure.retryAfter) : 0
+        )
+        const stepOver = !Duration.isZero(step.timeout) && goes >= answer.here.length &&
+          now + wait > placeStartedAt + Duration.toMillis(step.timeout)
+        if (stepOver || now + wait >= run.deadline) return { _tag: "Failed", failure } satisfies Outcome as Outcome
+        goes += 1
+        yield* notices.publish(
+          Notice.Retrying({ place, failure, wait: Duration.millis(wait), go: goes, of: total, reopen: answer.reopen })
+        )
+        yield* Effect.sleep(Duration.millis(wait))
+        if (answer.reopen) yield* reopen(place, state.conversation)
+      }
+    })
+
+  const retryingAt = (place: Place.Place) =>
+    steps.get(place).pipe(
+      Effect.map((step) => Option.getOrElse(Option.flatMap(step, (s) => s.retrying), () => Policy.never)),
+      Effect.orElseSucceed(() => Policy.never)
+    )
+
+  const stop = (run: Run, place: Place.Place, failure: Failure.Failure, reason: string) =>
+    Effect.andThen(
+      run.notices.publish(Notice.Stopping({ place, failure, reason })),
+      Effect.fail(failure)
+    )
+
+  /** Steps 4 and 5: the account chain, then the place chain. */
+  const walk = (run: Run, start: Place.Place, first: Outcome, text: string) =>
+    Effect.gen(function*() {
+      let last = start
+      let failure = first._tag === "Failed" ? first.failure : (first as { last: Failure.Failure }).last
+      const tried = new Set<string>([key(start)])
+      const failedProviders = new Set<string>()
+      const noteProvider = (place: Place.Place) =>
+        Either.map(backendOf(place), (backend) => failedProviders.add(Backend.providerOf(backend, place)))
+      if (first._tag === "Failed") noteProvider(start)
+      const chain = yield* steps.chain(origin).pipe(Effect.either)
+      if (Either.isLeft(chain)) {
+        return yield* stop(run, start, failure, `the steps could not be read (${chain.left.message})`)
+      }
+      const links = chain.right
+      let link = Math.max(0, links.findIndex((p) => p.cli === start.cli && p.model === start.model))
+      let accountQueue: Array<Place.Place> | undefined = undefined
+      while (true) {
+        const answer = Answer.of(options.answers, failure)
+        const now = yield* Clock.currentTimeMillis
+        if (answer.once) {
+          return yield* stop(
+            run,
+            last,
+            failure,
+            Option.isSome(compactor) ? "nothing is left to trim" : "it is taken once, whatever a chain says"
+          )
+        }
+        if (!options.fallback) return yield* stop(run, last, failure, "the agent is pinned to its place")
+        if (spent(run, now)) {
+          return yield* stop(
+            run,
+            last,
+            failure,
+            `the turn's budget is spent (${Duration.format(options.budget.deadline)}, ${options.budget.attempts} requests)`
+          )
+        }
+        let next: { readonly place: Place.Place; readonly move: "account" | "place" } | undefined = undefined
+        if (answer.accounts) {
+          accountQueue ??= yield* accountPlaces(links[link] ?? start, tried)
+          const place = accountQueue.shift()
+          if (place !== undefined) next = { place, move: "account" }
+        }
+        if (next === undefined && answer.places) {
+          const found = yield* nextLink(run, links, link, tried, failedProviders, text)
+          if (found._tag === "Refused") return yield* stop(run, found.place, failure, found.reason)
+          if (found._tag === "Found") {
+            link = found.index
+            accountQueue = undefined
+            next = { place: found.place, move: "place" }
+          }
+        }
+        if (next === undefined) return yield* stop(run, last, failure, "no account or place is left to try")
+        const { move, place } = next
+        tried.add(key(place))
+        if (move === "account") {
+          openings.set(
+            key(place),
+            Option.match(state.conversation, { onNone: () => ({}), onSome: (id) => ({ resume: id }) })
+          )
+        }
+        const announce = run.notices.publish(Notice.Moving({ from: last, to: place, failure, by: move }))
+        const outcome = yield* atPlace(run, place, move, announce, text)
+        if (outcome._tag === "Answered") {
+          if (options.moved === "stays") state.at = place
+          return outcome.stream
+        }
+        if (outcome._tag === "Failed") {
+          failure = outcome.failure
+          last = place
+          noteProvider(place)
+        }
+      }
+    })
+
+  /** The account chain of a link: its CLI's other accounts, in their order, at the same model. */
+  const accountPlaces = (link: Place.Place, tried: ReadonlySet<string>) =>
+    Option.match(accounts, {
+      onNone: () => Effect.succeed([] as Array<Place.Place>),
+      onSome: (service) =>
+        service.list(link.cli).pipe(
+          Effect.orElseSucceed(() => []),
+          Effect.map((list) =>
+            list
+              .map((account) => new Place.Place({ cli: link.cli, account: account.name, model: link.model }))
+              .filter((place) => !tried.has(key(place)))
+          )
+        )
+    })
+
+  /** The next place in the chain that may take the turn, or why the walk stops. */
+  const nextLink = (
+    run: Run,
+    links: ReadonlyArray<Place.Place>,
+    from: number,
+    tried: ReadonlySet<string>,
+    failedProviders: ReadonlySet<string>,
+    text: string
+  ) =>
+    Effect.gen(function*() {
+      const size = Backend.tokens({ text, history: [] })
+      for (let round = 0; round < options.candidates.rounds; round++) {
+        for (let index = from + 1; index < links.length; index++) {
+          const place = links[index]!
+          if (tried.has(key(place))) continue
+          const backend = backendOf(place)
+          if (Either.isLeft(backend)) {
+            return { _tag: "Found", place, index } as const
+          }
+          const refusal = Settings.refusal(settings, backend.right.capabilities)
+          if (Option.isSome(refusal)) {
+            return { _tag: "Refused", place, reason: `${place.cli} ${refusal.value}` } as const
+          }
+          if (options.candidates.skipFailedProvider && failedProviders.has(Backend.providerOf(backend.right, place))) {
+            yield* run.notices.publish(Notice.Skipping({ place, why: "provider", until: undefined }))
+            continue
+          }
+          const window = Backend.modelAt(backend.right, place).contextWindow
+          if (options.candidates.fitWindow && window !== undefined && window < size) {
+            yield* run.notices.publish(Notice.Skipping({ place, why: "window", until: undefined }))
+            continue
+          }
+          if (Option.isSome(options.candidates.check)) {
+            const left = Duration.millis(Math.max(0, run.deadline - (yield* Clock.currentTimeMillis)))
+            const healthy = yield* check(backend.right, place, Duration.min(options.candidates.check.value, left))
+            if (!healthy) {
+              yield* run.notices.publish(Notice.Skipping({ place, why: "unhealthy", until: undefined }))
+              continue
+            }
+          }
+          return { _tag: "Found", place, index } as const
+        }
+      }
+      return { _tag: "None" } as const
+    })
+
+  return {
+    origin,
+    settings,
+    at: Effect.sync(() => options.moved === "stays" ? state.at : origin),
+    turn
+  } satisfies Agent.Agent
+})
+
+/**
+ * Whether a backend's liveness check passes within `within`; a backend with no check passes.
+ *
+ * @internal
+ */
+export const check = (backend: Backend.Backend, place: Place.Place, within: Duration.Duration) =>
+  backend.check === undefined
+    ? Effect.succeed(true)
+    : backend.check(place).pipe(
+      Effect.timeout(within),
+      Effect.match({ onFailure: () => false, onSuccess: () => true })
+    )
+
+const coolUntil = (answer: Answer.Answer, failure: Failure.Failure, now: number): Option.Option<number> => {
+  if (answer.cooldown === undefined) return Option.none()
+  if (failure._tag === "QuotaExhausted" && failure.until !== undefined) {
+    return Option.some(failure.until.epochMillis)
+  }
+  if (failure._tag === "RateLimited" && failure.retryAfter !== undefined) {
+    return Option.some(now + Math.max(Duration.toMillis(failure.retryAfter), Duration.toMillis(answer.cooldown)))
+  }
+  return Option.some(now + Duration.toMillis(answer.cooldown))
+}

@@ -1,0 +1,168 @@
+import * as Chunk from "effect/Chunk"
+import * as Clock from "effect/Clock"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as ExecutionStrategy from "effect/ExecutionStrategy"
+import * as Exit from "effect/Exit"
+import * as Option from "effect/Option"
+import * as Scope from "effect/Scope"
+import * as Stream from "effect/Stream"
+import type * as Agent from "../Agent.js"
+import * as Backend from "../Backend.js"
+import * as Failure from "../Failure.js"
+import { type Channel, Notice } from "../Notice.js"
+import type * as Place from "../Place.js"
+
+/**
+ * What an agent carries from turn to turn: where it is, the conversation it is in, and the
+ * exchanges of that conversation.
+ *
+ * @internal
+ */
+export interface State {
+  at: Place.Place
+  conversation: Option.Option<string>
+  history: ReadonlyArray<Backend.Exchange>
+}
+
+/**
+ * One turn in progress: its scope, its budget and what it has spent.
+ *
+ * @internal
+ */
+export interface Run {
+  readonly scope: Scope.Scope
+  readonly startedAt: number
+  deadline: number
+  attempts: number
+  readonly options: Agent.Options
+  readonly notices: Channel
+  readonly state: State
+}
+
+type Pull = Effect.Effect<Chunk.Chunk<Backend.Event>, Option.Option<Failure.Failure>>
+
+/**
+ * One request at a place: open (or reuse) its session, send the prompt and wait for the first
+ * real content within the attempt's limits. Success is the whole answer as a stream: the buffered
+ * session events, then everything the backend sends; a failure after that surfaces as it is.
+ *
+ * @internal
+ */
+export const attempt = (
+  run: Run,
+  place: Place.Place,
+  open: Effect.Effect<Backend.Session, Failure.Failure>,
+  probe: (within: Duration.Duration) => Effect.Effect<boolean>,
+  prompt: Backend.Prompt
+): Effect.Effect<Either.Either<Stream.Stream<Backend.Event, Failure.Failure>, Failure.Failure>> =>
+  Effect.gen(function*() {
+    run.attempts += 1
+    const scope = yield* Scope.fork(run.scope, ExecutionStrategy.sequential)
+    const startedAt = yield* Clock.currentTimeMillis
+    const result = yield* firstContent(run, open, prompt, scope).pipe(
+      limited(run, place, probe, startedAt),
+      Effect.either
+    )
+    if (Either.isLeft(result)) yield* Scope.close(scope, Exit.void)
+    return result
+  })
+
+const firstContent = (run: Run, open: Effect.Effect<Backend.Session, Failure.Failure>, prompt: Backend.Prompt, scope: Scope.Scope) =>
+  Effect.gen(function*() {
+    const session = yield* open
+    run.state.conversation = Option.some(session.id)
+    const pull: Pull = yield* Scope.extend(Stream.toPull(session.turn(prompt)), scope)
+    const before: Array<Backend.Event> = []
+    while (true) {
+      const next = yield* Effect.catchAll(Effect.map(pull, Option.some), (end) =>
+        Option.match(end, { onNone: () => Effect.succeed(Option.none()), onSome: Effect.fail }))
+      if (Option.isNone(next)) return deliver(run, prompt, before, Option.none())
+      const chunk = next.value
+      const first = Chunk.findFirstIndex(chunk, Backend.isContent)
+      for (const event of Option.match(first, { onNone: () => chunk, onSome: (i) => Chunk.take(chunk, i) })) {
+        note(run, event)
+        before.push(event)
+      }
+      if (Option.isSome(first)) {
+        return deliver(run, prompt, [...before, ...Chunk.drop(chunk, first.value)], Option.some(pull))
+      }
+    }
+  })
+
+const note = (run: Run, event: Backend.Event) => {
+  if (event._tag === "SessionStarted") run.state.conversation = Option.some(event.sessionId)
+}
+
+/** The answer as the caller sees it; the exchange joins the conversation once it is whole. */
+const deliver = (run: Run, prompt: Backend.Prompt, events: ReadonlyArray<Backend.Event>, rest: Option.Option<Pull>) => {
+  let text = ""
+  let result = Option.none<string>()
+  const head = Stream.fromIterable(events)
+  return Stream.concat(head, Option.match(rest, { onNone: () => Stream.empty, onSome: Stream.repeatEffectChunkOption })).pipe(
+    Stream.tap((event) =>
+      Effect.sync(() => {
+        note(run, event)
+        if (event._tag === "Text") text += event.text
+        if (event._tag === "Result") result = Option.some(event.text)
+      })
+    ),
+    Stream.onEnd(Effect.sync(() => {
+      run.state.history = [...run.state.history, { prompt: prompt.text, answer: Option.getOrElse(result, () => text) }]
+    }))
+  )
+}
+
+/** The limits on an attempt before its first content: first byte, send ceiling, watchdog, deadline. */
+const limited = (
+  run: Run,
+  place: Place.Place,
+  probe: (within: Duration.Duration) => Effect.Effect<boolean>,
+  startedAt: number
+) =>
+<A>(self: Effect.Effect<A, Failure.Failure>): Effect.Effect<A, Failure.Failure> => {
+  const options = run.options
+  const left = Math.max(0, run.deadline - startedAt)
+  const firstByte = Math.min(left, Option.match(options.firstByte, { onNone: () => Infinity, onSome: Duration.toMillis }))
+  let out = Effect.timeoutFail(self, {
+    duration: Duration.millis(firstByte),
+    onTimeout: () =>
+      new Failure.Timeout({ place, said: Failure.said("no first byte"), phase: "first-byte", after: Duration.millis(firstByte) })
+  })
+  if (Option.isSome(options.send)) {
+    const after = options.send.value
+    out = Effect.timeoutFail(out, {
+      duration: after,
+      onTimeout: () => new Failure.Timeout({ place, said: Failure.said("send ceiling"), phase: "whole-send", after })
+    })
+  }
+  if (Option.isSome(options.watchdog)) out = Effect.raceFirst(out, watchdog(run, place, options.watchdog.value, probe, startedAt))
+  return out
+}
+
+const watchdog = (
+  run: Run,
+  place: Place.Place,
+  dog: Agent.Watchdog,
+  probe: (within: Duration.Duration) => Effect.Effect<boolean>,
+  startedAt: number
+): Effect.Effect<never, Failure.Failure> =>
+  Effect.gen(function*() {
+    let failed = 0
+    yield* Effect.sleep(dog.every)
+    while (true) {
+      if (yield* probe(dog.within)) {
+        failed = 0
+        yield* Effect.sleep(dog.every)
+        continue
+      }
+      failed += 1
+      const quiet = Duration.millis((yield* Clock.currentTimeMillis) - startedAt)
+      yield* run.notices.publish(Notice.Probing({ place, quiet, failed, of: dog.failures }))
+      if (failed >= dog.failures) {
+        return yield* new Failure.Unresponsive({ place, said: Failure.said(`${failed} probes failed`) })
+      }
+      yield* Effect.sleep(dog.retry)
+    }
+  })

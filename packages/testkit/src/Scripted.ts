@@ -1,0 +1,308 @@
+/**
+ * A scripted backend: for each place, a script of outcomes its turns play in order (the last one
+ * repeats), and counts of what was opened, closed, asked and probed, so every answer of the engine
+ * can be tested without real processes.
+ *
+ * @since 0.1.0
+ */
+import { Backend, Failure, Place } from "@fallback/core"
+import * as Context from "effect/Context"
+import * as Data from "effect/Data"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Stream from "effect/Stream"
+
+/**
+ * What one turn at a place does.
+ *
+ * - `Answer`: the session event, the text, then the result.
+ * - `Fail`: fails before sending anything.
+ * - `Hang`: the session event, then nothing ever again.
+ * - `Die`: the session event and `after` pieces of text, then the failure.
+ * - `Delay`: waits, then plays `then`.
+ * - `Decide`: plays what `decide` picks for the prompt sent.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type Outcome = Data.TaggedEnum<{
+  Answer: { readonly text: string }
+  Fail: { readonly failure: (place: Place.Place) => Failure.Failure }
+  Hang: {}
+  Die: { readonly after: number; readonly failure: (place: Place.Place) => Failure.Failure }
+  Delay: { readonly duration: Duration.Duration; readonly then: Outcome }
+  Decide: { readonly decide: (prompt: Backend.Prompt) => Outcome }
+}>
+
+/**
+ * Makes and matches {@link Outcome}s.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const Outcome = Data.taggedEnum<Outcome>()
+
+/**
+ * Answers with `text`.
+ *
+ * @since 0.1.0
+ * @category outcomes
+ */
+export const answer = (text: string): Outcome => Outcome.Answer({ text })
+
+/**
+ * Hangs after the session event.
+ *
+ * @since 0.1.0
+ * @category outcomes
+ */
+export const hang: Outcome = Outcome.Hang()
+
+/**
+ * Waits `duration`, then plays `then`.
+ *
+ * @since 0.1.0
+ * @category outcomes
+ */
+export const delay = (duration: Duration.DurationInput, then: Outcome): Outcome =>
+  Outcome.Delay({ duration: Duration.decode(duration), then })
+
+/**
+ * Plays what `decide` picks for the prompt.
+ *
+ * @since 0.1.0
+ * @category outcomes
+ */
+export const decide = (f: (prompt: Backend.Prompt) => Outcome): Outcome => Outcome.Decide({ decide: f })
+
+const said = (kind: Failure.Kind) => Failure.said(`scripted ${kind}`)
+
+const failures: { readonly [K in Failure.Kind]: (place: Place.Place) => Failure.Failure } = {
+  RateLimited: (place) => new Failure.RateLimited({ place, said: said("RateLimited") }),
+  QuotaExhausted: (place) => new Failure.QuotaExhausted({ place, said: said("QuotaExhausted") }),
+  AuthRefused: (place) => new Failure.AuthRefused({ place, said: said("AuthRefused") }),
+  ModelNotFound: (place) => new Failure.ModelNotFound({ place, said: said("ModelNotFound") }),
+  StoreBusy: (place) => new Failure.StoreBusy({ place, said: said("StoreBusy") }),
+  ConnectionLost: (place) => new Failure.ConnectionLost({ place, said: said("ConnectionLost") }),
+  Killed: (place) => new Failure.Killed({ place, said: said("Killed"), signal: "SIGKILL" }),
+  NotInstalled: (place) =>
+    new Failure.NotInstalled({ place, said: said("NotInstalled"), install: `npm install -g ${place.cli}` }),
+  ContextTooLong: (place) => new Failure.ContextTooLong({ place, said: said("ContextTooLong") }),
+  Timeout: (place) =>
+    new Failure.Timeout({ place, said: said("Timeout"), phase: "whole-send", after: Duration.seconds(600) }),
+  Unresponsive: (place) => new Failure.Unresponsive({ place, said: said("Unresponsive") }),
+  Unknown: (place) => new Failure.Unknown({ place, said: said("Unknown") })
+}
+
+/**
+ * The failure of a kind at a place, with what a scripted backend says about it.
+ *
+ * @since 0.1.0
+ * @category outcomes
+ */
+export const failureOf = (kind: Failure.Kind, place: Place.Place): Failure.Failure => failures[kind](place)
+
+/**
+ * Fails with a failure of `kind`, or with the failure `make` builds for the place.
+ *
+ * @since 0.1.0
+ * @category outcomes
+ */
+export const fail = (kind: Failure.Kind | ((place: Place.Place) => Failure.Failure)): Outcome =>
+  Outcome.Fail({ failure: typeof kind === "string" ? failures[kind] : kind })
+
+/**
+ * Sends `after` pieces of text, then fails with `kind`.
+ *
+ * @since 0.1.0
+ * @category outcomes
+ */
+export const die = (after: number, kind: Failure.Kind): Outcome => Outcome.Die({ after, failure: failures[kind] })
+
+/**
+ * A script: for each place (written `CLI[@ACCOUNT]/MODEL`), the outcomes of its turns in order;
+ * the last repeats, and a place with no script answers `ok from <place>`. `capabilities` are per
+ * CLI (everything on when not said); `checks` are the outcomes of a place's health checks in
+ * order (true when not said; the last repeats; `"hang"` never answers).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Script {
+  readonly places: Readonly<Record<string, ReadonlyArray<Outcome>>>
+  readonly capabilities?: Readonly<Record<string, Partial<Backend.Capabilities>>>
+  readonly checks?: Readonly<Record<string, ReadonlyArray<boolean | "hang">>>
+  readonly clis?: ReadonlyArray<string>
+}
+
+/**
+ * What a scripted place saw.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Seen {
+  /** Sessions opened. */
+  readonly opens: number
+  /** Sessions closed. */
+  readonly closes: number
+  /** Turns asked (requests). */
+  readonly turns: number
+  /** Health checks asked. */
+  readonly checks: number
+  /** The prompts sent, in order. */
+  readonly prompts: ReadonlyArray<Backend.Prompt>
+  /** The session each open resumed, if any, in order. */
+  readonly resumed: ReadonlyArray<string | undefined>
+  /** When each turn was asked (Clock millis). */
+  readonly at: ReadonlyArray<number>
+}
+
+/**
+ * The counts of a scripted backend.
+ *
+ * @since 0.1.0
+ * @category services
+ */
+export class Scripted extends Context.Tag("@fallback/testkit/Scripted")<Scripted, {
+  /** What a place saw so far. */
+  readonly seen: (place: string) => Seen
+  /** Every place that saw a request, in the order of their first. */
+  readonly asked: () => ReadonlyArray<string>
+  /** Requests over every place. */
+  readonly requests: () => number
+}>() {
+  /**
+   * The scripted backends (one per CLI named) and their counts.
+   *
+   * @since 0.1.0
+   */
+  static readonly layer = (script: Script): Layer.Layer<Scripted | Backend.Backends> => {
+    const book = new Map<string, Counts>()
+    const asked: Array<string> = []
+    const of = (place: string): Counts => {
+      const found = book.get(place)
+      if (found !== undefined) return found
+      const made: Counts = { opens: 0, closes: 0, turns: 0, checks: 0, prompts: [], resumed: [], at: [] }
+      book.set(place, made)
+      return made
+    }
+    const clis = new Set([
+      ...Object.keys(script.places).map((place) => place.slice(0, place.search(/[@/]/))),
+      ...Object.keys(script.capabilities ?? {}),
+      ...(script.clis ?? [])
+    ])
+    const backends = [...clis].map((cli) => backend(cli, script, of, asked))
+    return Layer.merge(
+      Backend.Backends.layer(backends),
+      Layer.succeed(
+        Scripted,
+        Scripted.of({
+          seen: (place) => ({ ...of(place) }),
+          asked: () => [...asked],
+          requests: () => [...book.values()].reduce((sum, counts) => sum + counts.turns, 0)
+        })
+      )
+    )
+  }
+}
+
+interface Counts {
+  opens: number
+  closes: number
+  turns: number
+  checks: number
+  prompts: Array<Backend.Prompt>
+  resumed: Array<string | undefined>
+  at: Array<number>
+}
+
+const backend = (
+  cli: string,
+  script: Script,
+  of: (place: string) => Counts,
+  asked: Array<string>
+): Backend.Backend => {
+  const capabilities: Backend.Capabilities = {
+    webSearchOff: true,
+    callbacks: true,
+    resume: true,
+    models: [],
+    ...script.capabilities?.[cli]
+  }
+  return {
+    cli,
+    capabilities,
+    open: (place, _account, _settings, opening) =>
+      Effect.acquireRelease(
+        Effect.sync(() => {
+          const name = Place.format(place)
+          const counts = of(name)
+          counts.opens += 1
+          counts.resumed.push(opening.resume)
+          const id = opening.resume ?? `${name}#${counts.opens}`
+          return {
+            id,
+            turn: (prompt) =>
+              Stream.unwrap(Effect.gen(function*() {
+                const now = yield* Effect.clockWith((clock) => clock.currentTimeMillis)
+                if (counts.turns === 0 && !asked.includes(name)) asked.push(name)
+                const outcomes = script.places[name] ?? [answer(`ok from ${name}`)]
+                const outcome = outcomes[Math.min(counts.turns, outcomes.length - 1)]!
+                counts.turns += 1
+                counts.prompts.push(prompt)
+                counts.at.push(now)
+                return play(outcome, place, id, prompt)
+              }))
+          } satisfies Backend.Session
+        }),
+        () => Effect.sync(() => void (of(Place.format(place)).closes += 1))
+      ),
+    check: (place) =>
+      Effect.suspend(() => {
+        const name = Place.format(place)
+        const counts = of(name)
+        const outcomes = script.checks?.[name] ?? [true]
+        const outcome = outcomes[Math.min(counts.checks, outcomes.length - 1)]
+        counts.checks += 1
+        return outcome === "hang"
+          ? Effect.never
+          : outcome === true
+          ? Effect.void
+          : Effect.fail(new Failure.Unresponsive({ place, said: Failure.said("scripted failed check") }))
+      })
+  }
+}
+
+const started = (id: string) => Stream.make(Backend.Event.SessionStarted({ sessionId: id }))
+
+const play = (
+  outcome: Outcome,
+  place: Place.Place,
+  id: string,
+  prompt: Backend.Prompt
+): Stream.Stream<Backend.Event, Failure.Failure> =>
+  Outcome.$match(outcome, {
+    Answer: ({ text }) =>
+      Stream.concat(
+        started(id),
+        Stream.make(
+          Backend.Event.Text({ text }),
+          Backend.Event.Result({ text, usage: { input: Backend.tokens(prompt), output: Math.ceil(text.length / 4) } })
+        )
+      ),
+    Fail: ({ failure }) => Stream.fail(failure(place)),
+    Hang: () => Stream.concat(started(id), Stream.never),
+    Die: ({ after, failure }) =>
+      Stream.concat(
+        started(id),
+        Stream.concat(
+          Stream.fromIterable(Array.from({ length: after }, (_, i) => Backend.Event.Text({ text: `part ${i + 1} ` }))),
+          Stream.fail(failure(place))
+        )
+      ),
+    Delay: ({ duration, then }) =>
+      Stream.concat(Stream.drain(Stream.fromEffect(Effect.sleep(duration))), play(then, place, id, prompt)),
+    Decide: ({ decide }) => play(decide(prompt), place, id, prompt)
+  })
