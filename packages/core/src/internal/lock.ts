@@ -63,12 +63,12 @@ export const withLock = <E2>(
   const acquire = Effect.gen(function*() {
     const token = `${host.pid} ${(yield* Random.nextInt).toString(36)}`
     const giveUpAt = (yield* Clock.currentTimeMillis) + Duration.toMillis(patience)
-    while (true) {
-      if (yield* Effect.mapError(create(token), failed)) {
+    for (let tries = 0;; tries++) {
+      const seen = yield* readLock
+      if (seen === "" && (yield* Effect.mapError(create(token), failed))) {
         yield* sweep(fs, path, file)
         return token
       }
-      const seen = yield* readLock
       if (seen !== "" && !host.isRunning(holderOf(seen))) {
         yield* takeOver(seen, token)
         continue
@@ -79,7 +79,7 @@ export const withLock = <E2>(
           holder: seen === "" ? "another process" : `process ${holderOf(seen)}`
         }))
       }
-      yield* Effect.sleep(Duration.millis(2 + (yield* Random.nextIntBetween(0, 10))))
+      yield* Effect.sleep(Duration.millis(1 + (yield* Random.nextIntBetween(0, Math.min(2 ** tries, 25)))))
     }
   })
   const release = (token: string) =>
