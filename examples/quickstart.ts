@@ -1,10 +1,11 @@
 /**
- * What fallback reads and waits with, printed: the six wait ladders and a few places parsed.
+ * What fallback reads and waits with, printed: the six wait ladders, a few places parsed, and a
+ * chain of steps written the way a script writes them.
  *
  *   npm start
  */
-import { Duration, Either } from "effect"
-import { Place, Policy } from "@fallback/core"
+import { Duration, Effect, Either } from "effect"
+import { Place, Policy, Steps } from "@fallback/core"
 
 const seconds = (waits: ReadonlyArray<Duration.Duration>) =>
   waits.map((wait) => `${Duration.toSeconds(wait)}s`).join(", ")
@@ -27,12 +28,23 @@ const places = [
   })
 )
 
+const chain = Effect.gen(function*() {
+  const steps = yield* Steps.Steps
+  yield* steps.points("claude@work/claude-opus-5", "codex@key/gpt-5.6-sol")
+  yield* steps.points("codex@key/gpt-5.6-sol", "dsh/deepseek-v4-flash")
+  yield* steps.retrying("claude@work/claude-opus-5", 3, "exponential", Duration.seconds(90))
+  return (yield* steps.chain("claude@work/claude-opus-5")).map(Place.format)
+}).pipe(Effect.provide(Steps.Steps.layerMemory))
+
 console.log(
   [
     "The waits before the 2nd, 3rd, 4th… try (8 tries):",
     ...ladders,
     "",
     "Places, written CLI[@ACCOUNT]/MODEL:",
-    ...places
+    ...places,
+    "",
+    "steps.chain(\"claude@work/claude-opus-5\"):",
+    `  ${JSON.stringify(Effect.runSync(chain))}`
   ].join("\n")
 )
