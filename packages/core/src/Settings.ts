@@ -53,7 +53,7 @@ export interface Honours {
  */
 export const refusal = (settings: Settings, honours: Honours): Option.Option<string> =>
   !settings.webSearch && !honours.webSearchOff
-    ? Option.some("it cannot be told not to search the web")
+    ? Option.some("cannot be told not to search the web")
     : settings.callbacks.length > 0 && !honours.callbacks
-    ? Option.some("it cannot be given callbacks")
+    ? Option.some("cannot be given callbacks")
     : Option.none()

@@ -52,7 +52,10 @@ export const world = (setup: Setup) => {
     Layer.provide(ConfigFile.Store.layerMemory())
   )
   const base = Layer.mergeAll(
-    Scripted.Scripted.layer(setup.script),
+    Scripted.Scripted.layer({
+      ...setup.script,
+      clis: [...(setup.script.clis ?? []), ...(setup.chain ?? []).map((place) => place.slice(0, place.search(/[@/]/)))]
+    }),
     store,
     Health.Health.layerMemory(setup.breaker),
     heard.pipe(Layer.provideMerge(Heard.Default))

@@ -1,0 +1,242 @@
+import { Agent, Backend, Compactor, Failure, Health, Place, Settings, Steps } from "@fallback/core"
+import { describe, expect, it } from "@effect/vitest"
+import { Chunk, Effect, Exit, Fiber, Layer, Option, Scope, Stream, TestClock } from "effect"
+import { Scripted } from "../src/index.js"
+import { Heard, texts, world } from "./world.js"
+
+const [a, b, c, d] = ["claude/a", "codex/b", "gemini/c", "opencode/d"]
+
+const collect = (agent: Agent.Agent, prompt: string) => Stream.runCollect(agent.turn(prompt)).pipe(Effect.map(Chunk.toArray))
+
+describe("Agent", () => {
+  it.effect("laziness: a chain of 4 places whose first answers builds no stand-in", () =>
+    Effect.gen(function*() {
+      const scope = yield* Scope.make()
+      const agent = yield* Scope.extend(Agent.make(a), scope)
+      expect(yield* Agent.ask(agent, "one")).toBe(`ok from ${a}`)
+      expect(yield* Agent.ask(agent, "two")).toBe(`ok from ${a}`)
+      const scripted = yield* Scripted.Scripted
+      expect([a, b, c, d].map((place) => scripted.seen(place).opens)).toEqual([1, 0, 0, 0])
+      yield* Scope.close(scope, Exit.void)
+      expect(scripted.seen(a).closes).toBe(1)
+    }).pipe(Effect.provide(world({ script: { places: {} }, chain: [a, b, c, d] }))))
+
+  it.effect("laziness: moving twice builds exactly 2 stand-ins, once each, released when the agent's scope closes", () =>
+    Effect.gen(function*() {
+      const scope = yield* Scope.make()
+      const agent = yield* Scope.extend(Agent.make(a), scope)
+      expect(yield* Agent.ask(agent, "one")).toBe(`ok from ${c}`)
+      expect(yield* Agent.ask(agent, "two")).toBe(`ok from ${c}`)
+      expect(yield* Agent.ask(agent, "three")).toBe(`ok from ${c}`)
+      const scripted = yield* Scripted.Scripted
+      expect([b, c, d].map((place) => scripted.seen(place).opens)).toEqual([1, 1, 0])
+      expect([b, c, d].map((place) => scripted.seen(place).closes)).toEqual([0, 0, 0])
+      yield* Scope.close(scope, Exit.void)
+      expect([a, b, c, d].map((place) => scripted.seen(place).closes)).toEqual([1, 1, 1, 0])
+    }).pipe(Effect.provide(world({
+      script: { places: { [a]: [Scripted.fail("ModelNotFound")], [b]: [Scripted.fail("ModelNotFound")] } },
+      chain: [a, b, c, d]
+    }))))
+
+  it.scoped("moved stays moved: later turns go straight to where the agent moved", () =>
+    Effect.gen(function*() {
+      const agent = yield* Agent.make("claude@work/a")
+      yield* Agent.ask(agent, "one")
+      yield* Agent.ask(agent, "two")
+      const scripted = yield* Scripted.Scripted
+      expect(scripted.seen("claude@work/a").turns).toBe(1)
+      expect(scripted.seen("claude@home/a").turns).toBe(2)
+      expect(Place.format(yield* agent.at)).toBe("claude@home/a")
+      expect(agent.origin).toEqual(Place.Place.make({ cli: "claude", account: "work", model: "a" }))
+    }).pipe(Effect.provide(world({
+      script: { places: { "claude@work/a": [Scripted.fail("AuthRefused")] } },
+      accounts: { claude: ["work", "home"] }
+    }))))
+
+  it.scoped("the account chain carries the conversation: resumed by session id, history kept", () =>
+    Effect.gen(function*() {
+      const agent = yield* Agent.make("claude@work/a")
+      yield* Agent.ask(agent, "one")
+      yield* Agent.ask(agent, "two")
+      const seen = (yield* Scripted.Scripted).seen("claude@home/a")
+      expect(seen.resumed).toEqual(["claude@work/a#1"])
+      expect(seen.prompts.map((p) => p.history.map((e) => e.prompt))).toEqual([["one"]])
+    }).pipe(Effect.provide(world({
+      script: { places: { "claude@work/a": [Scripted.answer("first"), Scripted.fail("QuotaExhausted")] } },
+      accounts: { claude: ["work", "home"] }
+    }))))
+
+  it.scoped("the place chain starts the stand-in fresh: a new session, no history carried", () =>
+    Effect.gen(function*() {
+      const agent = yield* Agent.make(a)
+      yield* Agent.ask(agent, "one")
+      yield* Agent.ask(agent, "two")
+      yield* Agent.ask(agent, "three")
+      const seen = (yield* Scripted.Scripted).seen(b)
+      expect(seen.resumed).toEqual([undefined])
+      expect(seen.prompts.map((p) => p.history.map((e) => e.prompt))).toEqual([[], ["two"]])
+    }).pipe(Effect.provide(world({
+      script: { places: { [a]: [Scripted.answer("first"), Scripted.fail("ModelNotFound")] } },
+      chain: [a, b]
+    }))))
+
+  it.scoped("no replay: a failure after the first content surfaces with what was delivered, and nothing moves", () =>
+    Effect.gen(function*() {
+      const agent = yield* Agent.make(a)
+      const delivered: Array<Backend.Event> = []
+      const exit = yield* Stream.runForEach(agent.turn("hi"), (event) => Effect.sync(() => delivered.push(event))).pipe(
+        Effect.exit
+      )
+      expect(texts(delivered)).toEqual(["part 1 ", "part 2 "])
+      expect(Exit.isFailure(exit) && Exit.causeOption(exit).pipe(Option.map((cause) => cause._tag))).toEqual(
+        Option.some("Fail")
+      )
+      const scripted = yield* Scripted.Scripted
+      expect(scripted.seen(a).turns).toBe(1)
+      expect(scripted.seen(b).turns).toBe(0)
+      expect((yield* Heard).notices).toEqual([])
+    }).pipe(Effect.provide(world({ script: { places: { [a]: [Scripted.die(2, "Unknown")] } }, chain: [a, b] }))))
+
+  it.scoped("session events before the first content are held back, and a hang after them still fails over", () =>
+    Effect.gen(function*() {
+      const agent = yield* Agent.make(a)
+      const fiber = yield* Effect.fork(collect(agent, "hi"))
+      yield* TestClock.adjust("30 seconds")
+      const events = yield* Fiber.join(fiber)
+      expect(events.map((e) => e._tag)).toEqual(["SessionStarted", "Text", "Result"])
+      expect(events[0]).toEqual(Backend.Event.SessionStarted({ sessionId: `${b}#1` }))
+    }).pipe(Effect.provide(world({ script: { places: { [a]: [Scripted.hang] } }, chain: [a, b] }))))
+
+  it.scoped("a setting the next backend cannot honour stops the walk: the turn fails as it failed, with a notice", () =>
+    Effect.gen(function*() {
+      const agent = yield* Agent.make(a, new Settings.Settings({ webSearch: false }))
+      const failure = yield* Effect.flip(Agent.ask(agent, "hi"))
+      expect(failure._tag).toBe("ModelNotFound")
+      expect((yield* Heard).lines()).toEqual([
+        "claude has no model a (retired or never there; every account of it shares the catalogue, so another place is what answers it); the turn fails here: codex cannot be told not to search the web"
+      ])
+      expect((yield* Scripted.Scripted).seen(b).opens).toBe(0)
+    }).pipe(Effect.provide(world({
+      script: { places: { [a]: [Scripted.fail("ModelNotFound")] }, capabilities: { codex: { webSearchOff: false } } },
+      chain: [a, b]
+    }))))
+
+  it.scoped("callbacks offered do not move to a backend that cannot be given them", () =>
+    Effect.gen(function*() {
+      const agent = yield* Agent.make(a, new Settings.Settings({ callbacks: ["approve"] }))
+      expect((yield* Effect.flip(Agent.ask(agent, "hi")))._tag).toBe("ModelNotFound")
+      expect((yield* Heard).lines()[0]).toMatch(/the turn fails here: codex cannot be given callbacks$/)
+    }).pipe(Effect.provide(world({
+      script: { places: { [a]: [Scripted.fail("ModelNotFound")] }, capabilities: { codex: { callbacks: false } } },
+      chain: [a, b]
+    }))))
+
+  it.scoped("ContextTooLong is taken once whatever a chain says", () =>
+    Effect.gen(function*() {
+      const agent = yield* Agent.make("claude@work/a")
+      expect((yield* Effect.flip(Agent.ask(agent, "hi")))._tag).toBe("ContextTooLong")
+      expect((yield* Scripted.Scripted).requests()).toBe(1)
+      expect((yield* Heard).lines()[0]).toMatch(/the turn fails here: it is taken once, whatever a chain says$/)
+    }).pipe(Effect.provide(world({
+      script: { places: { "claude@work/a": [Scripted.fail("ContextTooLong")] } },
+      chain: ["claude@work/a", b],
+      accounts: { claude: ["work", "home"] },
+      retrying: { "claude@work/a": [3, "constant"] }
+    }))))
+
+  const tooLong = Scripted.decide((prompt) =>
+    prompt.history.length > 1 ? Scripted.fail("ContextTooLong") : Scripted.answer(`fits with ${prompt.history.length}`)
+  )
+  const once = (compacted: { done: boolean }) =>
+    Layer.succeed(Compactor.Compactor, {
+      compact: (prompt) =>
+        Effect.sync(() => {
+          if (compacted.done) return Option.none()
+          compacted.done = true
+          return Option.some([{ prompt: "summary", answer: "of it all" }, ...prompt.history.slice(2)])
+        })
+    })
+
+  it.scoped("with a Compactor: compact and resend, then trim the oldest exchange and resend", () =>
+    Effect.gen(function*() {
+      const agent = yield* Agent.make(a)
+      for (const prompt of ["1", "2", "3", "4", "5"]) yield* Agent.ask(agent, prompt)
+      const seen = (yield* Scripted.Scripted).seen(a)
+      expect(seen.prompts.map((p) => p.history.map((e) => e.prompt))).toEqual([
+        [],
+        ["1"],
+        ["1", "2"],
+        ["summary"],
+        ["summary", "3"],
+        ["3"],
+        ["3", "4"],
+        ["4"]
+      ])
+      expect((yield* Heard).notices.map(({ notice }) => notice._tag === "Compacting" ? notice.how : notice._tag)).toEqual([
+        "compact",
+        "trim",
+        "trim"
+      ])
+    }).pipe(
+      Effect.provide(world({ script: { places: { [a]: [tooLong] } }, chain: [a, b] })),
+      Effect.provide(once({ done: false }))
+    ))
+
+  it.scoped("with a Compactor, a prompt too long on its own fails once nothing is left to trim", () =>
+    Effect.gen(function*() {
+      const agent = yield* Agent.make(a)
+      yield* Agent.ask(agent, "1")
+      expect((yield* Effect.flip(Agent.ask(agent, "2")))._tag).toBe("ContextTooLong")
+      expect((yield* Heard).lines().at(-1)).toMatch(/the turn fails here: nothing is left to trim$/)
+      expect((yield* Scripted.Scripted).seen(b).turns).toBe(0)
+    }).pipe(
+      Effect.provide(world({
+        script: { places: { [a]: [Scripted.answer("x"), Scripted.fail("ContextTooLong")] } },
+        chain: [a, b]
+      })),
+      Effect.provide(once({ done: true }))
+    ))
+
+  it.scoped("a turn that lands looks nothing up: no steps read, no notice, no health written", () =>
+    Effect.gen(function*() {
+      const agent = yield* Agent.make(a)
+      yield* Agent.ask(agent, "hi")
+      yield* Agent.ask(agent, "again")
+      expect(reads.count).toBe(0)
+      expect((yield* Heard).notices).toEqual([])
+      expect(yield* Effect.flatMap(Health.Health, (health) => health.snapshot)).toEqual([])
+    }).pipe(Effect.provide(counted), Effect.provide(world({ script: { places: {} }, chain: [a, b] }))))
+
+  it.scoped("a cooling place is skipped by the next agent without a request", () =>
+    Effect.gen(function*() {
+      yield* Agent.ask(yield* Agent.make("claude@work/a"), "hi")
+      const second = yield* Agent.make("claude@work/a")
+      expect(yield* Agent.ask(second, "hi")).toBe("ok from claude@home/a")
+      expect((yield* Scripted.Scripted).seen("claude@work/a").turns).toBe(1)
+      expect((yield* Heard).lines().slice(1)).toEqual([
+        "claude@work/a is cooling down until 1970-01-01T00:30:00.000Z; skipping it",
+        "claude has no quota left on this account (another account is what answers it); carrying on as home"
+      ])
+    }).pipe(Effect.provide(world({
+      script: { places: { "claude@work/a": [Scripted.fail("QuotaExhausted")] } },
+      accounts: { claude: ["work", "home"] }
+    }))))
+
+  it.scoped("a failure that no step answers ends the turn with a notice", () =>
+    Effect.gen(function*() {
+      const agent = yield* Agent.make(a)
+      expect(yield* Effect.flip(Agent.ask(agent, "hi"))).toBeInstanceOf(Failure.Unknown)
+      expect((yield* Heard).lines()).toEqual(["claude failed: scripted Unknown; the turn fails here: no account or place is left to try"])
+    }).pipe(Effect.provide(world({ script: { places: { [a]: [Scripted.fail("Unknown")] } } }))))
+})
+
+const reads = { count: 0 }
+const counted = Layer.effect(
+  Steps.Steps,
+  Effect.map(Steps.Steps, (steps) =>
+    Steps.Steps.of({
+      ...steps,
+      chain: (place) => Effect.suspend(() => (reads.count += 1, steps.chain(place))),
+      get: (place) => Effect.suspend(() => (reads.count += 1, steps.get(place)))
+    }))
+)

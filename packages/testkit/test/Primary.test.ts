@@ -1,0 +1,188 @@
+/**
+ * Conformance with the primary design (reference 000): every failure kind's answer, walked on the
+ * TestClock, with the tries, the waits to the millisecond, where the turn ends, and the notices.
+ */
+import { Agent, Failure, Health, Place, Preset } from "@fallback/core"
+import { describe, expect, it } from "@effect/vitest"
+import { Duration, Effect, Exit, Fiber, Option, TestClock } from "effect"
+import { Scripted } from "../src/index.js"
+import { Heard, world } from "./world.js"
+
+const work = "claude@work/opus"
+const home = "claude@home/opus"
+const codex = "codex/gpt"
+
+interface Row {
+  readonly kind: Failure.Kind
+  /** When each request at work went out. */
+  readonly work: ReadonlyArray<number>
+  /** Where the turn answered, and when. */
+  readonly ends: readonly [string, number] | "fails"
+  /** The notices, in order, as `time tag`. */
+  readonly notices: ReadonlyArray<string>
+  readonly retrying?: readonly [number, "constant"]
+}
+
+const rows: ReadonlyArray<Row> = [
+  {
+    kind: "RateLimited",
+    work: [0, 30_000],
+    ends: [home, 30_000],
+    notices: ["0 Retrying", "30000 Moving"]
+  },
+  { kind: "QuotaExhausted", work: [0], ends: [home, 0], notices: ["0 Moving"] },
+  { kind: "AuthRefused", work: [0], ends: [home, 0], notices: ["0 Moving"] },
+  { kind: "ModelNotFound", work: [0], ends: [codex, 0], notices: ["0 Moving"] },
+  {
+    kind: "StoreBusy",
+    work: [0, 1000, 2000, 3000],
+    ends: [codex, 3000],
+    notices: ["0 Retrying", "1000 Retrying", "2000 Retrying", "3000 Moving"]
+  },
+  { kind: "ConnectionLost", work: [0, 0], ends: [home, 0], notices: ["0 Retrying", "0 Moving"] },
+  { kind: "Killed", work: [0, 1000], ends: [home, 1000], notices: ["0 Retrying", "1000 Moving"] },
+  { kind: "NotInstalled", work: [0], ends: [codex, 0], notices: ["0 Moving"] },
+  { kind: "ContextTooLong", work: [0], ends: "fails", notices: ["0 Stopping"] },
+  { kind: "Timeout", work: [0], ends: [codex, 0], notices: ["0 Moving"] },
+  { kind: "Unresponsive", work: [0], ends: [codex, 0], notices: ["0 Moving"] },
+  { kind: "Unknown", work: [0], ends: [home, 0], notices: ["0 Moving"] },
+  {
+    kind: "Unknown",
+    work: [0, 1000, 2000],
+    ends: [home, 2000],
+    notices: ["0 Retrying", "1000 Retrying", "2000 Moving"],
+    retrying: [2, "constant"]
+  }
+]
+
+const setup = (row: Row) =>
+  world({
+    script: { places: { [work]: [Scripted.fail(row.kind)] } },
+    chain: [work, codex],
+    accounts: { claude: ["work", "home"] },
+    ...(row.retrying === undefined ? {} : { retrying: { [work]: row.retrying } })
+  })
+
+describe("primary preset (000): each kind's answer", () => {
+  it("answers every kind", () => {
+    expect(new Set(rows.map((row) => row.kind))).toEqual(new Set(Failure.kinds))
+  })
+
+  for (const row of rows) {
+    it.scoped(`${row.kind}${row.retrying ? ` with ${row.retrying[0]} ${row.retrying[1]} tries` : ""}`, () =>
+      Effect.gen(function*() {
+        const agent = yield* Agent.make(work, undefined, Preset.primary.options)
+        const fiber = yield* Effect.fork(Agent.ask(agent, "hello"))
+        yield* TestClock.adjust("1 hour")
+        const exit = yield* Fiber.await(fiber)
+        const scripted = yield* Scripted.Scripted
+        const heard = yield* Heard
+        expect(scripted.seen(work).at).toEqual(row.work)
+        expect(heard.timed()).toEqual(row.notices)
+        if (row.ends === "fails") {
+          expect(Exit.isFailure(exit)).toBe(true)
+          expect(scripted.requests()).toBe(row.work.length)
+          expect(yield* agent.at).toEqual(Place.Place.make({ cli: "claude", account: "work", model: "opus" }))
+        } else {
+          const [place, at] = row.ends
+          expect(exit).toEqual(Exit.succeed(`ok from ${place}`))
+          expect(scripted.seen(place).at).toEqual([at])
+          expect(Place.format(yield* agent.at)).toBe(place)
+          expect(scripted.requests()).toBe(row.work.length + 1)
+        }
+      }).pipe(Effect.provide(setup(row))))
+  }
+
+  it.scoped("the notices read as the reference page's lines", () =>
+    Effect.gen(function*() {
+      const agent = yield* Agent.make(work)
+      const fiber = yield* Effect.fork(Agent.ask(agent, "hello"))
+      yield* TestClock.adjust("1 minute")
+      yield* Fiber.join(fiber)
+      expect((yield* Heard).lines()).toEqual([
+        "claude is rate-limited (this account has spent its quota; another one, or a wait, is what answers it); trying again in 30s (1 of 1)",
+        "claude is rate-limited (this account has spent its quota; another one, or a wait, is what answers it); carrying on as home"
+      ])
+    }).pipe(Effect.provide(setup(rows[0]!))))
+
+  it.scoped("a wait is announced before it starts, and a Retry-After longer than 30 s is honoured", () =>
+    Effect.gen(function*() {
+      const agent = yield* Agent.make(work)
+      const fiber = yield* Effect.fork(Agent.ask(agent, "hello"))
+      yield* TestClock.adjust("0 millis")
+      const heard = yield* Heard
+      expect(heard.lines()[0]).toMatch(/trying again in 45s \(1 of 1\)$/)
+      yield* TestClock.adjust("44999 millis")
+      expect((yield* Scripted.Scripted).seen(work).at).toEqual([0])
+      yield* TestClock.adjust("1 millis")
+      expect((yield* Scripted.Scripted).seen(work).at).toEqual([0, 45_000])
+      expect(yield* Fiber.join(fiber)).toBe(`ok from ${home}`)
+    }).pipe(Effect.provide(world({
+      script: {
+        places: {
+          [work]: [Scripted.fail((place) => new Failure.RateLimited({ place, said: Failure.said("429"), retryAfter: Duration.seconds(45) }))]
+        }
+      },
+      accounts: { claude: ["work", "home"] }
+    }))))
+
+  it.scoped("quota: the place cools down until the time it names, and the notice says the account needs nothing else", () =>
+    Effect.gen(function*() {
+      const agent = yield* Agent.make(work)
+      expect(yield* Agent.ask(agent, "hello")).toBe(`ok from ${home}`)
+      const [entry] = yield* Effect.flatMap(Health.Health, (health) => health.snapshot)
+      expect(Place.format(entry!.place)).toBe(work)
+      expect(entry!.coolingUntil).toEqual(Option.some(Duration.toMillis(Duration.minutes(30))))
+    }).pipe(Effect.provide(setup(rows[1]!))))
+
+  it.scoped("refused credentials: the notice says the account it left needs signing in", () =>
+    Effect.gen(function*() {
+      const agent = yield* Agent.make(work)
+      yield* Agent.ask(agent, "hello")
+      expect((yield* Heard).lines()).toEqual([
+        "claude refused the credentials of account work (it needs signing in again; another account is what answers it); carrying on as home"
+      ])
+    }).pipe(Effect.provide(setup(rows[2]!))))
+
+  it.scoped("killed: the notice names the signal, and the session is reopened resuming its id", () =>
+    Effect.gen(function*() {
+      const agent = yield* Agent.make(work)
+      const fiber = yield* Effect.fork(Agent.ask(agent, "hello"))
+      yield* TestClock.adjust("1 second")
+      yield* Fiber.join(fiber)
+      expect((yield* Heard).lines()[0]).toBe(
+        "claude was killed by SIGKILL rather than answering (the machine may be out of memory); reopening and trying again in 1s (1 of 1)"
+      )
+      const seen = (yield* Scripted.Scripted).seen(work)
+      expect(seen.opens).toBe(2)
+      expect(seen.closes).toBe(1)
+      expect(seen.resumed).toEqual([undefined, `${work}#1`])
+    }).pipe(Effect.provide(setup(rows[6]!))))
+
+  it.scoped("not installed: the failure says which line installs it", () =>
+    Effect.gen(function*() {
+      const agent = yield* Agent.make(work)
+      yield* Agent.ask(agent, "hello")
+      expect((yield* Heard).lines()).toEqual([
+        "claude is not installed here (install it with: npm install -g claude); carrying on at codex/gpt"
+      ])
+    }).pipe(Effect.provide(setup(rows[7]!))))
+
+  it.scoped("a first byte that does not come in 30 s yields to the next place", () =>
+    Effect.gen(function*() {
+      const agent = yield* Agent.make(work)
+      const fiber = yield* Effect.fork(Agent.ask(agent, "hello"))
+      yield* TestClock.adjust("29999 millis")
+      expect((yield* Scripted.Scripted).seen(codex).turns).toBe(0)
+      yield* TestClock.adjust("1 millis")
+      expect(yield* Fiber.join(fiber)).toBe(`ok from ${codex}`)
+      expect((yield* Heard).lines()).toEqual([
+        "claude sent nothing within 30s (another place is what answers it); carrying on at codex/gpt"
+      ])
+      expect((yield* Scripted.Scripted).seen(work).closes).toBe(0)
+    }).pipe(Effect.provide(world({
+      script: { places: { [work]: [Scripted.hang] } },
+      chain: [work, codex],
+      accounts: { claude: ["work", "home"] }
+    }))))
+})
