@@ -20,7 +20,7 @@ const outcome: fc.Arbitrary<Scripted.Outcome> = fc.oneof(
 const presets = { primary: Preset.primary, escalating: Preset.escalating, breaker: Preset.breaker }
 
 const configuration = fc.record({
-  preset: fc.constantFrom("primary", "escalating", "breaker"),
+  preset: fc.constantFrom("primary" as const, "escalating" as const, "breaker" as const),
   chain: fc.shuffledSubarray(pool.slice(0, 4), { minLength: 1 }),
   scripts: fc.array(fc.array(outcome, { minLength: 1, maxLength: 4 }), { minLength: 5, maxLength: 5 }),
   retrying: fc.array(
