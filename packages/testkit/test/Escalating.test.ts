@@ -1,0 +1,200 @@
+/**
+ * Conformance with the escalating system (reference 002), every number of its page walked on the
+ * TestClock: timeouts 3 attempts 15 s apart; rate limit 30 min cooldown and 5, 10, 15 s then
+ * switch; quota 30 min cooldown and switch at once; context too long compacts, then trims; a hung
+ * stream probed every 30 s, a failed probe retried every 10 s, switching after 3; candidates skip
+ * the failed provider and too-small windows, are health-checked within 10 s, over 3 rounds; a
+ * pinned session never falls back; the stand-in starts fresh; a send is given 600 s.
+ */
+import { Agent, Compactor, Health, Preset } from "@fallback/core"
+import { describe, expect, it } from "@effect/vitest"
+import { Duration, Effect, Exit, Fiber, Layer, Option, TestClock } from "effect"
+import { Scripted } from "../src/index.js"
+import { Heard, type Setup, world } from "./world.js"
+
+const [a, a2, s, b] = ["claude/a", "claude/a2", "gemini/s", "codex/b"]
+const capabilities = {
+  claude: { models: [{ name: "a", provider: "anthropic" }, { name: "a2", provider: "anthropic" }] },
+  gemini: { models: [{ name: "s", provider: "google", contextWindow: 10 }] },
+  codex: { models: [{ name: "b", provider: "openai", contextWindow: 200_000 }] }
+}
+
+const escalating = (setup: Omit<Setup, "breaker">) =>
+  world({ ...setup, script: { capabilities, ...setup.script }, breaker: Preset.escalating.breaker })
+
+const turn = (prompt = "hello", options: Partial<Agent.Options> = {}) =>
+  Effect.gen(function*() {
+    const agent = yield* Agent.make(a, undefined, { ...Preset.escalating.options, ...options })
+    const fiber = yield* Effect.fork(Agent.ask(agent, prompt))
+    yield* TestClock.adjust("1 hour")
+    return yield* Fiber.await(fiber)
+  })
+
+const seen = (place: string) => Effect.map(Scripted.Scripted, (scripted) => scripted.seen(place))
+
+describe("escalating preset (002)", () => {
+  it.scoped("timeout: up to 3 attempts on the same model, 15 s apart, then the next model", () =>
+    Effect.gen(function*() {
+      expect(yield* turn()).toEqual(Exit.succeed(`ok from ${b}`))
+      expect((yield* seen(a)).at).toEqual([0, 15_000, 30_000])
+      expect((yield* seen(b)).at).toEqual([30_000])
+      expect((yield* Heard).timed()).toEqual(["0 Retrying", "15000 Retrying", "30000 Moving"])
+    }).pipe(Effect.provide(escalating({ script: { places: { [a]: [Scripted.fail("Timeout")] } }, chain: [a, b] }))))
+
+  it.scoped("send timeout: an attempt is given 600 s, whose probes keep answering, before it times out", () =>
+    Effect.gen(function*() {
+      expect(yield* turn()).toEqual(Exit.succeed(`ok from ${b}`))
+      expect((yield* seen(a)).at).toEqual([0, 615_000, 1_230_000])
+      expect((yield* seen(b)).at).toEqual([1_830_000])
+      expect((yield* seen(a)).checks).toBe(60)
+    }).pipe(Effect.provide(escalating({ script: { places: { [a]: [Scripted.hang] } }, chain: [a, b] }))))
+
+  it.scoped("rate limit: a 30-minute cooldown, the same model again after 5 s, 10 s, 15 s, then the next", () =>
+    Effect.gen(function*() {
+      expect(yield* turn()).toEqual(Exit.succeed(`ok from ${b}`))
+      expect((yield* seen(a)).at).toEqual([0, 5_000, 15_000, 30_000])
+      expect((yield* seen(b)).at).toEqual([30_000])
+      const [entry] = yield* Effect.flatMap(Health.Health, (health) => health.snapshot)
+      expect(entry!.coolingUntil).toEqual(Option.some(30_000 + 30 * 60_000))
+      expect((yield* Heard).lines().slice(0, 3).map((line) => line.replace(/^.*; /, ""))).toEqual([
+        "trying again in 5s (1 of 3)",
+        "trying again in 10s (2 of 3)",
+        "trying again in 15s (3 of 3)"
+      ])
+    }).pipe(Effect.provide(escalating({ script: { places: { [a]: [Scripted.fail("RateLimited")] } }, chain: [a, b] }))))
+
+  it.scoped("quota: a 30-minute cooldown and the next model at once; the cooled model is skipped until it ends", () =>
+    Effect.gen(function*() {
+      expect(yield* turn()).toEqual(Exit.succeed(`ok from ${b}`))
+      expect((yield* seen(a)).at).toEqual([0])
+      expect((yield* seen(b)).at).toEqual([0])
+      const [entry] = yield* Effect.flatMap(Health.Health, (health) => health.snapshot)
+      expect(entry!.coolingUntil).toEqual(Option.some(30 * 60_000))
+      const again = yield* Agent.make(a, undefined, Preset.escalating.options)
+      expect(yield* Agent.ask(again, "after the cooldown")).toBe(`ok from ${a}`)
+      expect((yield* seen(a)).at).toEqual([0, 3_600_000])
+    }).pipe(Effect.provide(escalating({
+      script: { places: { [a]: [Scripted.fail("QuotaExhausted"), Scripted.answer(`ok from ${a}`)] } },
+      chain: [a, b]
+    }))))
+
+  it.scoped("context too long: compact and resend; trim the oldest exchange and resend; abort when nothing is left", () =>
+    Effect.gen(function*() {
+      const agent = yield* Agent.make(a, undefined, Preset.escalating.options)
+      for (const prompt of ["1", "2", "3"]) yield* Agent.ask(agent, prompt)
+      expect((yield* Effect.flip(Agent.ask(agent, "4")))._tag).toBe("ContextTooLong")
+      expect((yield* seen(a)).prompts.map((p) => p.history.length)).toEqual([0, 1, 2, 1, 2, 1, 0])
+      expect((yield* Heard).notices.map(({ notice }) => notice._tag === "Compacting" ? notice.how : notice._tag)).toEqual([
+        "compact",
+        "trim",
+        "trim",
+        "Stopping"
+      ])
+      expect((yield* seen(b)).turns).toBe(0)
+    }).pipe(
+      Effect.provide(escalating({
+        script: {
+          places: {
+            [a]: [
+              Scripted.answer("x"),
+              Scripted.answer("y"),
+              Scripted.fail("ContextTooLong"),
+              Scripted.answer("compacted"),
+              Scripted.fail("ContextTooLong")
+            ]
+          }
+        },
+        chain: [a, b]
+      })),
+      Effect.provide(Layer.succeed(Compactor.Compactor, {
+        compact: (prompt) => Effect.succeed(prompt.history.length === 2 && prompt.history[0]!.prompt === "1"
+          ? Option.some([{ prompt: "summary", answer: "of 1 and 2" }])
+          : Option.none())
+      }))
+    ))
+
+  it.scoped("a hung stream: probed at 30 s, a failed probe retried every 10 s, the model switched after 3 failures", () =>
+    Effect.gen(function*() {
+      expect(yield* turn()).toEqual(Exit.succeed(`ok from ${b}`))
+      expect((yield* seen(b)).at).toEqual([80_000])
+      expect((yield* Heard).timed()).toEqual(["60000 Probing", "70000 Probing", "80000 Probing", "80000 Moving"])
+      expect((yield* Heard).lines()[0]).toBe("claude has sent nothing for 1m; probing it (1 of 3 probes failed so far)")
+    }).pipe(Effect.provide(escalating({
+      script: { places: { [a]: [Scripted.hang] }, checks: { [a]: [true, false] } },
+      chain: [a, b]
+    }))))
+
+  it.scoped("candidates: the failed model's provider and a too-small context window are skipped", () =>
+    Effect.gen(function*() {
+      expect(yield* turn("a prompt of some sixty characters, more than ten tokens long")).toEqual(
+        Exit.succeed(`ok from ${b}`)
+      )
+      expect((yield* seen(a2)).opens + (yield* seen(s)).opens).toBe(0)
+      expect((yield* Heard).notices.flatMap(({ notice }) => notice._tag === "Skipping" ? [notice.why] : [])).toEqual([
+        "provider",
+        "window"
+      ])
+    }).pipe(Effect.provide(escalating({ script: { places: { [a]: [Scripted.fail("Unknown")] } }, chain: [a, a2, s, b] }))))
+
+  it.scoped("candidates are health-checked within 10 s before use", () =>
+    Effect.gen(function*() {
+      expect(yield* turn()).toEqual(Exit.succeed(`ok from ${b}`))
+      expect((yield* seen("gemini/c")).checks).toBe(1)
+      expect((yield* seen("gemini/c")).turns).toBe(0)
+      expect((yield* seen(b)).at).toEqual([10_000])
+    }).pipe(Effect.provide(escalating({
+      script: { places: { [a]: [Scripted.fail("Unknown")] }, checks: { "gemini/c": ["hang"] } },
+      chain: [a, "gemini/c", b]
+    }))))
+
+  it.scoped("the candidate list is rebuilt for up to 3 rounds", () =>
+    Effect.gen(function*() {
+      expect(yield* turn()).toEqual(Exit.succeed(`ok from ${b}`))
+      expect((yield* seen(b)).checks).toBe(3)
+    }).pipe(Effect.provide(escalating({
+      script: { places: { [a]: [Scripted.fail("Unknown")] }, checks: { [b]: [false, false, true] } },
+      chain: [a, b]
+    }))))
+
+  it.scoped("after 3 rounds with no healthy candidate the turn aborts", () =>
+    Effect.gen(function*() {
+      const exit = yield* turn()
+      expect(Exit.isFailure(exit)).toBe(true)
+      expect((yield* seen(b)).checks).toBe(3)
+      expect((yield* seen(b)).turns).toBe(0)
+      expect((yield* Heard).lines().at(-1)).toMatch(/the turn fails here: no account or place is left to try$/)
+    }).pipe(Effect.provide(escalating({
+      script: { places: { [a]: [Scripted.fail("Unknown")] }, checks: { [b]: [false, false, false, true] } },
+      chain: [a, b]
+    }))))
+
+  it.scoped("a session pinned to a model never falls back", () =>
+    Effect.gen(function*() {
+      const exit = yield* turn("hello", { fallback: false })
+      expect(Exit.isFailure(exit)).toBe(true)
+      expect((yield* seen(a)).at).toEqual([0, 5_000, 15_000, 30_000])
+      expect((yield* seen(b)).opens).toBe(0)
+      expect((yield* Heard).lines().at(-1)).toMatch(/the turn fails here: the agent is pinned to its place$/)
+    }).pipe(Effect.provide(escalating({ script: { places: { [a]: [Scripted.fail("RateLimited")] } }, chain: [a, b] }))))
+
+  it.scoped("switching starts the stand-in fresh: no history, no session carried", () =>
+    Effect.gen(function*() {
+      const agent = yield* Agent.make(a, undefined, Preset.escalating.options)
+      yield* Agent.ask(agent, "one")
+      yield* Agent.ask(agent, "two")
+      const at = yield* seen(b)
+      expect(at.prompts.map((p) => p.history)).toEqual([[]])
+      expect(at.resumed).toEqual([undefined])
+    }).pipe(Effect.provide(escalating({
+      script: { places: { [a]: [Scripted.answer("first"), Scripted.fail("Unknown")] } },
+      chain: [a, b]
+    }))))
+
+  it("its numbers", () => {
+    const o = Preset.escalating.options
+    expect(Option.map(o.send, Duration.toSeconds)).toEqual(Option.some(600))
+    expect(Option.map(o.watchdog, (w) => [Duration.toSeconds(w.every), Duration.toSeconds(w.retry), w.failures, Duration.toSeconds(w.within)]))
+      .toEqual(Option.some([30, 10, 3, 10]))
+    expect([o.candidates.rounds, Option.map(o.candidates.check, Duration.toSeconds)]).toEqual([3, Option.some(10)])
+  })
+})
