@@ -1,0 +1,145 @@
+import * as Args from "@effect/cli/Args"
+import * as Command from "@effect/cli/Command"
+import * as Options from "@effect/cli/Options"
+import * as Accounts from "@fallback/core/Accounts"
+import * as ConfigFile from "@fallback/core/ConfigFile"
+import * as Console from "effect/Console"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as ParseResult from "effect/ParseResult"
+import * as Schema from "effect/Schema"
+import { config, editing, json } from "./config.js"
+import { table } from "./table.js"
+
+/**
+ * An account the command line was asked to add that is not one: the message says what to write.
+ *
+ * @internal
+ */
+export class InvalidAccount extends Schema.TaggedError<InvalidAccount>("@fallback/cli/InvalidAccount")(
+  "InvalidAccount",
+  { reason: Schema.String }
+) {
+  override get message(): string {
+    return this.reason
+  }
+}
+
+const cli = Args.text({ name: "cli" }).pipe(Args.withDescription("the CLI whose accounts these are (claude, codex…)"))
+const name = Args.text({ name: "name" }).pipe(Args.withDescription("the account's name, the @ACCOUNT of a place"))
+
+const describeEnv = (env: ConfigFile.Account["env"]) =>
+  Object.entries(env ?? {}).map(([key, value]) =>
+    typeof value === "string" ? `${key}=${value}` : `${key}=fromEnv:${value.fromEnv}`
+  ).join(" ")
+
+const show = Command.make("accounts", { config, json, cli: cli.pipe(Args.optional) }, ({ cli, config, json }) =>
+  Effect.gen(function*() {
+    const accounts = yield* Accounts.Accounts
+    const names = cli._tag === "Some" ? [cli.value] : Object.keys((yield* (yield* ConfigFile.Store).read).accounts).sort()
+    const rows = yield* Effect.forEach(names, (name) =>
+      Effect.map(accounts.list(name), (list) =>
+        list.map((account, i) => ({
+          cli: name,
+          order: i + 1,
+          name: account.name,
+          configDir: account.configDir ?? null,
+          env: account.env ?? {}
+        }))))
+    const flat = rows.flat()
+    if (json) return yield* Console.log(JSON.stringify(flat, null, 2))
+    if (flat.length === 0) {
+      return yield* Console.log(
+        `No accounts${cli._tag === "Some" ? ` for ${cli.value}` : ""} yet. Add one with: fallback accounts add CLI NAME`
+      )
+    }
+    yield* Console.log(table(
+      ["CLI", "#", "ACCOUNT", "CONFIG DIR", "ENVIRONMENT"],
+      flat.map((row) => [row.cli, String(row.order), row.name, row.configDir ?? "-", describeEnv(row.env) || "-"])
+    ))
+  }).pipe(Effect.provide(editing(config))))
+
+const configDir = Options.text("config-dir").pipe(
+  Options.withDescription("the CLI's own config folder for this account (CLAUDE_CONFIG_DIR, CODEX_HOME…)"),
+  Options.optional
+)
+
+const env = Options.text("env").pipe(
+  Options.withDescription("VAR=fromEnv:OTHER takes VAR from your variable OTHER; VAR=value for a plain setting"),
+  Options.repeated
+)
+
+const accountOf = (name: string, configDir: string | undefined, env: ReadonlyArray<string>) =>
+  Effect.gen(function*() {
+    const variables: Record<string, unknown> = {}
+    for (const pair of env) {
+      const at = pair.indexOf("=")
+      if (at <= 0) {
+        return yield* new InvalidAccount({ reason: `--env ${pair}: write VAR=fromEnv:OTHER or VAR=value` })
+      }
+      const value = pair.slice(at + 1)
+      variables[pair.slice(0, at)] = value.startsWith("fromEnv:") ? { fromEnv: value.slice("fromEnv:".length) } : value
+    }
+    const input = {
+      name,
+      ...(configDir === undefined ? {} : { configDir }),
+      ...(env.length === 0 ? {} : { env: variables })
+    }
+    return yield* Either.mapLeft(
+      Schema.decodeUnknownEither(ConfigFile.Account)(input),
+      (error) =>
+        new InvalidAccount({
+          reason: ParseResult.ArrayFormatter.formatErrorSync(error).map(({ message, path }) =>
+            path[0] === "env" && typeof path[1] === "string"
+              ? `--env ${path[1]}: ${
+                message.includes("secret")
+                  ? `looks like a secret; keep it in your environment and pass --env ${path[1]}=fromEnv:YOUR_VARIABLE`
+                  : "write VAR=fromEnv:OTHER (a variable name: letters, digits and _) or VAR=value"
+              }`
+              : `${path.length === 0 ? "the account" : path.map(String).join(".")}: ${message}`
+          ).join("; ")
+        })
+    )
+  })
+
+const add = Command.make("add", { config, cli, name, configDir, env }, ({ cli, config, configDir, env, name }) =>
+  Effect.gen(function*() {
+    const account = yield* accountOf(name, configDir._tag === "Some" ? configDir.value : undefined, env)
+    yield* (yield* Accounts.Accounts).add(cli, account)
+    yield* Console.log(`${cli}: added account ${name}`)
+  }).pipe(Effect.provide(editing(config)))).pipe(
+    Command.withDescription(
+      "Adds an account at the end of CLI's account chain.\n\n" +
+        "  fallback accounts add claude work --config-dir ~/.claude-work\n" +
+        "  fallback accounts add claude key --env ANTHROPIC_API_KEY=fromEnv:ANTHROPIC_KEY_2"
+    )
+  )
+
+const remove = Command.make("remove", { config, cli, name }, ({ cli, config, name }) =>
+  Effect.gen(function*() {
+    yield* (yield* Accounts.Accounts).remove(cli, name)
+    yield* Console.log(`${cli}: removed account ${name}`)
+  }).pipe(Effect.provide(editing(config)))).pipe(
+    Command.withDescription("Removes an account (refused while a step names it).\n\n  fallback accounts remove claude key")
+  )
+
+const order = Command.make("order", {
+  config,
+  cli,
+  names: Args.text({ name: "name" }).pipe(Args.repeated, Args.withDescription("every account, in the new order"))
+}, ({ cli, config, names }) =>
+  Effect.gen(function*() {
+    yield* (yield* Accounts.Accounts).order(cli, names)
+    yield* Console.log(`${cli}: ${names.join(" → ")}`)
+  }).pipe(Effect.provide(editing(config)))).pipe(
+    Command.withDescription("Puts CLI's accounts in the order given.\n\n  fallback accounts order claude key work")
+  )
+
+/** @internal */
+export const accounts = show.pipe(
+  Command.withDescription(
+    "The account chains: each CLI's accounts in the order a failed turn walks them.\n\n" +
+      "  fallback accounts\n  fallback accounts claude\n  fallback accounts add claude work --config-dir ~/.claude-work"
+  ),
+  Command.withSubcommands([add, remove, order])
+)

@@ -1,0 +1,186 @@
+import * as FileSystem from "@effect/platform/FileSystem"
+import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
+import { describe, expect, it } from "@effect/vitest"
+import { Duration, Effect, Either, FastCheck } from "effect"
+import { formatTime, parseTime } from "../src/internal/seconds.js"
+import { fallback } from "./run.js"
+
+const configFile = Effect.gen(function*() {
+  const fs = yield* FileSystem.FileSystem
+  return `${yield* fs.makeTempDirectoryScoped({ prefix: "fallback-cli-" })}/config.json`
+}).pipe(Effect.provide(NodeFileSystem.layer))
+
+const read = (file: string) =>
+  Effect.flatMap(FileSystem.FileSystem, (fs) => fs.readFileString(file)).pipe(
+    Effect.map((text) => JSON.parse(text) as unknown),
+    Effect.provide(NodeFileSystem.layer)
+  )
+
+describe("fallback (in process)", () => {
+  it.scoped("point, retry, list, chain and clear write and read the config file", () =>
+    Effect.gen(function*() {
+      const file = yield* configFile
+      expect(yield* fallback(file, "point", "claude/claude-opus-5", "codex/gpt-5.6-sol")).toEqual({
+        out: "claude/claude-opus-5 → codex/gpt-5.6-sol",
+        err: "",
+        ok: true
+      })
+      yield* fallback(file, "point", "codex/gpt-5.6-sol", "gemini/gemini-3-pro")
+      expect((yield* fallback(file, "retry", "claude/claude-opus-5", "--tries", "3", "--policy", "exponential", "--timeout", "90s")).out)
+        .toBe("claude/claude-opus-5: 3 tries beyond the first, exponential (1s, 2s, 4s), within 1m30s")
+      expect(yield* read(file)).toEqual({
+        steps: {
+          "claude/claude-opus-5": {
+            to: "codex/gpt-5.6-sol",
+            retrying: { tries: 3, policy: "exponential", timeout: 90 }
+          },
+          "codex/gpt-5.6-sol": { to: "gemini/gemini-3-pro" }
+        },
+        accounts: {}
+      })
+      expect((yield* fallback(file, "list")).out).toBe([
+        "PLACE                 TURNS GO TO          TRIES  POLICY       TIMEOUT",
+        "claude/claude-opus-5  codex/gpt-5.6-sol    3      exponential  1m30s",
+        "codex/gpt-5.6-sol     gemini/gemini-3-pro  -      -            -"
+      ].join("\n"))
+      expect(JSON.parse((yield* fallback(file, "list", "--json")).out)).toEqual([
+        { place: "claude/claude-opus-5", to: "codex/gpt-5.6-sol", tries: 3, policy: "exponential", timeout: 90 },
+        { place: "codex/gpt-5.6-sol", to: "gemini/gemini-3-pro", tries: null, policy: null, timeout: null }
+      ])
+      expect((yield* fallback(file, "chain", "claude/claude-opus-5")).out).toBe(
+        "claude/claude-opus-5 → codex/gpt-5.6-sol → gemini/gemini-3-pro"
+      )
+      expect(JSON.parse((yield* fallback(file, "chain", "claude/claude-opus-5", "--json")).out)).toEqual([
+        "claude/claude-opus-5",
+        "codex/gpt-5.6-sol",
+        "gemini/gemini-3-pro"
+      ])
+      expect((yield* fallback(file, "clear", "codex/gpt-5.6-sol")).out).toBe("codex/gpt-5.6-sol: cleared")
+      expect((yield* fallback(file, "clear", "codex/gpt-5.6-sol")).out).toBe(
+        "codex/gpt-5.6-sol: nothing was written against it"
+      )
+      expect((yield* fallback(file, "chain", "claude/claude-opus-5", "--json")).out).toBe(
+        "[\"claude/claude-opus-5\",\"codex/gpt-5.6-sol\"]"
+      )
+    }))
+
+  it.scoped("--config names another file than FALLBACK_CONFIG", () =>
+    Effect.gen(function*() {
+      const [one, other] = [yield* configFile, yield* configFile]
+      yield* fallback(one, "point", "claude/a", "codex/b", "--config", other)
+      expect((yield* fallback(one, "list")).out).toBe("No steps yet. Write one with: fallback point FROM TO")
+      expect((yield* fallback(one, "list", "--config", other)).out).toContain("claude/a  codex/b")
+    }))
+
+  it.scoped("accounts: add, list, order, remove, and what is refused", () =>
+    Effect.gen(function*() {
+      const file = yield* configFile
+      expect((yield* fallback(file, "accounts")).out).toBe("No accounts yet. Add one with: fallback accounts add CLI NAME")
+      expect((yield* fallback(file, "accounts", "add", "claude", "work", "--config-dir", "/srv/claude-work")).out).toBe(
+        "claude: added account work"
+      )
+      yield* fallback(file, "accounts", "add", "claude", "key", "--env", "ANTHROPIC_API_KEY=fromEnv:ANTHROPIC_KEY_2", "--env", "ANTHROPIC_BASE_URL=http://127.0.0.1:8080")
+      expect((yield* fallback(file, "accounts", "claude")).out).toBe([
+        "CLI     #  ACCOUNT  CONFIG DIR        ENVIRONMENT",
+        "claude  1  work     /srv/claude-work  -",
+        "claude  2  key      -                 ANTHROPIC_API_KEY=fromEnv:ANTHROPIC_KEY_2 ANTHROPIC_BASE_URL=http://127.0.0.1:8080"
+      ].join("\n"))
+      expect((yield* fallback(file, "accounts", "order", "claude", "key", "work")).out).toBe("claude: key → work")
+      expect(JSON.parse((yield* fallback(file, "accounts", "--json")).out).map((a: { name: string }) => a.name)).toEqual([
+        "key",
+        "work"
+      ])
+      const secret = yield* fallback(file, "accounts", "add", "claude", "leak", "--env", "ANTHROPIC_API_KEY=sk-ant-api03-abcdefghijklmnopqrstuvw123")
+      expect(secret).toEqual({
+        out: "",
+        err: "fallback: --env ANTHROPIC_API_KEY: looks like a secret; keep it in your environment and pass --env ANTHROPIC_API_KEY=fromEnv:YOUR_VARIABLE",
+        ok: false
+      })
+      expect((yield* fallback(file, "accounts", "add", "claude", "odd", "--env", "NOEQUALS")).err).toBe(
+        "fallback: --env NOEQUALS: write VAR=fromEnv:OTHER or VAR=value"
+      )
+      yield* fallback(file, "point", "claude@key/claude-opus-5", "codex/gpt-5")
+      const named = yield* fallback(file, "accounts", "remove", "claude", "key")
+      expect(named.ok).toBe(false)
+      expect(named.err).toContain("claude@key/claude-opus-5 names the account \"key\", which is not set up for claude")
+      expect((yield* fallback(file, "accounts", "remove", "claude", "work")).out).toBe("claude: removed account work")
+      expect(JSON.stringify(yield* read(file))).not.toContain("sk-ant")
+    }))
+
+  it.scoped("waits prints every ladder, or one, as a table or JSON", () =>
+    Effect.gen(function*() {
+      const file = yield* configFile
+      expect((yield* fallback(file, "waits", "--tries", "4")).out).toBe([
+        "POLICY              WAITS BEFORE THE 2ND, 3RD… TRY (4 TRIES)",
+        "none                no wait at all",
+        "constant            1s, 1s, 1s, 1s",
+        "linear              1s, 2s, 3s, 4s",
+        "exponential         1s, 2s, 4s, 8s",
+        "exponential-jitter  anywhere up to 1s, 2s, 4s, 8s",
+        "fibonacci           1s, 1s, 2s, 3s"
+      ].join("\n"))
+      expect(JSON.parse((yield* fallback(file, "waits", "--policy", "exponential", "--tries", "8", "--json")).out)).toEqual([
+        { policy: "exponential", waits: [1, 2, 4, 8, 16, 32, 60, 60], jittered: false }
+      ])
+    }))
+
+  it.scoped("bad input is one readable line and a failure, never a stack trace", () =>
+    Effect.gen(function*() {
+      const file = yield* configFile
+      const cases: ReadonlyArray<readonly [ReadonlyArray<string>, string]> = [
+        [
+          ["point", "Claude/a", "codex/b"],
+          "fallback: \"Claude/a\" is not a place: the CLI \"Claude\" may hold only lowercase letters, digits and \"-\"; expected CLI[@ACCOUNT]/MODEL (e.g. claude@work/claude-opus-5)"
+        ],
+        [["point", "claude/a", "claude/a"], "fallback: the step at claude/a points at itself; a place cannot fall back to itself"],
+        [
+          ["retry", "claude/a", "--tries", "3", "--timeout", "soon"],
+          "fallback: \"soon\" is not a time; write seconds (90, 90s) or add a unit: 500ms, 2m, 1h, 0 for none"
+        ],
+        [
+          ["retry", "claude/a", "--tries", "-2"],
+          "fallback: tries is -2; tries is a whole number of goes beyond the first (0 or more) and timeout 0 or more"
+        ],
+        [
+          ["point", "claud/a", "codex/b"],
+          `fallback: ${file}: claud/a names the CLI "claud", which is not one fallback knows (did you mean claude?); known: claude, codex, gemini, opencode, antigravity`
+        ]
+      ]
+      for (const [args, err] of cases) expect(yield* fallback(file, ...args)).toEqual({ out: "", err, ok: false })
+    }))
+
+  it.scoped("a config file that does not read is named, and left as it was", () =>
+    Effect.gen(function*() {
+      const file = yield* configFile
+      const fs = yield* FileSystem.FileSystem
+      yield* fs.writeFileString(file, "{\"steps\": {\"claude/a\": {\"retrying\": {\"tries\": 3, \"policy\": \"jitter\"}}}}")
+      const ran = yield* fallback(file, "point", "claude/b", "codex/c")
+      expect(ran.err).toBe(
+        `fallback: ${file} is not a fallback config: at steps["claude/a"].retrying.policy: a policy is one of: none, constant, linear, exponential, exponential-jitter, fibonacci`
+      )
+      expect(yield* fs.readFileString(file)).toContain("jitter")
+    }).pipe(Effect.provide(NodeFileSystem.layer)))
+
+  it.scoped("an unknown command or option is the command line's own usage error", () =>
+    Effect.gen(function*() {
+      const file = yield* configFile
+      const ran = yield* fallback(file, "frobnicate")
+      expect(ran.ok).toBe(false)
+      expect(ran.err).toBe(
+        "Invalid subcommand for fallback - use one of 'list', 'point', 'retry', 'clear', 'chain', 'accounts', 'waits'\n"
+      )
+    }))
+
+  it.prop("times read back what they write", [FastCheck.integer({ min: 0, max: 10 * 3_600_000 })], ([millis]) => {
+    const duration = Duration.millis(millis)
+    expect(Either.map(parseTime(formatTime(duration)), Duration.toMillis)).toEqual(Either.right(millis))
+  })
+
+  it.prop("a bare number is seconds", [FastCheck.integer({ min: 0, max: 100_000 })], ([seconds]) => {
+    expect(Either.map(parseTime(String(seconds)), Duration.toSeconds)).toEqual(Either.right(seconds))
+  })
+
+  it("refuses what is not a time", () => {
+    for (const input of ["", "s", "-1", "1d", "1 m", "ten", "1.5.2s"]) expect(Either.isLeft(parseTime(input))).toBe(true)
+  })
+})
