@@ -3,6 +3,13 @@
  */
 
 /**
+ * A mock model provider on 127.0.0.1 that speaks the vendors' APIs and plays their faults.
+ *
+ * @since 0.1.0
+ */
+export * as MockProvider from "./MockProvider.js"
+
+/**
  * A scripted backend that plays outages on cue, and counts what it was asked.
  *
  * @since 0.1.0

@@ -1,0 +1,180 @@
+/**
+ * A mock model provider on 127.0.0.1: one loopback HTTP server that speaks enough of Anthropic
+ * Messages, OpenAI Responses and Chat Completions, and Gemini `streamGenerateContent` for the agent
+ * CLIs and the HTTP providers, plays the fault each request is given, in the vendor's own error
+ * shape, and counts what it was asked. It stops by itself after its lifetime (ten minutes).
+ *
+ * ```ts
+ * // Effect: scoped, stopped when the scope closes
+ * const mock = yield* MockProvider.make()
+ * yield* mock.script([{ fault: "rate-limit", times: 1, retryAfter: 5 }]) // then answers
+ * const counts = yield* mock.requests                                     // counts.byRoute.anthropic
+ *
+ * // plain Node, for scripts and other processes
+ * const mock = await MockProvider.start()
+ * // claude:   ANTHROPIC_BASE_URL=${mock.url}
+ * // codex:    model_providers.mock.base_url="${mock.url}/v1", wire_api="responses"
+ * // gemini:   GOOGLE_GEMINI_BASE_URL=${mock.url}
+ * // opencode: provider options.baseURL "${mock.url}/v1"
+ * await mock.stop()
+ * ```
+ *
+ * A request's fault is, first, the first scripted rule it matches (by route, model and key; a rule
+ * with `times` is used up); else `fault-<fault>` written in its model or its key (model
+ * `gpt-5.5-fault-quota`, key `key-fault-unauthorized`); else `context-too-long` when a context
+ * window is given for the model and the prompt is longer; else an answer. Another process scripts it
+ * over HTTP: `POST /_mock/script` with `{ "rules": [...] }`, `POST /_mock/reset`,
+ * `GET /_mock/requests`.
+ *
+ * @since 0.1.0
+ */
+import * as Context from "effect/Context"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import type * as Scope from "effect/Scope"
+import * as internal from "./internal/mockProvider.js"
+import * as wire from "./internal/mockWire.js"
+
+/**
+ * What a request is answered with.
+ *
+ * - `answer`: the model's answer (streamed when asked to stream).
+ * - `rate-limit`: 429 with `retry-after` and the vendor's rate-limit reset headers.
+ * - `quota`: the vendor's quota or billing error, with reset headers `quotaReset` seconds ahead.
+ * - `overloaded`: Anthropic 529, OpenAI and Gemini 503.
+ * - `server-error`: 500. `bad-gateway`: 502 with an HTML page.
+ * - `unauthorized`: 401 (Gemini: 400 `API_KEY_INVALID`, as Gemini answers a bad key).
+ * - `forbidden`: 403. `model-not-found`: 404. `context-too-long`: 400 in the vendor's words.
+ * - `reset`: the connection is reset (TCP RST) without a reply.
+ * - `refused`: this connection is reset and the server stops listening for `downFor` milliseconds,
+ *   so the requests after it are refused; {@link MockProvider.refusedUrl} refuses every time.
+ * - `hang`: nothing is ever sent. `stall`: the stream opens, sends a piece, then nothing more.
+ * - `cut`: the stream opens, sends a piece, then the connection is closed mid-body.
+ * - `stream-error`: the stream opens, then carries the vendor's in-band error (Anthropic
+ *   `overloaded_error`, Chat Completions and Responses `server_error`, Gemini `UNAVAILABLE`);
+ *   a request that did not ask to stream gets `server-error`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type Fault = wire.Fault
+
+/**
+ * Every fault, in the order of {@link Fault}.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const faults: ReadonlyArray<Fault> = wire.faults
+
+/**
+ * Which API a request called: Anthropic Messages, OpenAI Responses, Chat Completions, Gemini,
+ * the model list, or anything else (answered 404).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type Route = wire.Route
+
+/**
+ * One line of a script: the fault for requests that match its route, model and key (each matches
+ * anything when not said), `times` times (forever when not said), with its `retry-after` seconds,
+ * quota reset seconds, or answer text.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type Rule = internal.Rule
+
+/**
+ * How the mock runs: `lifetime` (ms, ten minutes), default `retryAfter` (30 s) and `quotaReset`
+ * (3600 s), `downFor` (ms a drawn `refused` stops listening, 2000), the answer `text`, and the
+ * context windows of models, in tokens at four characters a token.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type Options = internal.Options
+
+/**
+ * One request, as the mock saw it.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type Request = internal.Request
+
+/**
+ * What the mock was asked: the total, counts per route, model, key and fault, and every request
+ * in order.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type Counts = internal.Counts
+
+/**
+ * A running mock for plain Node: its URL, a URL that refuses connections, its script and counts,
+ * and `stop`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type Running = internal.Running
+
+/**
+ * Starts a mock outside Effect, on 127.0.0.1 and a free port; `stop` ends it and every connection.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const start = (options?: Options): Promise<Running> => internal.start(options)
+
+/**
+ * A running mock, as an Effect service.
+ *
+ * @since 0.1.0
+ * @category services
+ */
+export class MockProvider extends Context.Tag("@fallback/testkit/MockProvider")<MockProvider, {
+  /** `http://127.0.0.1:PORT`, without a path. */
+  readonly url: string
+  /** A loopback URL where nothing listens: every connection is refused. */
+  readonly refusedUrl: string
+  /** Replaces the script. */
+  readonly script: (rules: ReadonlyArray<Rule>) => Effect.Effect<void>
+  /** What it was asked so far. */
+  readonly requests: Effect.Effect<Counts>
+  /** Forgets the script and the counts. */
+  readonly reset: Effect.Effect<void>
+  /** Stops listening for a while: connections are refused, then it listens on the same port again. */
+  readonly refuse: (duration: Duration.DurationInput) => Effect.Effect<void>
+}>() {
+  /**
+   * A mock for the life of the layer.
+   *
+   * @since 0.1.0
+   */
+  static readonly layer = (options?: Options): Layer.Layer<MockProvider> => Layer.scoped(MockProvider, make(options))
+}
+
+/**
+ * Starts a mock for the life of the scope.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const make = (options?: Options): Effect.Effect<MockProvider["Type"], never, Scope.Scope> =>
+  Effect.map(
+    Effect.acquireRelease(Effect.promise(() => internal.start(options)), (running) => Effect.promise(running.stop)),
+    (running) =>
+      MockProvider.of({
+        url: running.url,
+        refusedUrl: running.refusedUrl,
+        script: (rules) => Effect.sync(() => running.script(rules)),
+        requests: Effect.sync(running.requests),
+        reset: Effect.sync(running.reset),
+        refuse: (duration) => Effect.promise(() => running.refuse(Duration.toMillis(duration)))
+      })
+  )

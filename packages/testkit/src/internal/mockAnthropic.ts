@@ -1,0 +1,115 @@
+/**
+ * Anthropic Messages as the mock provider speaks it: `POST /v1/messages`, plain or streamed, and
+ * errors as `{ type: "error", error: { type, message }, request_id }`.
+ */
+import type { Asked, Dialect, ErrorFault, Reply } from "./mockWire.js"
+import { badGateway, deltas, event, inSeconds, json, outputTokens, sse } from "./mockWire.js"
+
+const limits = (seconds: number): Record<string, string> => ({
+  "anthropic-ratelimit-requests-limit": "50",
+  "anthropic-ratelimit-requests-remaining": "0",
+  "anthropic-ratelimit-requests-reset": inSeconds(seconds),
+  "anthropic-ratelimit-tokens-reset": inSeconds(seconds)
+})
+
+const failed = (
+  status: number,
+  type: string,
+  message: string,
+  asked: Asked,
+  headers: Record<string, string> = {}
+): Reply =>
+  json(status, { type: "error", error: { type, message }, request_id: `req_${asked.id}` }, {
+    "request-id": `req_${asked.id}`,
+    ...headers
+  })
+
+const errors: { readonly [F in ErrorFault]: (asked: Asked) => Reply } = {
+  "rate-limit": (asked) =>
+    failed(
+      429,
+      "rate_limit_error",
+      "This request would exceed the rate limit for your organization of 50 requests per minute. " +
+        "For details, refer to: https://docs.claude.com/en/api/rate-limits.",
+      asked,
+      { "retry-after": String(asked.retryAfter), ...limits(asked.retryAfter) }
+    ),
+  quota: (asked) =>
+    failed(
+      400,
+      "invalid_request_error",
+      "Your credit balance is too low to access the Anthropic API. Please go to Plans & Billing to upgrade or " +
+        "purchase credits.",
+      asked,
+      limits(asked.quotaReset)
+    ),
+  overloaded: (asked) => failed(529, "overloaded_error", "Overloaded", asked),
+  "server-error": (asked) => failed(500, "api_error", "Internal server error", asked),
+  "bad-gateway": () => badGateway,
+  unauthorized: (asked) => failed(401, "authentication_error", "invalid x-api-key", asked),
+  forbidden: (asked) =>
+    failed(403, "permission_error", "Your API key does not have permission to use the specified resource.", asked),
+  "model-not-found": (asked) => failed(404, "not_found_error", `model: ${asked.model}`, asked),
+  "context-too-long": (asked) =>
+    failed(
+      400,
+      "invalid_request_error",
+      `prompt is too long: ${Math.max(asked.inputTokens, 200_001)} tokens > 200000 maximum`,
+      asked
+    )
+}
+
+const start = (asked: Asked): ReadonlyArray<string> => [
+  event({
+    type: "message_start",
+    message: {
+      id: `msg_${asked.id}`,
+      type: "message",
+      role: "assistant",
+      model: asked.model,
+      content: [],
+      stop_reason: null,
+      stop_sequence: null,
+      usage: { input_tokens: asked.inputTokens, output_tokens: 1 }
+    }
+  }, "message_start"),
+  event({ type: "content_block_start", index: 0, content_block: { type: "text", text: "" } }, "content_block_start"),
+  event({ type: "ping" }, "ping")
+]
+
+const delta = (text: string): string =>
+  event({ type: "content_block_delta", index: 0, delta: { type: "text_delta", text } }, "content_block_delta")
+
+/** @internal */
+export const anthropic: Dialect = {
+  answer: (asked) =>
+    asked.stream
+      ? sse([
+        ...start(asked),
+        ...deltas(asked.text).map(delta),
+        event({ type: "content_block_stop", index: 0 }, "content_block_stop"),
+        event({
+          type: "message_delta",
+          delta: { stop_reason: "end_turn", stop_sequence: null },
+          usage: { output_tokens: outputTokens(asked.text) }
+        }, "message_delta"),
+        event({ type: "message_stop" }, "message_stop")
+      ])
+      : json(200, {
+        id: `msg_${asked.id}`,
+        type: "message",
+        role: "assistant",
+        model: asked.model,
+        content: [{ type: "text", text: asked.text }],
+        stop_reason: "end_turn",
+        stop_sequence: null,
+        usage: { input_tokens: asked.inputTokens, output_tokens: outputTokens(asked.text) }
+      }),
+  error: (fault, asked) => errors[fault](asked),
+  opening: (asked) => sse([...start(asked), delta(deltas(asked.text)[0] ?? "")]),
+  streamError: (asked) =>
+    sse([
+      ...start(asked),
+      event({ type: "error", error: { type: "overloaded_error", message: "Overloaded" } }, "error")
+    ])
+}

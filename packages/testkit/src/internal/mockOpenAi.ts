@@ -1,0 +1,240 @@
+/**
+ * OpenAI as the mock provider speaks it: Chat Completions (`POST /v1/chat/completions`, plain or
+ * streamed) and Responses (`POST /v1/responses`, streamed), with errors as
+ * `{ error: { message, type, param, code } }`.
+ */
+import type { Asked, Dialect, ErrorFault, Reply } from "./mockWire.js"
+import { badGateway, deltas, event, json, maskKey, outputTokens, sse } from "./mockWire.js"
+
+const limits = (seconds: number): Record<string, string> => ({
+  "x-ratelimit-limit-requests": "500",
+  "x-ratelimit-remaining-requests": "0",
+  "x-ratelimit-reset-requests": `${seconds}s`,
+  "x-ratelimit-reset-tokens": `${seconds}s`
+})
+
+const failed = (
+  status: number,
+  type: string,
+  code: string | null,
+  message: string,
+  asked: Asked,
+  headers: Record<string, string> = {}
+): Reply =>
+  json(status, { error: { message, type, param: null, code } }, { "x-request-id": `req_${asked.id}`, ...headers })
+
+const errors: { readonly [F in ErrorFault]: (asked: Asked) => Reply } = {
+  "rate-limit": (asked) =>
+    failed(
+      429,
+      "requests",
+      "rate_limit_exceeded",
+      `Rate limit reached for ${asked.model} on requests per min (RPM): Limit 500, Used 500, Requested 1. ` +
+        `Please try again in ${asked.retryAfter}s.`,
+      asked,
+      { "retry-after": String(asked.retryAfter), ...limits(asked.retryAfter) }
+    ),
+  quota: (asked) =>
+    failed(
+      429,
+      "insufficient_quota",
+      "insufficient_quota",
+      "You exceeded your current quota, please check your plan and billing details.",
+      asked,
+      limits(asked.quotaReset)
+    ),
+  overloaded: (asked) =>
+    failed(503, "server_error", null, "The engine is currently overloaded, please try again later.", asked),
+  "server-error": (asked) =>
+    failed(500, "server_error", null, "The server had an error while processing your request. Sorry about that!", asked),
+  "bad-gateway": () => badGateway,
+  unauthorized: (asked) =>
+    failed(
+      401,
+      "invalid_request_error",
+      "invalid_api_key",
+      `Incorrect API key provided: ${maskKey(asked.key)}. You can find your API key at ` +
+        "https://platform.openai.com/account/api-keys.",
+      asked
+    ),
+  forbidden: (asked) =>
+    failed(
+      403,
+      "request_forbidden",
+      "unsupported_country_region_territory",
+      "Country, region, or territory not supported",
+      asked
+    ),
+  "model-not-found": (asked) =>
+    failed(
+      404,
+      "invalid_request_error",
+      "model_not_found",
+      `The model \`${asked.model}\` does not exist or you do not have access to it.`,
+      asked
+    ),
+  "context-too-long": (asked) =>
+    failed(
+      400,
+      "invalid_request_error",
+      "context_length_exceeded",
+      `This model's maximum context length is 128000 tokens. However, your messages resulted in ` +
+        `${Math.max(asked.inputTokens, 128_001)} tokens. Please reduce the length of the messages.`,
+      asked
+    )
+}
+
+const chunk = (asked: Asked, delta: Record<string, unknown>, finish: string | null): string =>
+  event({
+    id: `chatcmpl-${asked.id}`,
+    object: "chat.completion.chunk",
+    created: Math.floor(Date.now() / 1000),
+    model: asked.model,
+    choices: [{ index: 0, delta, finish_reason: finish }]
+  })
+
+const usage = (asked: Asked) => ({
+  prompt_tokens: asked.inputTokens,
+  completion_tokens: outputTokens(asked.text),
+  total_tokens: asked.inputTokens + outputTokens(asked.text)
+})
+
+/** @internal */
+export const chat: Dialect = {
+  answer: (asked) =>
+    asked.stream
+      ? sse([
+        chunk(asked, { role: "assistant", content: "" }, null),
+        ...deltas(asked.text).map((text) => chunk(asked, { content: text }, null)),
+        chunk(asked, {}, "stop"),
+        event({
+          id: `chatcmpl-${asked.id}`,
+          object: "chat.completion.chunk",
+          created: Math.floor(Date.now() / 1000),
+          model: asked.model,
+          choices: [],
+          usage: usage(asked)
+        }),
+        event("[DONE]")
+      ])
+      : json(200, {
+        id: `chatcmpl-${asked.id}`,
+        object: "chat.completion",
+        created: Math.floor(Date.now() / 1000),
+        model: asked.model,
+        choices: [{ index: 0, message: { role: "assistant", content: asked.text }, finish_reason: "stop" }],
+        usage: usage(asked)
+      }),
+  error: (fault, asked) => errors[fault](asked),
+  opening: (asked) =>
+    sse([
+      chunk(asked, { role: "assistant", content: "" }, null),
+      chunk(asked, { content: deltas(asked.text)[0] ?? "" }, null)
+    ]),
+  streamError: (asked) =>
+    sse([
+      chunk(asked, { role: "assistant", content: "" }, null),
+      event({
+        error: {
+          message: "The server had an error while processing your request. Sorry about that!",
+          type: "server_error",
+          param: null,
+          code: null
+        }
+      })
+    ])
+}
+
+const response = (asked: Asked, status: string, output: ReadonlyArray<unknown>, extra: Record<string, unknown> = {}) => ({
+  id: `resp_${asked.id}`,
+  object: "response",
+  created_at: Math.floor(Date.now() / 1000),
+  status,
+  model: asked.model,
+  output,
+  ...extra
+})
+
+const message = (asked: Asked, text: string, status: string) => ({
+  id: `msg_${asked.id}`,
+  type: "message",
+  status,
+  role: "assistant",
+  content: text === "" ? [] : [{ type: "output_text", text, annotations: [] }]
+})
+
+const sequenced = (events: ReadonlyArray<Record<string, unknown> & { readonly type: string }>): ReadonlyArray<string> =>
+  events.map((body, sequence_number) => event({ ...body, sequence_number }, body.type))
+
+const opened = (asked: Asked) => [
+  { type: "response.created", response: response(asked, "in_progress", []) },
+  { type: "response.in_progress", response: response(asked, "in_progress", []) },
+  { type: "response.output_item.added", output_index: 0, item: message(asked, "", "in_progress") },
+  {
+    type: "response.content_part.added",
+    item_id: `msg_${asked.id}`,
+    output_index: 0,
+    content_index: 0,
+    part: { type: "output_text", text: "", annotations: [] }
+  }
+]
+
+const textDelta = (asked: Asked, delta: string) => ({
+  type: "response.output_text.delta",
+  item_id: `msg_${asked.id}`,
+  output_index: 0,
+  content_index: 0,
+  delta
+})
+
+/** @internal */
+export const responses: Dialect = {
+  answer: (asked) => {
+    const done = message(asked, asked.text, "completed")
+    const completed = response(asked, "completed", [done], {
+      usage: {
+        input_tokens: asked.inputTokens,
+        input_tokens_details: { cached_tokens: 0 },
+        output_tokens: outputTokens(asked.text),
+        output_tokens_details: { reasoning_tokens: 0 },
+        total_tokens: asked.inputTokens + outputTokens(asked.text)
+      }
+    })
+    const events = [
+      ...opened(asked),
+      ...deltas(asked.text).map((delta) => textDelta(asked, delta)),
+      {
+        type: "response.output_text.done",
+        item_id: `msg_${asked.id}`,
+        output_index: 0,
+        content_index: 0,
+        text: asked.text
+      },
+      {
+        type: "response.content_part.done",
+        item_id: `msg_${asked.id}`,
+        output_index: 0,
+        content_index: 0,
+        part: { type: "output_text", text: asked.text, annotations: [] }
+      },
+      { type: "response.output_item.done", output_index: 0, item: done },
+      { type: "response.completed", response: completed }
+    ]
+    return asked.stream ? sse(sequenced(events)) : json(200, completed)
+  },
+  error: (fault, asked) => errors[fault](asked),
+  opening: (asked) => sse(sequenced([...opened(asked), textDelta(asked, deltas(asked.text)[0] ?? "")])),
+  streamError: (asked) =>
+    sse(sequenced([
+      ...opened(asked),
+      {
+        type: "response.failed",
+        response: response(asked, "failed", [], {
+          error: {
+            code: "server_error",
+            message: "The server had an error while processing your request. Sorry about that!"
+          }
+        })
+      }
+    ]))
+}

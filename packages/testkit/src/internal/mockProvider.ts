@@ -1,0 +1,356 @@
+/**
+ * The mock provider's server: one loopback listener that routes each request to a vendor's
+ * dialect, picks the fault it plays, plays it, and counts it.
+ */
+import * as Http from "node:http"
+import * as Net from "node:net"
+import { anthropic } from "./mockAnthropic.js"
+import { gemini } from "./mockGemini.js"
+import { chat, responses } from "./mockOpenAi.js"
+import type { Asked, Dialect, ErrorFault, Fault, Reply, Route } from "./mockWire.js"
+import { faults, json } from "./mockWire.js"
+
+/** @internal */
+export interface Rule {
+  readonly fault: Fault
+  readonly route?: Route | undefined
+  readonly model?: string | undefined
+  readonly key?: string | undefined
+  readonly times?: number | undefined
+  readonly retryAfter?: number | undefined
+  readonly quotaReset?: number | undefined
+  readonly text?: string | undefined
+}
+
+/** @internal */
+export interface Options {
+  readonly lifetime?: number | undefined
+  readonly retryAfter?: number | undefined
+  readonly quotaReset?: number | undefined
+  readonly downFor?: number | undefined
+  readonly text?: string | undefined
+  readonly contextWindows?: Readonly<Record<string, number>> | undefined
+}
+
+/** @internal */
+export interface Request {
+  readonly route: Route
+  readonly model: string
+  readonly key: string
+  readonly fault: Fault
+  readonly at: number
+}
+
+/** @internal */
+export interface Counts {
+  readonly total: number
+  readonly byRoute: Readonly<Record<string, number>>
+  readonly byModel: Readonly<Record<string, number>>
+  readonly byKey: Readonly<Record<string, number>>
+  readonly byFault: Readonly<Record<string, number>>
+  readonly log: ReadonlyArray<Request>
+}
+
+/** @internal */
+export interface Running {
+  readonly url: string
+  readonly port: number
+  readonly refusedUrl: string
+  readonly script: (rules: ReadonlyArray<Rule>) => void
+  readonly requests: () => Counts
+  readonly reset: () => void
+  readonly refuse: (millis: number) => Promise<void>
+  readonly stop: () => Promise<void>
+}
+
+const host = "127.0.0.1"
+
+const dialects: { readonly [R in Route]: Dialect } = {
+  anthropic,
+  responses,
+  chat,
+  gemini,
+  models: chat,
+  other: chat
+}
+
+const errorFaults: ReadonlySet<Fault> = new Set<Fault>([
+  "rate-limit",
+  "quota",
+  "overloaded",
+  "server-error",
+  "bad-gateway",
+  "unauthorized",
+  "forbidden",
+  "model-not-found",
+  "context-too-long"
+])
+
+const byLength = [...faults].sort((a, b) => b.length - a.length)
+
+/** The fault a name asks for: `fault-<name>` anywhere in it, not followed by a letter. */
+const named = (text: string): Fault | undefined =>
+  byLength.find((fault) => new RegExp(`fault-${fault}(?![a-z])`).test(text))
+
+const route = (method: string, path: string): Route =>
+  method === "POST" && /^\/v1\/messages$/.test(path)
+    ? "anthropic"
+    : method === "POST" && /^(\/v1)?\/responses$/.test(path)
+    ? "responses"
+    : method === "POST" && /^(\/v1)?\/chat\/completions$/.test(path)
+    ? "chat"
+    : method === "POST" && /^\/v1(beta)?\/models\/[^/]+:(stream)?[gG]enerateContent$/.test(path)
+    ? "gemini"
+    : method === "GET" && /^(\/v1)?\/models$/.test(path)
+    ? "models"
+    : "other"
+
+const keyOf = (request: Http.IncomingMessage, url: URL): string => {
+  const header = (name: string) => {
+    const value = request.headers[name]
+    return Array.isArray(value) ? value[0] : value
+  }
+  return header("x-api-key") ?? header("x-goog-api-key") ?? url.searchParams.get("key") ??
+    header("authorization")?.replace(/^Bearer\s+/i, "") ?? ""
+}
+
+const textLength = (value: unknown): number =>
+  typeof value === "string"
+    ? value.length
+    : Array.isArray(value)
+    ? value.reduce((sum: number, item) => sum + textLength(item), 0)
+    : typeof value === "object" && value !== null
+    ? Object.entries(value).reduce((sum, [name, item]) => name === "model" ? sum : sum + textLength(item), 0)
+    : 0
+
+const readBody = (request: Http.IncomingMessage): Promise<string> =>
+  new Promise((resolve, reject) => {
+    const parts: Array<Buffer> = []
+    request.on("data", (part: Buffer) => parts.push(part))
+    request.on("end", () => resolve(Buffer.concat(parts).toString("utf8")))
+    request.on("error", reject)
+  })
+
+const parse = (text: string): Record<string, unknown> => {
+  try {
+    const value: unknown = JSON.parse(text)
+    return typeof value === "object" && value !== null ? value as Record<string, unknown> : {}
+  } catch {
+    return {}
+  }
+}
+
+/** Writes a reply's pieces in order; `end` false leaves the body open (a stall, a cut to come). */
+const write = (response: Http.ServerResponse, reply: Reply, end = true): Promise<void> =>
+  new Promise((resolve) => {
+    response.writeHead(reply.status, reply.headers)
+    response.flushHeaders()
+    for (const piece of reply.body) response.write(piece)
+    if (end) response.end(() => resolve())
+    else response.write("", () => resolve())
+  })
+
+const count = (book: Record<string, number>, name: string) => {
+  book[name] = (book[name] ?? 0) + 1
+}
+
+/** Binds a port on 127.0.0.1 and lets it go: a URL nothing listens at. */
+const freePort = (): Promise<number> =>
+  new Promise((resolve, reject) => {
+    const probe = Net.createServer()
+    probe.once("error", reject)
+    probe.listen(0, host, () => {
+      const port = (probe.address() as Net.AddressInfo).port
+      probe.close(() => resolve(port))
+    })
+  })
+
+/**
+ * Starts the mock provider on 127.0.0.1 (port 0 unless said); it stops by itself after
+ * `lifetime` milliseconds (ten minutes unless said).
+ *
+ * @internal
+ */
+export const start = async (options: Options = {}, port = 0): Promise<Running> => {
+  let rules: Array<Rule & { left: number }> = []
+  let log: Array<Request> = []
+  let sequence = 0
+  const sockets = new Set<Net.Socket>()
+  const pending = new Set<Http.ServerResponse>()
+
+  const choose = (asked: Omit<Asked, "retryAfter" | "quotaReset" | "text" | "id">): Rule | undefined => {
+    const index = rules.findIndex((rule) =>
+      (rule.route === undefined || rule.route === asked.route) &&
+      (rule.model === undefined || rule.model === asked.model) &&
+      (rule.key === undefined || rule.key === asked.key)
+    )
+    const rule = rules[index]
+    if (rule === undefined) return undefined
+    rule.left -= 1
+    if (rule.left <= 0) rules.splice(index, 1)
+    return rule
+  }
+
+  const pickFault = (asked: Omit<Asked, "retryAfter" | "quotaReset" | "text" | "id">, rule: Rule | undefined): Fault => {
+    if (rule !== undefined) return rule.fault
+    const window = options.contextWindows?.[asked.model]
+    return named(asked.model) ?? named(asked.key) ??
+      (window !== undefined && asked.inputTokens > window ? "context-too-long" : "answer")
+  }
+
+  const hold = (response: Http.ServerResponse) => {
+    pending.add(response)
+    response.on("close", () => pending.delete(response))
+  }
+
+  const http = Http.createServer((request, response) => {
+    void serve(request, response)
+  })
+
+  const control = async (request: Http.IncomingMessage, response: Http.ServerResponse, path: string) => {
+    const body = parse(await readBody(request))
+    if (path === "/_mock/script" && request.method === "POST") {
+      running.script(Array.isArray(body.rules) ? body.rules as ReadonlyArray<Rule> : [])
+      return write(response, json(200, { ok: true }))
+    }
+    if (path === "/_mock/reset" && request.method === "POST") {
+      running.reset()
+      return write(response, json(200, { ok: true }))
+    }
+    if (path === "/_mock/requests") return write(response, json(200, running.requests()))
+    return write(response, json(404, { error: `no control ${request.method} ${path}` }))
+  }
+
+  const serve = async (request: Http.IncomingMessage, response: Http.ServerResponse) => {
+    const url = new URL(request.url ?? "/", `http://${host}`)
+    if (url.pathname.startsWith("/_mock/")) return control(request, response, url.pathname)
+    const text = await readBody(request)
+    const body = parse(text)
+    const which = route(request.method ?? "GET", url.pathname)
+    const model = which === "gemini"
+      ? decodeURIComponent(url.pathname.replace(/^.*\/models\/([^/:]+):.*$/, "$1"))
+      : typeof body.model === "string"
+      ? body.model
+      : ""
+    const base = {
+      route: which,
+      model,
+      key: keyOf(request, url),
+      stream: which === "gemini" ? url.pathname.includes(":stream") : body.stream === true,
+      inputTokens: Math.ceil(textLength(body) / 4)
+    }
+    const rule = choose(base)
+    const fault = pickFault(base, rule)
+    sequence += 1
+    log.push({ route: which, model, key: base.key, fault, at: Date.now() })
+    const asked: Asked = {
+      ...base,
+      id: `mock${sequence}`,
+      retryAfter: rule?.retryAfter ?? options.retryAfter ?? 30,
+      quotaReset: rule?.quotaReset ?? options.quotaReset ?? 3600,
+      text: rule?.text ?? options.text ?? `mock answer from ${model === "" ? "the mock provider" : model}`
+    }
+    if (which === "other") return write(response, json(404, { error: { message: `no route ${request.method} ${url.pathname}` } }))
+    if (which === "models" && fault === "answer") {
+      return write(response, json(200, { object: "list", data: [{ id: "mock-model", object: "model", owned_by: "mock" }] }))
+    }
+    return play(fault, asked, dialects[which], request, response)
+  }
+
+  const play = async (
+    fault: Fault,
+    asked: Asked,
+    dialect: Dialect,
+    request: Http.IncomingMessage,
+    response: Http.ServerResponse
+  ): Promise<void> => {
+    if (errorFaults.has(fault)) return write(response, dialect.error(fault as ErrorFault, asked))
+    switch (fault) {
+      case "answer":
+        return write(response, dialect.answer(asked))
+      case "reset":
+        request.socket.resetAndDestroy()
+        return
+      case "refused":
+        request.socket.resetAndDestroy()
+        return running.refuse(options.downFor ?? 2000)
+      case "hang":
+        hold(response)
+        return
+      case "stall":
+        hold(response)
+        return write(response, asked.stream ? dialect.opening(asked) : half(dialect.answer(asked)), false)
+      case "cut":
+        await write(response, asked.stream ? dialect.opening(asked) : half(dialect.answer(asked)), false)
+        request.socket.destroy()
+        return
+      case "stream-error":
+        return write(response, asked.stream ? dialect.streamError(asked) : dialect.error("server-error", asked))
+    }
+  }
+
+  const listen = (at: number): Promise<Net.Server> =>
+    new Promise((resolve, reject) => {
+      const front = Net.createServer((socket) => {
+        sockets.add(socket)
+        socket.on("close", () => sockets.delete(socket))
+        http.emit("connection", socket)
+      })
+      front.once("error", reject)
+      front.listen(at, host, () => resolve(front))
+    })
+
+  let front = await listen(port)
+  const bound = (front.address() as Net.AddressInfo).port
+  const refusedPort = await freePort()
+  let stopped = false
+
+  const close = (server: Net.Server): Promise<void> => new Promise((resolve) => server.close(() => resolve()))
+
+  const running: Running = {
+    url: `http://${host}:${bound}`,
+    port: bound,
+    refusedUrl: `http://${host}:${refusedPort}`,
+    script: (next) => {
+      rules = next.map((rule) => ({ ...rule, left: rule.times ?? Infinity }))
+    },
+    requests: () => {
+      const byRoute: Record<string, number> = {}
+      const byModel: Record<string, number> = {}
+      const byKey: Record<string, number> = {}
+      const byFault: Record<string, number> = {}
+      for (const entry of log) {
+        count(byRoute, entry.route)
+        count(byModel, entry.model)
+        count(byKey, entry.key)
+        count(byFault, entry.fault)
+      }
+      return { total: log.length, byRoute, byModel, byKey, byFault, log: [...log] }
+    },
+    reset: () => {
+      rules = []
+      log = []
+    },
+    refuse: async (millis) => {
+      front.close()
+      await new Promise((resolve) => setTimeout(resolve, millis))
+      if (!stopped) front = await listen(bound)
+    },
+    stop: async () => {
+      if (stopped) return
+      stopped = true
+      clearTimeout(timer)
+      for (const response of pending) response.destroy()
+      for (const socket of sockets) socket.destroy()
+      await Promise.all([close(front), close(http)])
+    }
+  }
+  const timer = setTimeout(() => void running.stop(), options.lifetime ?? 600_000)
+  timer.unref()
+  return running
+}
+
+const half = (reply: Reply): Reply => {
+  const whole = reply.body.join("")
+  return { ...reply, body: [whole.slice(0, Math.floor(whole.length / 2))] }
+}

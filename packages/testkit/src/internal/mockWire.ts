@@ -1,0 +1,112 @@
+/**
+ * What every vendor's dialect of the mock provider shares: the faults, what a request carried,
+ * and a reply as status, headers and the pieces of its body.
+ */
+
+/** @internal */
+export const faults = [
+  "answer",
+  "rate-limit",
+  "quota",
+  "overloaded",
+  "server-error",
+  "bad-gateway",
+  "unauthorized",
+  "forbidden",
+  "model-not-found",
+  "context-too-long",
+  "reset",
+  "refused",
+  "hang",
+  "stall",
+  "cut",
+  "stream-error"
+] as const
+
+/** @internal */
+export type Fault = typeof faults[number]
+
+/** The faults answered with an HTTP error in the vendor's own shape. */
+export type ErrorFault = Exclude<Fault, "answer" | "reset" | "refused" | "hang" | "stall" | "cut" | "stream-error">
+
+/** @internal */
+export const routes = ["anthropic", "responses", "chat", "gemini", "models", "other"] as const
+
+/** @internal */
+export type Route = typeof routes[number]
+
+/** What one request carried, as far as a reply needs it. */
+export interface Asked {
+  readonly route: Route
+  readonly model: string
+  readonly key: string
+  readonly stream: boolean
+  readonly inputTokens: number
+  readonly id: string
+  /** Seconds for `retry-after` and the vendor's rate-limit reset headers. */
+  readonly retryAfter: number
+  /** Seconds until a spent quota comes back, sent as the vendor's reset headers. */
+  readonly quotaReset: number
+  readonly text: string
+}
+
+/** A reply: status, headers, and the body's pieces, written in order. */
+export interface Reply {
+  readonly status: number
+  readonly headers: Readonly<Record<string, string>>
+  readonly body: ReadonlyArray<string>
+}
+
+/** How a vendor speaks: its answers, its errors, and the pieces of a stream cut short. */
+export interface Dialect {
+  readonly answer: (asked: Asked) => Reply
+  readonly error: (fault: ErrorFault, asked: Asked) => Reply
+  /** A stream's opening pieces: sent before a cut or a stall. */
+  readonly opening: (asked: Asked) => Reply
+  /** A stream that opens, then reports an error inside it (status 200). */
+  readonly streamError: (asked: Asked) => Reply
+}
+
+/** A JSON body. */
+export const json = (status: number, value: unknown, headers: Readonly<Record<string, string>> = {}): Reply => ({
+  status,
+  headers: { "content-type": "application/json", ...headers },
+  body: [JSON.stringify(value)]
+})
+
+/** An SSE stream of the given pieces. */
+export const sse = (pieces: ReadonlyArray<string>): Reply => ({
+  status: 200,
+  headers: { "content-type": "text/event-stream", "cache-control": "no-cache", connection: "keep-alive" },
+  body: pieces
+})
+
+/** One SSE event, named or not. */
+export const event = (data: unknown, name?: string): string =>
+  `${name === undefined ? "" : `event: ${name}\n`}data: ${typeof data === "string" ? data : JSON.stringify(data)}\n\n`
+
+/** A gateway's HTML page, the same whoever stands behind it. */
+export const badGateway: Reply = {
+  status: 502,
+  headers: { "content-type": "text/html" },
+  body: [
+    "<html>\r\n<head><title>502 Bad Gateway</title></head>\r\n<body>\r\n<center><h1>502 Bad Gateway</h1></center>\r\n" +
+    "<hr><center>nginx</center>\r\n</body>\r\n</html>\r\n"
+  ]
+}
+
+/** The text of an answer in three deltas. */
+export const deltas = (text: string): ReadonlyArray<string> => {
+  const third = Math.max(1, Math.ceil(text.length / 3))
+  return [text.slice(0, third), text.slice(third, 2 * third), text.slice(2 * third)].filter((piece) => piece !== "")
+}
+
+/** Output tokens of a text, at four characters a token. */
+export const outputTokens = (text: string): number => Math.max(1, Math.ceil(text.length / 4))
+
+/** A time `seconds` from now, as RFC 3339. */
+export const inSeconds = (seconds: number): string => new Date(Date.now() + seconds * 1000).toISOString()
+
+/** A key shown the way vendors echo it: the first three and last four characters. */
+export const maskKey = (key: string): string =>
+  key.length <= 8 ? "****" : `${key.slice(0, 3)}${"*".repeat(Math.max(4, key.length - 7))}${key.slice(-4)}`
