@@ -4,12 +4,11 @@
  *
  *   npm run bench:config
  */
-import { build } from "esbuild"
 import { spawn } from "node:child_process"
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { fileURLToPath } from "node:url"
+import { bundleWriter } from "../packages/core/test/fixtures/bundle.js"
 
 const folder = mkdtempSync(join(tmpdir(), "fallback-bench-"))
 const writer = join(folder, "writer.mjs")
@@ -33,16 +32,7 @@ const figures = (samples: Array<number>) => {
   return `median ${median.toFixed(0)} ms (min ${sorted[0]!.toFixed(0)}, max ${sorted.at(-1)!.toFixed(0)})`
 }
 
-await build({
-  entryPoints: [fileURLToPath(new URL("../packages/core/test/fixtures/writer.ts", import.meta.url))],
-  bundle: true,
-  platform: "node",
-  format: "esm",
-  target: "node20",
-  conditions: ["@fallback/source"],
-  outfile: writer,
-  logLevel: "warning"
-})
+await bundleWriter(writer)
 
 const repetitions = 5
 const many: Array<number> = []

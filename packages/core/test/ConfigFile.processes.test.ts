@@ -1,12 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { Either } from "effect"
-import { build } from "esbuild"
 import { type ChildProcess, spawn } from "node:child_process"
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { fileURLToPath } from "node:url"
 import { ConfigFile } from "../src/index.js"
+import { bundleWriter } from "./fixtures/bundle.js"
 
 let folder = ""
 let writer = ""
@@ -14,16 +13,7 @@ let writer = ""
 beforeAll(async () => {
   folder = mkdtempSync(join(tmpdir(), "fallback-writers-"))
   writer = join(folder, "writer.mjs")
-  await build({
-    entryPoints: [fileURLToPath(new URL("fixtures/writer.ts", import.meta.url))],
-    bundle: true,
-    platform: "node",
-    format: "esm",
-    target: "node20",
-    conditions: ["@fallback/source"],
-    outfile: writer,
-    logLevel: "warning"
-  })
+  await bundleWriter(writer)
 })
 
 afterAll(() => rmSync(folder, { recursive: true, force: true }))
