@@ -53,6 +53,42 @@ describe("Agent", () => {
       accounts: { claude: ["work", "home"] }
     }))))
 
+  it.scoped("an account left behind is not walked back to: the chain goes on from where the agent is", () =>
+    Effect.gen(function*() {
+      const agent = yield* Agent.make("claude@work/a")
+      expect(yield* Agent.ask(agent, "one")).toBe("ok from claude@home/a")
+      expect(yield* Agent.ask(agent, "two")).toBe(`ok from ${b}`)
+      const scripted = yield* Scripted.Scripted
+      expect(scripted.seen("claude@work/a").turns).toBe(1)
+      expect(scripted.asked()).toEqual(["claude@work/a", "claude@home/a", b])
+    }).pipe(Effect.provide(world({
+      script: {
+        places: {
+          "claude@work/a": [Scripted.fail("AuthRefused"), Scripted.answer("work again")],
+          "claude@home/a": [Scripted.answer("ok from claude@home/a"), Scripted.fail("AuthRefused")]
+        }
+      },
+      chain: ["claude@work/a", b],
+      accounts: { claude: ["work", "home"] }
+    }))))
+
+  it.scoped("a backend that names the kind is believed, whatever its message says", () =>
+    Effect.gen(function*() {
+      const agent = yield* Agent.make("claude@work/a")
+      expect(yield* Agent.ask(agent, "hi")).toBe(`ok from ${b}`)
+      expect((yield* Scripted.Scripted).asked()).toEqual(["claude@work/a", b])
+    }).pipe(Effect.provide(world({
+      script: {
+        places: {
+          "claude@work/a": [
+            Scripted.fail((place) => new Failure.ModelNotFound({ place, said: Failure.said("429 too many requests") }))
+          ]
+        }
+      },
+      chain: ["claude@work/a", b],
+      accounts: { claude: ["work", "home"] }
+    }))))
+
   it.scoped("the account chain carries the conversation: resumed by session id, history kept", () =>
     Effect.gen(function*() {
       const agent = yield* Agent.make("claude@work/a")

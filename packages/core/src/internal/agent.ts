@@ -242,6 +242,7 @@ export const make = Effect.fnUntraced(function*(
       }
       const links = chain.right
       let link = Math.max(0, links.findIndex((p) => p.cli === start.cli && p.model === start.model))
+      let arrived = start
       let accountQueue: Array<Place.Place> | undefined = undefined
       while (true) {
         const answer = Answer.of(options.answers, failure)
@@ -265,7 +266,7 @@ export const make = Effect.fnUntraced(function*(
         }
         let next: { readonly place: Place.Place; readonly move: "account" | "place" } | undefined = undefined
         if (answer.accounts) {
-          accountQueue ??= yield* accountPlaces(links[link] ?? start, tried)
+          accountQueue ??= yield* accountPlaces(arrived, tried)
           const place = accountQueue.shift()
           if (place !== undefined) next = { place, move: "account" }
         }
@@ -274,6 +275,7 @@ export const make = Effect.fnUntraced(function*(
           if (found._tag === "Refused") return yield* stop(run, found.place, failure, found.reason)
           if (found._tag === "Found") {
             link = found.index
+            arrived = found.place
             accountQueue = undefined
             next = { place: found.place, move: "place" }
           }
@@ -301,16 +303,20 @@ export const make = Effect.fnUntraced(function*(
       }
     })
 
-  /** The account chain of a link: its CLI's other accounts, in their order, at the same model. */
-  const accountPlaces = (link: Place.Place, tried: ReadonlySet<string>) =>
+  /**
+   * The account chain from a place: its CLI's accounts after the place's own, in their order, at
+   * the same model. An account left behind is not walked back to.
+   */
+  const accountPlaces = (from: Place.Place, tried: ReadonlySet<string>) =>
     Option.match(accounts, {
       onNone: () => Effect.succeed([] as Array<Place.Place>),
       onSome: (service) =>
-        service.list(link.cli).pipe(
+        service.list(from.cli).pipe(
           Effect.orElseSucceed(() => []),
           Effect.map((list) =>
             list
-              .map((account) => new Place.Place({ cli: link.cli, account: account.name, model: link.model }))
+              .slice(list.findIndex((account) => account.name === from.account) + 1)
+              .map((account) => new Place.Place({ cli: from.cli, account: account.name, model: from.model }))
               .filter((place) => !tried.has(key(place)))
           )
         )
