@@ -1,16 +1,12 @@
-import * as FileSystem from "@effect/platform/FileSystem"
-import * as Path from "@effect/platform/Path"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as JSONSchema from "effect/JSONSchema"
 import * as Option from "effect/Option"
 import * as ParseResult from "effect/ParseResult"
-import * as Random from "effect/Random"
 import type * as Schema from "effect/Schema"
 import * as ConfigFile from "../ConfigFile.js"
-import * as host from "./host.js"
-import { withLock } from "./lock.js"
+import * as SharedFile from "./sharedFile.js"
 
 const identifier = /^[A-Za-z_$][A-Za-z0-9_$]*$/
 
@@ -58,46 +54,16 @@ const patience = Duration.seconds(10)
 /** @internal */
 export const fileStore = (file: string) =>
   Effect.gen(function*() {
-    const fs = yield* FileSystem.FileSystem
-    const path = yield* Path.Path
-    const inProcess = yield* Effect.makeSemaphore(1)
-
-    const text = fs.readFileString(file).pipe(
-      Effect.map(Option.some),
-      Effect.catchIf(
-        (e) => e._tag === "SystemError" && e.reason === "NotFound",
-        () => Effect.succeed(Option.none<string>())
-      ),
-      Effect.mapError((e) => new ConfigFile.ConfigUnreadable({ file, reason: e.message }))
-    )
+    const shared = yield* SharedFile.make(file, patience)
+    const unwritable = (e: { readonly message: string }) => new ConfigFile.ConfigUnwritable({ file, reason: e.message })
 
     const read = Effect.gen(function*() {
       const known = yield* ConfigFile.KnownClis
-      const content = yield* text
+      const content = yield* Effect.mapError(shared.text, (e) => new ConfigFile.ConfigUnreadable({ file, reason: e.message }))
       return Option.isNone(content) || content.value.trim() === ""
         ? ConfigFile.empty
         : yield* ConfigFile.decode(file, content.value, known)
     })
-
-    const write = (document: ConfigFile.Document) =>
-      Effect.gen(function*() {
-        const temporary = path.join(path.dirname(file), `.${path.basename(file)}.${host.pid}.${(yield* Random.nextInt).toString(36)}.tmp`)
-        yield* fs.writeFileString(temporary, ConfigFile.encode(document), { flag: "wx", mode: 0o600 }).pipe(
-          Effect.zipRight(Effect.scoped(Effect.flatMap(fs.open(temporary, { flag: "r+" }), (handle) => handle.sync))),
-          Effect.zipRight(fs.rename(temporary, file)),
-          Effect.tapError(() => fs.remove(temporary).pipe(Effect.ignore))
-        )
-        yield* Effect.scoped(Effect.flatMap(fs.open(path.dirname(file), { flag: "r" }), (handle) => handle.sync)).pipe(Effect.ignore)
-      }).pipe(Effect.mapError((e) => new ConfigFile.ConfigUnwritable({ file, reason: e.message })))
-
-    const folder = fs.makeDirectory(path.dirname(file), { recursive: true, mode: 0o700 }).pipe(
-      Effect.mapError((e) => new ConfigFile.ConfigUnwritable({ file, reason: e.message }))
-    )
-
-    const locked = withLock(fs, path, file, patience, (problem) =>
-      problem._tag === "Held"
-        ? new ConfigFile.ConfigLocked({ file, holder: problem.holder })
-        : new ConfigFile.ConfigUnwritable({ file, reason: problem.reason }))
 
     return ConfigFile.Store.of({
       file: Option.some(file),
@@ -106,7 +72,13 @@ export const fileStore = (file: string) =>
         Effect.gen(function*() {
           const known = yield* ConfigFile.KnownClis
           const next = yield* Either.flatMap(change(yield* read), (document) => ConfigFile.check(document, { known, file }))
-          yield* write(next)
-        }).pipe(locked, (edit) => Effect.zipRight(folder, edit), inProcess.withPermits(1))
+          yield* Effect.mapError(shared.replace(ConfigFile.encode(next)), unwritable)
+        }).pipe(
+          shared.edit((problem) =>
+            problem._tag === "Held"
+              ? new ConfigFile.ConfigLocked({ file, holder: problem.holder })
+              : unwritable({ message: problem.reason })
+          )
+        )
     })
   })

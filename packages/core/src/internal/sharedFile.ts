@@ -1,0 +1,61 @@
+import type { PlatformError } from "@effect/platform/Error"
+import * as FileSystem from "@effect/platform/FileSystem"
+import * as Path from "@effect/platform/Path"
+import type * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as Random from "effect/Random"
+import * as host from "./host.js"
+import { type LockProblem, withLock } from "./lock.js"
+
+/**
+ * A file several processes read and replace: read it (none when it is not there), replace it
+ * atomically (a 0600 temporary file in the same folder, fsync'd, renamed over it), and edit it
+ * under its lock so no writer's change is lost.
+ *
+ * @internal
+ */
+export interface SharedFile {
+  readonly text: Effect.Effect<Option.Option<string>, PlatformError>
+  readonly replace: (text: string) => Effect.Effect<void, PlatformError>
+  readonly edit: <E2>(
+    onProblem: (problem: LockProblem) => E2
+  ) => <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E | E2, R>
+}
+
+/** @internal */
+export const make = (file: string, patience: Duration.Duration) =>
+  Effect.gen(function*() {
+    const fs = yield* FileSystem.FileSystem
+    const path = yield* Path.Path
+    const inProcess = yield* Effect.makeSemaphore(1)
+    const folder = path.dirname(file)
+
+    const text = fs.readFileString(file).pipe(
+      Effect.map(Option.some),
+      Effect.catchIf(
+        (e) => e._tag === "SystemError" && e.reason === "NotFound",
+        () => Effect.succeed(Option.none<string>())
+      )
+    )
+
+    const replace = (content: string) =>
+      Effect.gen(function*() {
+        const temporary = path.join(folder, `.${path.basename(file)}.${host.pid}.${(yield* Random.nextInt).toString(36)}.tmp`)
+        yield* fs.writeFileString(temporary, content, { flag: "wx", mode: 0o600 }).pipe(
+          Effect.zipRight(Effect.scoped(Effect.flatMap(fs.open(temporary, { flag: "r+" }), (handle) => handle.sync))),
+          Effect.zipRight(fs.rename(temporary, file)),
+          Effect.tapError(() => fs.remove(temporary).pipe(Effect.ignore))
+        )
+        yield* Effect.scoped(Effect.flatMap(fs.open(folder, { flag: "r" }), (handle) => handle.sync)).pipe(Effect.ignore)
+      })
+
+    const edit = <E2>(onProblem: (problem: LockProblem) => E2) => <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+      fs.makeDirectory(folder, { recursive: true, mode: 0o700 }).pipe(
+        Effect.mapError((e) => onProblem({ _tag: "Failed", reason: e.message })),
+        Effect.zipRight(withLock(fs, path, file, patience, onProblem)(effect)),
+        inProcess.withPermits(1)
+      )
+
+    return { text, replace, edit } satisfies SharedFile
+  })
