@@ -34,6 +34,12 @@ type Outcome =
   | { readonly _tag: "Failed"; readonly failure: Failure.Failure }
   | { readonly _tag: "Skipped"; readonly last: Failure.Failure }
 
+const answered = (stream: Stream.Stream<Backend.Event, Failure.Failure>): Outcome => ({ _tag: "Answered", stream })
+const failed = (failure: Failure.Failure): Outcome => ({ _tag: "Failed", failure })
+const skipped = (last: Failure.Failure): Outcome => ({ _tag: "Skipped", last })
+const failureOf = (outcome: Exclude<Outcome, { _tag: "Answered" }>) =>
+  outcome._tag === "Failed" ? outcome.failure : outcome.last
+
 /** How a turn reached a place. */
 type Move = "start" | "account" | "place"
 
@@ -152,26 +158,26 @@ export const make = Effect.fnUntraced(function*(
       const admission = yield* health.admit(place)
       if (admission._tag === "Skip") {
         yield* notices.publish(Notice.Skipping({ place, why: admission.why, until: admission.until }))
-        return { _tag: "Skipped", last: admission.last } satisfies Outcome as Outcome
+        return skipped(admission.last)
       }
       yield* announce
       if (move === "place") {
         state.history = []
         state.conversation = Option.none()
       }
+      const placeStartedAt = yield* Clock.currentTimeMillis
       let goes = 0
+      let step: Policy.Retrying | undefined = undefined
       let stepWaits: ReadonlyArray<number> | undefined = undefined
-      let placeStartedAt: number | undefined = undefined
       while (true) {
         const prompt: Backend.Prompt = { text, history: state.history }
         const result = yield* attempt(run, place, hold(place), probeOf(place), prompt)
         if (Either.isRight(result)) {
           if (admission._tag !== "Go" || admission.held || goes > 0) yield* health.succeeded(place)
-          return { _tag: "Answered", stream: result.right } satisfies Outcome as Outcome
+          return answered(result.right)
         }
         const failure = result.left
         const now = yield* Clock.currentTimeMillis
-        placeStartedAt ??= now
         const answer = Answer.of(options.answers, failure)
         yield* health.failed(place, {
           failure,
@@ -179,32 +185,33 @@ export const make = Effect.fnUntraced(function*(
           coolUntil: coolUntil(answer, failure, now)
         })
         if (failure._tag === "ContextTooLong") {
-          if (Option.isNone(compactor) || spent(run, now)) return { _tag: "Failed", failure } satisfies Outcome as Outcome
+          if (Option.isNone(compactor) || spent(run, now)) return failed(failure)
           const shorter = yield* compactor.value.compact(prompt)
           if (Option.isSome(shorter) && shorter.value.length < state.history.length) {
             state.history = shorter.value
             yield* notices.publish(Notice.Compacting({ place, failure, how: "compact" }))
             continue
           }
-          if (state.history.length === 0) return { _tag: "Failed", failure } satisfies Outcome as Outcome
+          if (state.history.length === 0) return failed(failure)
           state.history = state.history.slice(1)
           yield* notices.publish(Notice.Compacting({ place, failure, how: "trim" }))
           continue
         }
-        const step = answer.step ? yield* retryingAt(place) : Policy.never
-        const total = answer.here.length + step.tries
-        if (goes >= total || spent(run, now)) return { _tag: "Failed", failure } satisfies Outcome as Outcome
+        step ??= answer.step ? yield* retryingAt(place) : undefined
+        const retrying = answer.step && step !== undefined ? step : Policy.never
+        const total = answer.here.length + retrying.tries
+        if (goes >= total || spent(run, now)) return failed(failure)
         if (goes >= answer.here.length && stepWaits === undefined) {
-          stepWaits = yield* waits(Policy.schedule(step.policy), step.tries)
+          stepWaits = yield* waits(Policy.schedule(retrying.policy), retrying.tries)
         }
         const wait = Math.max(
           goes < answer.here.length ? Duration.toMillis(answer.here[goes]!) : stepWaits![goes - answer.here.length]!,
           Duration.toMillis(answer.atLeast),
           failure._tag === "RateLimited" && failure.retryAfter !== undefined ? Duration.toMillis(failure.retryAfter) : 0
         )
-        const stepOver = !Duration.isZero(step.timeout) && goes >= answer.here.length &&
-          now + wait > placeStartedAt + Duration.toMillis(step.timeout)
-        if (stepOver || now + wait >= run.deadline) return { _tag: "Failed", failure } satisfies Outcome as Outcome
+        const stepOver = !Duration.isZero(retrying.timeout) && goes >= answer.here.length &&
+          now + wait > placeStartedAt + Duration.toMillis(retrying.timeout)
+        if (stepOver || now + wait >= run.deadline) return failed(failure)
         goes += 1
         yield* notices.publish(
           Notice.Retrying({ place, failure, wait: Duration.millis(wait), go: goes, of: total, reopen: answer.reopen })
@@ -227,10 +234,10 @@ export const make = Effect.fnUntraced(function*(
     )
 
   /** Steps 4 and 5: the account chain, then the place chain. */
-  const walk = (run: Run, start: Place.Place, first: Outcome, text: string) =>
+  const walk = (run: Run, start: Place.Place, first: Exclude<Outcome, { _tag: "Answered" }>, text: string) =>
     Effect.gen(function*() {
       let last = start
-      let failure = first._tag === "Failed" ? first.failure : (first as { last: Failure.Failure }).last
+      let failure = failureOf(first)
       const tried = new Set<string>([key(start)])
       const failedProviders = new Set<string>()
       const noteProvider = (place: Place.Place) =>
