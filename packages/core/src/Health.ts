@@ -8,6 +8,8 @@
  *
  * @since 0.1.0
  */
+import type * as FileSystem from "@effect/platform/FileSystem"
+import type * as Path from "@effect/platform/Path"
 import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
@@ -17,6 +19,7 @@ import * as Option from "effect/Option"
 import * as Ref from "effect/Ref"
 import type * as Failure from "./Failure.js"
 import * as internal from "./internal/health.js"
+import * as healthFile from "./internal/healthFile.js"
 import * as Place from "./Place.js"
 
 /**
@@ -107,37 +110,65 @@ export class Health extends Context.Tag("@fallback/core/Health")<Health, {
    * @since 0.1.0
    */
   static readonly layerMemory = (breaker: Breaker = defaultBreaker): Layer.Layer<Health> =>
-    Layer.effect(Health, Effect.map(Ref.make(new Map<string, internal.Entry>()), (ref) => make(ref, breaker)))
+    Layer.effect(
+      Health,
+      Effect.map(Ref.make<internal.Book>(new Map()), (ref) =>
+        make({ get: () => Ref.get(ref), modify: (_, change) => Ref.modify(ref, change) }, breaker))
+    )
+
+  /**
+   * Health kept in a file several processes share (the command line keeps it beside the config
+   * file), so a breaker opened by one run is seen by the next. A turn that lands at a healthy place
+   * reads it and writes nothing; a file that does not read counts as no failures recorded.
+   *
+   * @since 0.1.0
+   */
+  static readonly layerFile = (
+    file: string,
+    breaker: Breaker = defaultBreaker
+  ): Layer.Layer<Health, never, FileSystem.FileSystem | Path.Path> =>
+    Layer.effect(Health, Effect.map(healthFile.fileBook(file, numbersOf(breaker)), (book) => make(book, breaker)))
 }
 
-const make = (ref: Ref.Ref<Map<string, internal.Entry>>, breaker: Breaker): Health["Type"] => {
-  const numbers = { failures: breaker.failures, parkMillis: Duration.toMillis(breaker.park) }
+const numbersOf = (breaker: Breaker): internal.Breaker => ({
+  failures: breaker.failures,
+  parkMillis: Duration.toMillis(breaker.park)
+})
+
+interface Keeping {
+  readonly get: (now: number) => Effect.Effect<internal.Book>
+  readonly modify: <A>(now: number, change: (book: internal.Book) => readonly [A, internal.Book]) => Effect.Effect<A>
+}
+
+const make = (keeping: Keeping, breaker: Breaker): Health["Type"] => {
+  const numbers = numbersOf(breaker)
   return Health.of({
     admit: (place) =>
       Effect.flatMap(Clock.currentTimeMillis, (now) =>
-        Ref.modify(ref, (book) => {
+        keeping.modify(now, (book) => {
           const key = Place.format(place)
           const [admission, entry] = internal.admit(book.get(key), now)
           return [admission, entry === book.get(key) ? book : new Map(book).set(key, entry!)]
         })),
     succeeded: (place) =>
-      Ref.update(ref, (book) => {
-        const key = Place.format(place)
-        if (!book.has(key)) return book
-        const next = new Map(book)
-        next.delete(key)
-        return next
-      }),
+      Effect.flatMap(Clock.currentTimeMillis, (now) =>
+        keeping.modify(now, (book) => {
+          const key = Place.format(place)
+          if (!book.has(key)) return [undefined, book]
+          const next = new Map(book)
+          next.delete(key)
+          return [undefined, next]
+        })),
     failed: Effect.fn("Health.failed")(function*(place, { counts, coolUntil, failure }) {
       const now = yield* Clock.currentTimeMillis
-      yield* Ref.update(ref, (book) => {
+      yield* keeping.modify(now, (book) => {
         const key = Place.format(place)
         const entry = internal.failed(book.get(key), place, failure, counts, Option.getOrUndefined(coolUntil), numbers, now)
-        return new Map(book).set(key, entry)
+        return [undefined, new Map(book).set(key, entry)]
       })
     }),
     snapshot: Effect.flatMap(Clock.currentTimeMillis, (now) =>
-      Effect.map(Ref.get(ref), (book) =>
+      Effect.map(keeping.get(now), (book) =>
         [...book.values()].map((entry): PlaceHealth => ({
           place: entry.place,
           failures: entry.failures,

@@ -17,6 +17,9 @@ export interface Entry {
 }
 
 /** @internal */
+export type Book = ReadonlyMap<string, Entry>
+
+/** @internal */
 export interface Breaker {
   readonly failures: number
   readonly parkMillis: number

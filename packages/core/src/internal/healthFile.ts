@@ -1,0 +1,87 @@
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
+import * as Failure from "../Failure.js"
+import * as Place from "../Place.js"
+import type { Book, Breaker } from "./health.js"
+import * as SharedFile from "./sharedFile.js"
+
+const Stored = Schema.Struct({
+  place: Place.FromString,
+  failures: Schema.NonNegativeInt,
+  parkedUntil: Schema.optionalWith(Schema.Number, { exact: true }),
+  trial: Schema.Boolean,
+  coolingUntil: Schema.optionalWith(Schema.Number, { exact: true }),
+  last: Failure.Failure
+})
+
+const Document = Schema.parseJson(Schema.Struct({ places: Schema.Array(Stored) }))
+
+/**
+ * The book of a health file's text. A file that does not read is an empty book (the health of
+ * places is what recent turns found, not a person's settings: losing it restarts the breakers).
+ * A trial taken longer than a park ago by a process that never answered it is given back.
+ *
+ * @internal
+ */
+export const decode = (text: Option.Option<string>, breaker: Breaker, now: number): Book =>
+  Option.match(text, {
+    onNone: () => new Map(),
+    onSome: (content) =>
+      Either.match(Schema.decodeUnknownEither(Document)(content), {
+        onLeft: () => new Map(),
+        onRight: ({ places }) =>
+          new Map(places.map((stored) => [Place.format(stored.place), {
+            place: stored.place,
+            failures: stored.failures,
+            parkedUntil: stored.parkedUntil,
+            trial: stored.trial && (stored.parkedUntil === undefined || now < stored.parkedUntil + breaker.parkMillis),
+            coolingUntil: stored.coolingUntil,
+            last: stored.last
+          }]))
+      })
+  })
+
+/** @internal */
+export const encode = (book: Book): string =>
+  `${
+    Schema.encodeSync(Document)({
+      places: [...book.values()].map((entry) => ({
+        place: entry.place,
+        failures: entry.failures,
+        trial: entry.trial,
+        last: entry.last,
+        ...(entry.parkedUntil === undefined ? {} : { parkedUntil: entry.parkedUntil }),
+        ...(entry.coolingUntil === undefined ? {} : { coolingUntil: entry.coolingUntil })
+      }))
+    })
+  }\n`
+
+/**
+ * A book kept in a file: read without the lock, and written under it only when a change makes a
+ * new book (a turn that lands at a healthy place reads and never writes). Health never fails a
+ * turn: a file that cannot be written is left as it is.
+ *
+ * @internal
+ */
+export const fileBook = (file: string, breaker: Breaker) =>
+  Effect.map(SharedFile.make(file, Duration.seconds(10)), (shared) => {
+    const read = (now: number) => Effect.map(Effect.orElseSucceed(shared.text, Option.none), (text) => decode(text, breaker, now))
+    return {
+      get: (now: number) => read(now),
+      modify: <A>(now: number, change: (book: Book) => readonly [A, Book]) =>
+        Effect.flatMap(read(now), (book) => {
+          const [first, next] = change(book)
+          if (next === book) return Effect.succeed(first)
+          return Effect.flatMap(read(now), (current) => {
+            const [answer, changed] = change(current)
+            return changed === current ? Effect.succeed(answer) : Effect.as(shared.replace(encode(changed)), answer)
+          }).pipe(
+            shared.edit((problem) => problem),
+            Effect.orElseSucceed(() => first)
+          )
+        })
+    }
+  })

@@ -1,0 +1,73 @@
+import * as FileSystem from "@effect/platform/FileSystem"
+import * as Path from "@effect/platform/Path"
+import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
+import * as NodePath from "@effect/platform-node/NodePath"
+import { describe, expect, it } from "@effect/vitest"
+import { Duration, Effect, Layer, Option, TestClock } from "effect"
+import { Failure, Health, Place } from "../src/index.js"
+
+const place = Place.Place.make({ cli: "claude", account: "work", model: "opus" })
+const healthy = Place.Place.make({ cli: "codex", model: "gpt-5" })
+const limited = new Failure.RateLimited({ place, said: Failure.said("429 from Bearer abcdefghijklmnop1234") })
+
+const Node = Layer.merge(NodeFileSystem.layer, NodePath.layer)
+
+/** Two independent Health services on one file: what two processes of the command line see. */
+const twoOnOneFile = Effect.gen(function*() {
+  const fs = yield* FileSystem.FileSystem
+  const file = (yield* Path.Path).join(yield* fs.makeTempDirectoryScoped({ prefix: "fallback-health-" }), "health.json")
+  const open = Effect.provide(Health.Health, Health.Health.layerFile(file))
+  return { file, fs, one: yield* open, other: yield* open }
+}).pipe(Effect.provide(Node))
+
+describe("Health kept in a file", () => {
+  it.scoped("a park recorded by one process is seen by the next, and the trial is handed out once", () =>
+    Effect.gen(function*() {
+      const { one, other } = yield* twoOnOneFile
+      for (let i = 0; i < 5; i++) yield* one.failed(place, { failure: limited, counts: true, coolUntil: Option.none() })
+      expect(yield* other.admit(place)).toMatchObject({ _tag: "Skip", why: "parked", until: 60_000 })
+      const [entry] = yield* other.snapshot
+      expect([Place.format(entry!.place), entry!.failures, entry!.breaker]).toEqual(["claude@work/opus", 5, "parked"])
+      expect(entry!.last.message).toContain("rate-limited")
+      yield* TestClock.adjust(Duration.seconds(60))
+      expect((yield* one.admit(place))._tag).toBe("Trial")
+      expect(yield* other.admit(place)).toMatchObject({ _tag: "Skip", why: "trial" })
+      yield* other.succeeded(place)
+      expect(yield* one.admit(place)).toEqual({ _tag: "Go", held: false })
+      expect(yield* one.snapshot).toEqual([])
+    }))
+
+  it.scoped("a turn that lands at a healthy place writes nothing", () =>
+    Effect.gen(function*() {
+      const { file, fs, one } = yield* twoOnOneFile
+      expect(yield* one.admit(healthy)).toEqual({ _tag: "Go", held: false })
+      yield* one.succeeded(healthy)
+      expect(yield* fs.exists(file)).toBe(false)
+    }))
+
+  it.scoped("a trial whose taker never answered is given back after another park", () =>
+    Effect.gen(function*() {
+      const { one, other } = yield* twoOnOneFile
+      for (let i = 0; i < 5; i++) yield* one.failed(place, { failure: limited, counts: true, coolUntil: Option.none() })
+      yield* TestClock.adjust(Duration.seconds(60))
+      expect((yield* one.admit(place))._tag).toBe("Trial")
+      yield* TestClock.adjust(Duration.seconds(59))
+      expect((yield* other.admit(place))._tag).toBe("Skip")
+      yield* TestClock.adjust(Duration.seconds(1))
+      expect((yield* other.admit(place))._tag).toBe("Trial")
+    }))
+
+  it.scoped("the file holds no secret, and a file that does not read counts as nothing recorded", () =>
+    Effect.gen(function*() {
+      const { file, fs, one } = yield* twoOnOneFile
+      yield* one.failed(place, { failure: limited, counts: true, coolUntil: Option.some(30_000) })
+      const text = yield* fs.readFileString(file)
+      expect(text).toContain("Bearer ***")
+      expect(text).not.toContain("abcdefghijklmnop1234")
+      expect(((yield* fs.stat(file)).mode & 0o777).toString(8)).toBe("600")
+      yield* fs.writeFileString(file, "{ not json")
+      expect(yield* one.admit(place)).toEqual({ _tag: "Go", held: false })
+      yield* one.failed(place, { failure: limited, counts: true, coolUntil: Option.none() })
+      expect((yield* one.snapshot).map((entry) => entry.failures)).toEqual([1])
+    }).pipe(Effect.provide(Node)))
+})
