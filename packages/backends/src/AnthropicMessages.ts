@@ -1,0 +1,47 @@
+/**
+ * The Anthropic Messages provider: Claude over its HTTP API (`POST {baseUrl}/v1/messages`, SSE),
+ * with the key sent as `x-api-key`. Anthropic's own API is the default; any server speaking
+ * Messages (a gateway, the testkit's mock provider) is a base URL away.
+ *
+ * @since 0.1.0
+ */
+import type * as HttpClient from "@effect/platform/HttpClient"
+import type { Backend } from "@fallback/core"
+import type * as Effect from "effect/Effect"
+import * as HttpProvider from "./HttpProvider.js"
+
+/**
+ * What an Anthropic Messages provider is told; everything has a default: name `anthropic`, base
+ * URL `https://api.anthropic.com`, key from `ANTHROPIC_API_KEY`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type Definition = Partial<Omit<HttpProvider.Provider, "kind">>
+
+/**
+ * The provider's definition, with the defaults filled in.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const provider = (definition: Definition = {}): HttpProvider.Provider =>
+  HttpProvider.Provider.make({
+    name: "anthropic",
+    baseUrl: "https://api.anthropic.com",
+    key: { fromEnv: "ANTHROPIC_API_KEY" },
+    models: [],
+    ...definition,
+    kind: "anthropic-messages"
+  })
+
+/**
+ * The provider's backend.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const make = (
+  definition: Definition = {},
+  options?: HttpProvider.Options
+): Effect.Effect<Backend.Backend, never, HttpClient.HttpClient> => HttpProvider.make(provider(definition), options)

@@ -1,0 +1,90 @@
+/**
+ * An HTTP provider: a backend that runs turns by calling a model API instead of a CLI. Its
+ * definition is a value a program makes (or a config file holds): the name places use for it, its
+ * kind (Anthropic Messages or OpenAI-compatible Chat Completions), its base URL, where its key
+ * comes from, and its models. `local/qwen3:8b` can be a llama.cpp or Ollama server on localhost,
+ * `anthropic@key2/claude-sonnet-4-5` an API account.
+ *
+ * A key is never written down: `key: { fromEnv: "ANTHROPIC_API_KEY" }` names the variable it is read
+ * from when a turn runs, and an account of the provider may point that variable elsewhere
+ * (`env: { ANTHROPIC_API_KEY: { fromEnv: "ANTHROPIC_KEY_2" } }`). No key, error or notice ever
+ * shows it.
+ *
+ * @since 0.1.0
+ */
+import { type Backend, ConfigFile, Place } from "@fallback/core"
+import type * as HttpClient from "@effect/platform/HttpClient"
+import * as Duration from "effect/Duration"
+import type * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
+import * as internal from "./internal/httpProvider.js"
+
+/**
+ * The two wire formats: Anthropic Messages (`POST {baseUrl}/v1/messages`) and OpenAI-compatible
+ * Chat Completions (`POST {baseUrl}/chat/completions`, which OpenAI, llama.cpp, vLLM and Ollama
+ * all serve).
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const Kind = Schema.Literal("anthropic-messages", "openai-compatible")
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type Kind = typeof Kind.Type
+
+/**
+ * A model a provider serves, with its context window in tokens where known.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const Model = Schema.Struct({
+  name: Place.Model,
+  contextWindow: Schema.optionalWith(Schema.Int.pipe(Schema.positive()), { exact: true })
+}).annotations({ identifier: "ProviderModel" })
+
+/**
+ * A provider's definition.
+ *
+ * - `name`: the CLI part of the places it serves (`local` in `local/qwen3:8b`).
+ * - `kind`: its wire format.
+ * - `baseUrl`: for Anthropic Messages the origin without `/v1` (as `ANTHROPIC_BASE_URL`); for
+ *   OpenAI-compatible the URL up to and including `/v1` (`http://127.0.0.1:11434/v1` for Ollama).
+ * - `key`: the variable its key is read from; none for a local server that wants none.
+ * - `models`: the models it serves and their context windows.
+ * - `maxTokens`: the answer's length cap sent to Anthropic Messages (4096 unless said).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export class Provider extends Schema.Class<Provider>("@fallback/backends/HttpProvider/Provider")({
+  name: Place.Cli,
+  kind: Kind,
+  baseUrl: Schema.String.pipe(Schema.pattern(/^https?:\/\/[^\s]+$/, { message: () => "an http:// or https:// URL" })),
+  key: Schema.optionalWith(ConfigFile.FromEnv, { exact: true }),
+  models: Schema.optionalWith(Schema.Array(Model), { default: () => [], exact: true }),
+  maxTokens: Schema.optionalWith(Schema.Int.pipe(Schema.positive()), { exact: true })
+}, { identifier: "Provider" }) {}
+
+/**
+ * How a provider's backend behaves: `idle` is how long an answer's stream may go without a byte
+ * before the turn fails as Unresponsive (60 s unless said).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Options {
+  readonly idle?: Duration.DurationInput | undefined
+}
+
+/**
+ * The backend of a provider, for either kind. It runs on the HttpClient given when it is made.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const make = (provider: Provider, options: Options = {}): Effect.Effect<Backend.Backend, never, HttpClient.HttpClient> =>
+  internal.make(provider, { idle: Duration.decode(options.idle ?? "60 seconds") })

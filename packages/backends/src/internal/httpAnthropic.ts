@@ -1,0 +1,43 @@
+import * as Option from "effect/Option"
+import * as Redacted from "effect/Redacted"
+import type { Wire } from "./httpWire.js"
+import { messages, nothing, parseData } from "./httpWire.js"
+
+/**
+ * Anthropic Messages: `POST /v1/messages` streamed; the answer is finished at `message_stop`, and
+ * an `error` event inside the stream is the provider's failure.
+ *
+ * @internal
+ */
+export const anthropic: Wire = {
+  turnPath: "/v1/messages",
+  modelsPath: "/v1/models",
+  headers: (key) => ({
+    "anthropic-version": "2023-06-01",
+    ...Option.match(key, { onNone: () => ({}), onSome: (value) => ({ "x-api-key": Redacted.value(value) }) })
+  }),
+  body: (model, prompt, maxTokens) => ({ model, max_tokens: maxTokens, stream: true, messages: messages(prompt) }),
+  read: (reading, event) => {
+    const data = parseData(event.data)
+    if (data === undefined) return nothing
+    if (event.event === "error" || data.type === "error") return { texts: [], done: false, error: event.data }
+    switch (data.type) {
+      case "message_start":
+        reading.input = Number(data.message?.usage?.input_tokens ?? 0)
+        return nothing
+      case "content_block_delta": {
+        const text = data.delta?.type === "text_delta" && typeof data.delta.text === "string" ? data.delta.text : ""
+        reading.text += text
+        return text === "" ? nothing : { texts: [text], done: false }
+      }
+      case "message_delta":
+        reading.output = Number(data.usage?.output_tokens ?? reading.output)
+        return nothing
+      case "message_stop":
+        reading.finished = true
+        return { texts: [], done: true }
+      default:
+        return nothing
+    }
+  }
+}

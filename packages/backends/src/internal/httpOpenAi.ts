@@ -1,0 +1,37 @@
+import * as Option from "effect/Option"
+import * as Redacted from "effect/Redacted"
+import type { Wire } from "./httpWire.js"
+import { messages, nothing, parseData } from "./httpWire.js"
+
+/**
+ * OpenAI-compatible Chat Completions: `POST /chat/completions` streamed with usage; the answer is
+ * finished at `[DONE]`, or when the stream ends after a `finish_reason` (servers that leave
+ * `[DONE]` out); a chunk carrying `error` is the provider's failure.
+ *
+ * @internal
+ */
+export const openAi: Wire = {
+  turnPath: "/chat/completions",
+  modelsPath: "/models",
+  headers: (key) =>
+    Option.match(key, { onNone: () => ({}), onSome: (value) => ({ authorization: `Bearer ${Redacted.value(value)}` }) }),
+  body: (model, prompt) => ({ model, stream: true, stream_options: { include_usage: true }, messages: messages(prompt) }),
+  read: (reading, event) => {
+    if (event.data.trim() === "[DONE]") {
+      reading.finished = true
+      return { texts: [], done: true }
+    }
+    const data = parseData(event.data)
+    if (data === undefined) return nothing
+    if (data.error !== undefined && data.error !== null) return { texts: [], done: false, error: event.data }
+    if (data.usage) {
+      reading.input = Number(data.usage.prompt_tokens ?? reading.input)
+      reading.output = Number(data.usage.completion_tokens ?? reading.output)
+    }
+    const choice = Array.isArray(data.choices) ? data.choices[0] : undefined
+    if (choice?.finish_reason) reading.finished = true
+    const text = typeof choice?.delta?.content === "string" ? choice.delta.content : ""
+    reading.text += text
+    return text === "" ? nothing : { texts: [text], done: false }
+  }
+}

@@ -1,0 +1,68 @@
+import type { Backend } from "@fallback/core"
+import type * as Option from "effect/Option"
+import type * as Redacted from "effect/Redacted"
+import type { SseEvent } from "./httpSse.js"
+
+/**
+ * What a turn's stream has told so far: the text, the tokens in and out the provider counted, and
+ * whether it said the answer is finished.
+ *
+ * @internal
+ */
+export interface Reading {
+  text: string
+  input: number
+  output: number
+  finished: boolean
+}
+
+/**
+ * What one event of a stream means: text to pass on, the end of the answer, or an error inside
+ * the stream (its data, to classify).
+ *
+ * @internal
+ */
+export interface Step {
+  readonly texts: ReadonlyArray<string>
+  readonly done: boolean
+  readonly error?: string | undefined
+}
+
+/**
+ * A wire format: where a turn is sent, its headers and body, and how its stream reads.
+ *
+ * @internal
+ */
+export interface Wire {
+  readonly turnPath: string
+  readonly modelsPath: string
+  readonly headers: (key: Option.Option<Redacted.Redacted>) => Record<string, string>
+  readonly body: (model: string, prompt: Backend.Prompt, maxTokens: number) => unknown
+  readonly read: (reading: Reading, event: SseEvent) => Step
+}
+
+/** @internal */
+export const parseData = (data: string): Record<string, any> | undefined => {
+  try {
+    const value: unknown = JSON.parse(data)
+    return typeof value === "object" && value !== null ? value as Record<string, any> : undefined
+  } catch {
+    return undefined
+  }
+}
+
+/** @internal */
+export const nothing: Step = { texts: [], done: false }
+
+/**
+ * The conversation as alternating user and assistant messages, the prompt last.
+ *
+ * @internal
+ */
+export const messages = (prompt: Backend.Prompt): ReadonlyArray<{ readonly role: string; readonly content: string }> => [
+  ...prompt.history.flatMap((exchange) => [
+    { role: "user", content: exchange.prompt },
+    { role: "assistant", content: exchange.answer }
+  ]),
+  { role: "user", content: prompt.text }
+]

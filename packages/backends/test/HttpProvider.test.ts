@@ -1,0 +1,162 @@
+import { NodeHttpClient } from "@effect/platform-node"
+import { describe, expect, it } from "@effect/vitest"
+import { Backend, ConfigFile, type Failure, Place, Settings } from "@fallback/core"
+import { MockProvider } from "@fallback/testkit"
+import { Chunk, ConfigProvider, DateTime, Duration, Effect, Option, Stream } from "effect"
+import { AnthropicMessages, HttpProvider, OpenAiCompatible } from "../src/index.js"
+
+const secret = "plain-test-secret-0123456789"
+
+const keys = ConfigProvider.fromMap(new Map([["TEST_KEY", secret], ["TEST_KEY_TWO", "second-account-key"]]))
+
+interface Kind {
+  readonly name: string
+  readonly place: (model: string) => Place.Place
+  readonly backend: (url: string, options?: HttpProvider.Options) => HttpProvider.Provider
+}
+
+const kinds: ReadonlyArray<Kind> = [
+  {
+    name: "Anthropic Messages",
+    place: (model) => Place.Place.make({ cli: "anthropic", model }),
+    backend: (url) => AnthropicMessages.provider({ baseUrl: url, key: { fromEnv: "TEST_KEY" } })
+  },
+  {
+    name: "OpenAI-compatible",
+    place: (model) => Place.Place.make({ cli: "local", model }),
+    backend: (url) => OpenAiCompatible.provider({ name: "local", baseUrl: `${url}/v1`, key: { fromEnv: "TEST_KEY" } })
+  }
+]
+
+const prompt: Backend.Prompt = { text: "hello", history: [{ prompt: "before", answer: "earlier answer" }] }
+
+/** One turn at a place through a fresh session: its events, or its failure. */
+const turn = (
+  provider: HttpProvider.Provider,
+  place: Place.Place,
+  options: HttpProvider.Options = {},
+  account: Option.Option<ConfigFile.Account> = Option.none()
+) =>
+  Effect.gen(function*() {
+    const backend = yield* HttpProvider.make(provider, options)
+    const session = yield* backend.open(place, account, Settings.plain, {})
+    return Chunk.toArray(yield* Stream.runCollect(session.turn(prompt)))
+  }).pipe(Effect.scoped, Effect.withConfigProvider(keys), Effect.provide(NodeHttpClient.layerUndici))
+
+const failure = (...args: Parameters<typeof turn>) => Effect.flip(turn(...args))
+
+const expected: ReadonlyArray<
+  readonly [MockProvider.Fault, Failure.Kind, Failure.Kind, ((failure: Failure.Failure, now: number) => void)?]
+> = [
+  ["rate-limit", "RateLimited", "RateLimited", (failure) => {
+    expect(failure._tag === "RateLimited" && failure.retryAfter && Duration.toSeconds(failure.retryAfter)).toBe(7)
+  }],
+  ["quota", "QuotaExhausted", "QuotaExhausted", (failure, now) => {
+    const until = failure._tag === "QuotaExhausted" && failure.until ? DateTime.toEpochMillis(failure.until) : 0
+    expect(Math.abs(until - (now + 3_600_000))).toBeLessThan(5_000)
+  }],
+  ["overloaded", "RateLimited", "RateLimited"],
+  ["server-error", "Unknown", "Unknown"],
+  ["bad-gateway", "Unknown", "Unknown", (failure) => expect(failure.said).toContain("502 Bad Gateway")],
+  ["unauthorized", "AuthRefused", "AuthRefused"],
+  ["forbidden", "AuthRefused", "AuthRefused"],
+  ["model-not-found", "ModelNotFound", "ModelNotFound"],
+  ["context-too-long", "ContextTooLong", "ContextTooLong"],
+  ["reset", "ConnectionLost", "ConnectionLost"],
+  ["cut", "ConnectionLost", "ConnectionLost"],
+  ["stream-error", "RateLimited", "Unknown"]
+]
+
+describe("HTTP providers against the mock provider", () => {
+  for (const [index, kind] of kinds.entries()) {
+    describe(kind.name, () => {
+      it.scopedLive("answers: the session, the text in pieces, then the result with the provider's usage", () =>
+        Effect.gen(function*() {
+          const mock = yield* MockProvider.make({ text: "the answer is 42" })
+          const events = yield* turn(kind.backend(mock.url), kind.place("model-a"))
+          expect(events[0]!._tag).toBe("SessionStarted")
+          const texts = events.flatMap((event) => event._tag === "Text" ? [event.text] : [])
+          expect(texts.length).toBeGreaterThan(1)
+          expect(texts.join("")).toBe("the answer is 42")
+          const result = events.at(-1)!
+          expect(result._tag === "Result" && result.text).toBe("the answer is 42")
+          expect(result._tag === "Result" && result.usage.output).toBe(4)
+          const counts = yield* mock.requests
+          expect(counts.byModel).toEqual({ "model-a": 1 })
+          expect(counts.byKey).toEqual({ [secret]: 1 })
+        }))
+
+      for (const [fault, anthropic, openAi, check] of expected) {
+        const kindOf = index === 0 ? anthropic : openAi
+        it.scopedLive(`${fault} is ${kindOf}`, () =>
+          Effect.gen(function*() {
+            const mock = yield* MockProvider.make()
+            yield* mock.script([{ fault, retryAfter: 7 }])
+            const now = Date.now()
+            const failed = yield* failure(kind.backend(mock.url), kind.place("model-a"))
+            expect(failed._tag).toBe(kindOf)
+            expect(Place.format(failed.place)).toBe(Place.format(kind.place("model-a")))
+            check?.(failed, now)
+            expect(JSON.stringify(failed) + failed.message).not.toContain(secret)
+          }))
+      }
+
+      it.scopedLive("connection refused is ConnectionLost", () =>
+        Effect.gen(function*() {
+          const mock = yield* MockProvider.make()
+          const failed = yield* failure(kind.backend(mock.refusedUrl), kind.place("model-a"))
+          expect(failed._tag).toBe("ConnectionLost")
+          expect(failed.said).toContain("ECONNREFUSED")
+        }))
+
+      it.scopedLive("a stream that stops moving is Unresponsive after the idle time", () =>
+        Effect.gen(function*() {
+          const mock = yield* MockProvider.make()
+          yield* mock.script([{ fault: "stall" }])
+          const failed = yield* failure(kind.backend(mock.url), kind.place("model-a"), { idle: "200 millis" })
+          expect(failed._tag).toBe("Unresponsive")
+        }))
+
+      it.scopedLive("a request that never answers sends nothing, not even the session (the engine's first-byte timeout owns it)", () =>
+        Effect.gen(function*() {
+          const mock = yield* MockProvider.make()
+          yield* mock.script([{ fault: "hang" }])
+          const outcome = yield* turn(kind.backend(mock.url), kind.place("model-a")).pipe(
+            Effect.timeout("300 millis"),
+            Effect.option
+          )
+          expect(outcome).toEqual(Option.none())
+        }))
+
+      it.scopedLive("an account's key reference replaces the provider's; an unset variable is AuthRefused", () =>
+        Effect.gen(function*() {
+          const mock = yield* MockProvider.make()
+          const second = new ConfigFile.Account({ name: "two", env: { TEST_KEY: { fromEnv: "TEST_KEY_TWO" } } })
+          yield* turn(kind.backend(mock.url), kind.place("model-a"), {}, Option.some(second))
+          expect((yield* mock.requests).byKey).toEqual({ "second-account-key": 1 })
+          const unset = new ConfigFile.Account({ name: "three", env: { TEST_KEY: { fromEnv: "NOT_SET_ANYWHERE" } } })
+          const failed = yield* failure(kind.backend(mock.url), kind.place("model-a"), {}, Option.some(unset))
+          expect(failed._tag).toBe("AuthRefused")
+          expect(failed.said).toContain("NOT_SET_ANYWHERE")
+        }))
+
+      it.scopedLive("the conversation so far is sent with the prompt", () =>
+        Effect.gen(function*() {
+          const mock = yield* MockProvider.make({ contextWindows: { small: 8 } })
+          const failed = yield* failure(kind.backend(mock.url), kind.place("small"))
+          expect(failed._tag).toBe("ContextTooLong")
+        }))
+
+      it.scopedLive("check probes the model list with the key", () =>
+        Effect.gen(function*() {
+          const mock = yield* MockProvider.make()
+          const backend = yield* HttpProvider.make(kind.backend(mock.url))
+          yield* backend.check!(kind.place("model-a")).pipe(Effect.withConfigProvider(keys))
+          yield* mock.script([{ fault: "unauthorized" }])
+          const failed = yield* Effect.flip(backend.check!(kind.place("model-a")).pipe(Effect.withConfigProvider(keys)))
+          expect(failed._tag).toBe("AuthRefused")
+          expect((yield* mock.requests).byRoute).toEqual({ models: 2 })
+        }).pipe(Effect.provide(NodeHttpClient.layerUndici)))
+    })
+  }
+})
