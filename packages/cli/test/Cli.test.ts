@@ -1,7 +1,9 @@
 import * as FileSystem from "@effect/platform/FileSystem"
 import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
 import { describe, expect, it } from "@effect/vitest"
-import { Duration, Effect, Either, FastCheck } from "effect"
+import * as NodeContext from "@effect/platform-node/NodeContext"
+import { Failure, Health, Place } from "@fallback/core"
+import { Duration, Effect, Either, FastCheck, Option, TestClock } from "effect"
 import { formatTime, parseTime } from "../src/internal/seconds.js"
 import { fallback } from "./run.js"
 
@@ -105,6 +107,38 @@ describe("fallback (in process)", () => {
       expect(named.err).toContain("claude@key/claude-opus-5 names the account \"key\", which is not set up for claude")
       expect((yield* fallback(file, "accounts", "remove", "claude", "work")).out).toBe("claude: removed account work")
       expect(JSON.stringify(yield* read(file))).not.toContain("sk-ant")
+    }))
+
+  it.scoped("status shows each place's breaker, failures in a row and cooldown from the health file", () =>
+    Effect.gen(function*() {
+      const file = yield* configFile
+      expect((yield* fallback(file, "status")).out).toBe("Every place is healthy: no failures recorded.")
+      const place = Place.Place.make({ cli: "claude", account: "work", model: "claude-opus-5" })
+      const other = Place.Place.make({ cli: "codex", model: "gpt-5" })
+      yield* Effect.gen(function*() {
+        const health = yield* Health.Health
+        const failure = new Failure.Unknown({ place, said: Failure.said("upstream 500") })
+        for (let i = 0; i < 5; i++) yield* health.failed(place, { failure, counts: true, coolUntil: Option.none() })
+        yield* health.failed(other, {
+          failure: new Failure.RateLimited({ place: other, said: Failure.said("429") }),
+          counts: true,
+          coolUntil: Option.some(90_000)
+        })
+      }).pipe(Effect.provide(Health.Health.layerFile(file.replace(/config\.json$/, "health.json"))), Effect.provide(NodeContext.layer))
+      yield* TestClock.adjust(Duration.seconds(20))
+      expect((yield* fallback(file, "status")).out).toBe([
+        "PLACE                      BREAKER  FAILURES IN A ROW  PARKED FOR  COOLING FOR  LAST FAILURE",
+        "claude@work/claude-opus-5  parked   5                  40s         -            claude failed: upstream 500",
+        "codex/gpt-5                closed   1                  -           1m10s        codex is rate-limited (this account has spent its quota; another one, or a wait, is what answers it)"
+      ].join("\n"))
+      expect(JSON.parse((yield* fallback(file, "status", "--json")).out)[0]).toEqual({
+        place: "claude@work/claude-opus-5",
+        breaker: "parked",
+        failures: 5,
+        parkedFor: 40,
+        coolingFor: null,
+        last: "claude failed: upstream 500"
+      })
     }))
 
   it.scoped("waits prints every ladder, or one, as a table or JSON", () =>
