@@ -200,9 +200,7 @@ describe("fallback (in process)", () => {
       const file = yield* configFile
       const ran = yield* fallback(file, "frobnicate")
       expect(ran.ok).toBe(false)
-      expect(ran.err).toBe(
-        "Invalid subcommand for fallback - use one of 'list', 'point', 'retry', 'clear', 'chain', 'accounts', 'waits'\n"
-      )
+      expect(ran.err).toMatch(/^Invalid subcommand for fallback - use one of 'list', 'point', 'retry', 'clear', 'chain'/)
     }))
 
   it.prop("times read back what they write", [FastCheck.integer({ min: 0, max: 10 * 3_600_000 })], ([millis]) => {
