@@ -1,0 +1,84 @@
+import type * as Terminal from "@effect/platform/Terminal"
+import * as Option from "effect/Option"
+
+/**
+ * What a key asks of the page.
+ *
+ * @internal
+ */
+export type PageKey = "up" | "down" | "open" | "add" | "save" | "leave" | "none"
+
+/**
+ * What a key asks of a question on the page.
+ *
+ * @internal
+ */
+export type QuestionKey = "up" | "down" | "pick" | "back" | "none"
+
+const quits = (input: Terminal.UserInput) => input.key.ctrl && (input.key.name === "c" || input.key.name === "d")
+
+/**
+ * ctrl+j (a line feed, which Node names "enter", or "j" with ctrl) and shift+enter (where the
+ * terminal reports the shift, or sends alt+enter for it as many do) save.
+ *
+ * @internal
+ */
+export const saves = (input: Terminal.UserInput): boolean =>
+  (input.key.ctrl && input.key.name === "j") ||
+  input.key.name === "enter" ||
+  Option.contains(input.input, "\n") ||
+  (input.key.name === "return" && (input.key.shift || input.key.meta))
+
+/**
+ * The page's keys: up/down move, Enter opens the row, `a` adds, shift+enter or ctrl+j saves,
+ * Escape, `q` or ctrl+c leaves.
+ *
+ * @internal
+ */
+export const pageKey = (input: Terminal.UserInput): PageKey => {
+  if (saves(input)) return "save"
+  if (quits(input)) return "leave"
+  if (input.key.ctrl || input.key.meta) return "none"
+  switch (input.key.name) {
+    case "up":
+    case "k":
+      return "up"
+    case "down":
+    case "j":
+    case "tab":
+      return "down"
+    case "return":
+      return "open"
+    case "a":
+      return "add"
+    case "escape":
+    case "q":
+      return "leave"
+    default:
+      return "none"
+  }
+}
+
+/**
+ * A question's keys: up/down move, Enter picks, Escape or ctrl+c goes back to the page.
+ *
+ * @internal
+ */
+export const questionKey = (input: Terminal.UserInput): QuestionKey => {
+  if (quits(input) || input.key.name === "escape") return "back"
+  if (input.key.ctrl || input.key.meta) return "none"
+  switch (input.key.name) {
+    case "up":
+    case "k":
+      return "up"
+    case "down":
+    case "j":
+    case "tab":
+      return "down"
+    case "return":
+    case "enter":
+      return "pick"
+    default:
+      return "none"
+  }
+}

@@ -1,0 +1,117 @@
+import * as Prompt from "@effect/cli/Prompt"
+import * as Terminal from "@effect/platform/Terminal"
+import type * as Steps from "@fallback/core/Steps"
+import * as Data from "effect/Data"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import { pageKey, questionKey } from "./editKeys.js"
+import { type Choice, erase, frame, pageLines, questionLines } from "./editRender.js"
+import * as State from "./editState.js"
+
+/**
+ * What the person asked of the page when it gave way: open a step's row, add a step, save, leave.
+ *
+ * @internal
+ */
+export type Intent = Data.TaggedEnum<{
+  Open: { readonly step: Steps.Step }
+  Add: {}
+  Save: {}
+  Leave: {}
+}>
+
+/** @internal */
+export const Intent = Data.taggedEnum<Intent>()
+
+const Action = Data.taggedEnum<Prompt.Prompt.ActionDefinition>()
+
+const bell = "\u0007"
+
+const columns = Effect.flatMap(Terminal.Terminal, (terminal) => terminal.columns)
+
+const drawn = <S>(lines: (state: S) => ReadonlyArray<string>) => ({
+  render: (_: S, action: Prompt.Prompt.Action<S, unknown>) =>
+    action._tag === "Beep"
+      ? Effect.succeed(bell)
+      : action._tag === "Submit"
+      ? Effect.succeed("")
+      : Effect.map(columns, (width) => frame(lines(action.state), width)),
+  clear: (state: S) => Effect.succeed(erase(lines(state).length))
+})
+
+/**
+ * The page until a key asks for more than moving: the page as it stands then, and what was asked.
+ *
+ * @internal
+ */
+export const page = (initial: State.Page, colour: boolean): Prompt.Prompt<readonly [State.Page, Intent]> =>
+  Prompt.custom(initial, {
+    ...drawn((page: State.Page) => pageLines(page, colour)),
+    process: (input, page) => {
+      const submit = (intent: Intent) => Effect.succeed(Action.Submit({ value: [page, intent] as const }))
+      switch (pageKey(input)) {
+        case "up":
+          return Effect.succeed(Action.NextFrame({ state: State.move(page, -1) }))
+        case "down":
+          return Effect.succeed(Action.NextFrame({ state: State.move(page, 1) }))
+        case "open": {
+          const on = State.at(page)
+          return submit(on === "add" ? Intent.Add() : on === "save" ? Intent.Save() : Intent.Open({ step: on }))
+        }
+        case "add":
+          return submit(Intent.Add())
+        case "save":
+          return submit(Intent.Save())
+        case "leave":
+          return submit(Intent.Leave())
+        case "none":
+          return Effect.succeed(Action.Beep())
+      }
+    }
+  })
+
+const question = <A>(
+  message: string,
+  choices: ReadonlyArray<Choice<A>>,
+  colour: boolean,
+  initial = 0
+): Prompt.Prompt<Option.Option<A>> =>
+  Prompt.custom(initial, {
+    ...drawn((cursor: number) => questionLines(message, choices, cursor, colour)),
+    process: (input, cursor) => {
+      switch (questionKey(input)) {
+        case "up":
+          return Effect.succeed(Action.NextFrame({ state: (cursor + choices.length - 1) % choices.length }))
+        case "down":
+          return Effect.succeed(Action.NextFrame({ state: (cursor + 1) % choices.length }))
+        case "pick":
+          return Effect.succeed(Action.Submit({ value: Option.some(choices[cursor]!.value) }))
+        case "back":
+          return Effect.succeed(Action.Submit({ value: Option.none() }))
+        case "none":
+          return Effect.succeed(Action.Beep())
+      }
+    }
+  })
+
+/**
+ * Runs a prompt; none when the person quits it with ctrl+c or the input ends.
+ *
+ * @internal
+ */
+export const asked = <A>(prompt: Prompt.Prompt<A>): Effect.Effect<Option.Option<A>, never, Prompt.Prompt.Environment> =>
+  Prompt.run(prompt).pipe(Effect.asSome, Effect.catchTag("QuitException", () => Effect.succeedNone))
+
+/**
+ * Asks a question on the page: one of `choices`, or none when the person goes back (Escape,
+ * ctrl+c).
+ *
+ * @internal
+ */
+export const choose = <A>(
+  message: string,
+  choices: ReadonlyArray<Choice<A>>,
+  colour: boolean,
+  initial = 0
+): Effect.Effect<Option.Option<A>, never, Prompt.Prompt.Environment> =>
+  Effect.map(asked(question(message, choices, colour, initial)), Option.flatten)

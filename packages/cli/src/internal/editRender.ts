@@ -1,0 +1,120 @@
+import * as Place from "@fallback/core/Place"
+import type * as Steps from "@fallback/core/Steps"
+import * as Option from "effect/Option"
+import * as State from "./editState.js"
+import { table } from "./table.js"
+
+/**
+ * One choice of a question: what it says, a word about it, and what choosing it gives.
+ *
+ * @internal
+ */
+export interface Choice<A> {
+  readonly title: string
+  readonly description?: string | undefined
+  readonly value: A
+}
+
+const escape = "\u001b["
+
+const paint = (colour: boolean, code: string, text: string) => colour ? `${escape}${code}m${text}${escape}0m` : text
+
+const pointer = (here: boolean) => here ? "❯" : " "
+
+/**
+ * A step's tries and policy, or `-` for each when it says none.
+ *
+ * @internal
+ */
+export const triesOf = (step: Steps.Step): [string, string] =>
+  Option.match(step.retrying, {
+    onNone: () => ["-", "-"],
+    onSome: (retrying) => [String(retrying.tries), retrying.policy]
+  })
+
+/**
+ * Where a step's turns go, or `-`.
+ *
+ * @internal
+ */
+export const targetOf = (step: Steps.Step): string => Option.match(step.to, { onNone: () => "-", onSome: Place.format })
+
+const marks: Record<State.Status, string> = { new: "new", changed: "changed", same: "" }
+
+/**
+ * The page's lines: a row per place with its status, `add` and `save` below, what is unsaved,
+ * the notice and the keys.
+ *
+ * @internal
+ */
+export const pageLines = (page: State.Page, colour: boolean): ReadonlyArray<string> => {
+  const statuses = page.rows.map((step) => State.statusOf(page, step))
+  const grid = table(
+    ["PLACE", "TURNS GO TO", "TRIES", "POLICY", ""],
+    page.rows.map((step, i) => [Place.format(step.place), targetOf(step), ...triesOf(step), marks[statuses[i]!]])
+  ).split("\n")
+  const row = (i: number, text: string, status: State.Status = "same") => {
+    const here = page.cursor === i
+    const line = `${pointer(here)} ${text}`
+    return here ? paint(colour, "36;1", line) : status === "same" ? line : paint(colour, "33", line)
+  }
+  const unsaved = State.changes(page)
+  return [
+    `fallback edit: the steps in ${page.file}`,
+    "",
+    ...(page.rows.length === 0 ? ["  No steps yet: press a to add one."] : [`  ${grid[0]}`]),
+    ...page.rows.map((_, i) => row(i, grid[i + 1]!, statuses[i])),
+    row(page.rows.length, "+ add a step"),
+    row(page.rows.length + 1, unsaved.length === 0 ? "save" : `save ${unsaved.length} unsaved`),
+    "",
+    unsaved.length === 0 ? "Nothing unsaved." : paint(colour, "33", `Unsaved: ${unsaved.join(", ")}`),
+    ...(page.notice === undefined ? [] : [page.notice]),
+    paint(colour, "2", "↑↓ move · enter open · a add · shift+enter or ctrl+j save · esc or q leave")
+  ]
+}
+
+/**
+ * A question's lines: what it asks, its choices with the cursor on one, and how to go back.
+ *
+ * @internal
+ */
+export const questionLines = <A>(
+  message: string,
+  choices: ReadonlyArray<Choice<A>>,
+  cursor: number,
+  colour: boolean
+): ReadonlyArray<string> => {
+  const width = Math.max(...choices.map((choice) => choice.title.length))
+  return [
+    paint(colour, "1", message),
+    ...choices.map((choice, i) => {
+      const line = `${pointer(cursor === i)} ${
+        choice.description === undefined ? choice.title : `${choice.title.padEnd(width)}  ${choice.description}`
+      }`
+      return cursor === i ? paint(colour, "36;1", line) : line
+    }),
+    paint(colour, "2", "↑↓ move · enter choose · esc back")
+  ]
+}
+
+const cut = (line: string, columns: number) => {
+  const plain = line.replace(/\u001b\[[0-9;]*m/g, "")
+  return columns <= 0 || plain.length < columns ? line : plain.slice(0, columns - 1)
+}
+
+/**
+ * Lines as one frame for the terminal, each cut to fit its width so that erasing the frame
+ * erases all of it; the cursor hidden while it shows.
+ *
+ * @internal
+ */
+export const frame = (lines: ReadonlyArray<string>, columns: number): string =>
+  `${escape}?25l` + lines.map((line) => cut(line, columns)).join("\n")
+
+/**
+ * Erases a frame of `count` lines, leaving the cursor where it began.
+ *
+ * @internal
+ */
+export const erase = (count: number): string =>
+  `${escape}2K` + `${escape}1A${escape}2K`.repeat(Math.max(count - 1, 0)) + "\r"

@@ -1,0 +1,297 @@
+import * as FileSystem from "@effect/platform/FileSystem"
+import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
+import { describe, expect, it } from "@effect/vitest"
+import * as ConfigFile from "@fallback/core/ConfigFile"
+import * as Place from "@fallback/core/Place"
+import * as Policy from "@fallback/core/Policy"
+import { Effect, Either, Option } from "effect"
+import * as State from "../src/internal/editState.js"
+import { backends, edit, keys, pages, questions, typed } from "./terminal.js"
+
+const start = `${
+  JSON.stringify(
+    {
+      steps: {
+        "claude@work/claude-opus-5": {
+          to: "codex/gpt-5.6-sol",
+          retrying: { tries: 3, policy: "exponential", timeout: 90 }
+        },
+        "codex/gpt-5.6-sol": { to: "gemini/gemini-3-pro" }
+      },
+      accounts: { claude: [{ name: "work" }] }
+    },
+    null,
+    2
+  )
+}\n`
+
+const configFile = Effect.gen(function*() {
+  const fs = yield* FileSystem.FileSystem
+  const file = `${yield* fs.makeTempDirectoryScoped({ prefix: "fallback-edit-" })}/config.json`
+  yield* fs.writeFileString(file, start)
+  return file
+}).pipe(Effect.provide(NodeFileSystem.layer))
+
+const text = (file: string) => Effect.flatMap(FileSystem.FileSystem, (fs) => fs.readFileString(file)).pipe(
+  Effect.provide(NodeFileSystem.layer)
+)
+
+const steps = (file: string) => Effect.map(text(file), (text) => (JSON.parse(text) as { steps: unknown }).steps)
+
+const { ctrlC, down, enter, escape, up } = keys
+const char = keys.char
+
+describe("fallback edit", () => {
+  it.scoped("shows one row per place, with add and save below, and nothing unsaved", () =>
+    Effect.gen(function*() {
+      const file = yield* configFile
+      const session = yield* edit(file, [char("q")])
+      expect(pages(session)[0]).toBe([
+        `fallback edit: the steps in ${file}`,
+        "",
+        "  PLACE                      TURNS GO TO          TRIES  POLICY",
+        "❯ claude@work/claude-opus-5  codex/gpt-5.6-sol    3      exponential",
+        "  codex/gpt-5.6-sol          gemini/gemini-3-pro  -      -",
+        "  + add a step",
+        "  save",
+        "",
+        "Nothing unsaved.",
+        "↑↓ move · enter open · a add · shift+enter or ctrl+j save · esc or q leave"
+      ].join("\n"))
+      expect(session.ok).toBe(true)
+      expect(questions(session)).toEqual([])
+      expect(yield* text(file)).toBe(start)
+    }))
+
+  it.scoped("a chooses the CLI, its account, its model, then the place that takes its turns; the save row lands it", () =>
+    Effect.gen(function*() {
+      const file = yield* configFile
+      const session = yield* edit(file, [
+        char("a"),
+        enter, // claude
+        down,
+        enter, // work
+        down,
+        enter, // claude-sonnet-5
+        down,
+        enter, // codex (no accounts: not asked)
+        enter, // gpt-5.6-sol
+        down,
+        down,
+        down,
+        enter // the save row
+      ], { backends })
+      const asked = questions(session).map((frame) => frame.split("\n")[0])
+      expect(asked).toEqual([
+        "The place that cannot run: which CLI?",
+        "The place that cannot run: which account of claude?",
+        "The place that cannot run: which account of claude?",
+        "The place that cannot run: which model of claude@work?",
+        "The place that cannot run: which model of claude@work?",
+        "Where the turns of claude@work/claude-sonnet-5 go: which CLI?",
+        "Where the turns of claude@work/claude-sonnet-5 go: which CLI?",
+        "Where the turns of claude@work/claude-sonnet-5 go: which model of codex?"
+      ])
+      expect(questions(session)[3]).toContain("❯ claude-opus-5\n  claude-sonnet-5\n  another model    type its name")
+      const before = pages(session).find((page) => page.includes("Unsaved"))!
+      expect(before).toContain("❯ claude@work/claude-sonnet-5  codex/gpt-5.6-sol    -      -            new")
+      expect(before).toContain("Unsaved: claude@work/claude-sonnet-5 new")
+      expect(pages(session).at(-1)).toContain("❯ save 1 unsaved")
+      expect(session.out).toBe(`Saved to ${file}: claude@work/claude-sonnet-5 new`)
+      expect(yield* steps(file)).toEqual({
+        "claude@work/claude-opus-5": {
+          to: "codex/gpt-5.6-sol",
+          retrying: { tries: 3, policy: "exponential", timeout: 90 }
+        },
+        "claude@work/claude-sonnet-5": { to: "codex/gpt-5.6-sol" },
+        "codex/gpt-5.6-sol": { to: "gemini/gemini-3-pro" }
+      })
+    }))
+
+  it.scoped("without backends, or for a CLI whose backend lists none, the model is typed", () =>
+    Effect.gen(function*() {
+      const file = yield* configFile
+      const session = yield* edit(file, [
+        char("a"),
+        down,
+        down,
+        enter, // gemini
+        ...typed("gemini 3"),
+        enter, // refused: a model holds no spaces
+        keys.backspace,
+        keys.backspace,
+        ...typed("-3-pro"),
+        enter,
+        enter, // claude
+        enter, // no account
+        ...typed("claude-opus-5"),
+        enter,
+        keys.ctrlJ
+      ])
+      expect(session.frames.join("")).toContain("the model \"gemini 3\" may not hold spaces")
+      expect(session.out).toBe(`Saved to ${file}: gemini/gemini-3-pro new`)
+      expect(yield* steps(file)).toMatchObject({ "gemini/gemini-3-pro": { to: "claude/claude-opus-5" } })
+    }))
+
+  it.scoped("Enter on a row changes how many tries first and where its turns go; ctrl+j lands both", () =>
+    Effect.gen(function*() {
+      const file = yield* configFile
+      const session = yield* edit(file, [
+        down,
+        enter, // codex/gpt-5.6-sol
+        down,
+        enter, // how many tries first
+        char("2"),
+        enter,
+        up,
+        up,
+        enter, // linear (from exponential-jitter, the default)
+        enter, // codex/gpt-5.6-sol again
+        enter, // where its turns go
+        down,
+        enter, // codex
+        enter, // gpt-5.6-sol: itself, refused
+        enter,
+        enter,
+        down,
+        down,
+        enter, // gemini
+        ...typed("gemini-3-flash"),
+        enter,
+        keys.ctrlJ
+      ], { backends })
+      const dialog = questions(session)[0]!
+      expect(dialog).toBe([
+        "codex/gpt-5.6-sol",
+        "❯ where its turns go    gemini/gemini-3-pro",
+        "  how many tries first  none",
+        "  remove this step",
+        "↑↓ move · enter choose · esc back"
+      ].join("\n"))
+      expect(pages(session).some((page) => page.includes("codex/gpt-5.6-sol: a place cannot fall back to itself"))).toBe(
+        true
+      )
+      const last = pages(session).at(-1)!
+      expect(last).toContain("❯ codex/gpt-5.6-sol          gemini/gemini-3-flash  2      linear       changed")
+      expect(last).toContain("Unsaved: codex/gpt-5.6-sol changed")
+      expect(yield* steps(file)).toEqual({
+        "claude@work/claude-opus-5": {
+          to: "codex/gpt-5.6-sol",
+          retrying: { tries: 3, policy: "exponential", timeout: 90 }
+        },
+        "codex/gpt-5.6-sol": { to: "gemini/gemini-3-flash", retrying: { tries: 2, policy: "linear", timeout: 0 } }
+      })
+    }))
+
+  it.scoped("removing is the last choice inside a row; a line feed (ctrl+j) saves", () =>
+    Effect.gen(function*() {
+      const file = yield* configFile
+      const session = yield* edit(file, [enter, down, down, enter, keys.lineFeed])
+      expect(pages(session).at(-1)).toContain("Unsaved: claude@work/claude-opus-5 removed")
+      expect(pages(session).at(-1)).toContain("claude@work/claude-opus-5: removed")
+      expect(session.out).toBe(`Saved to ${file}: claude@work/claude-opus-5 removed`)
+      expect(JSON.parse(yield* text(file))).toEqual({
+        steps: { "codex/gpt-5.6-sol": { to: "gemini/gemini-3-pro" } },
+        accounts: { claude: [{ name: "work" }] }
+      })
+    }))
+
+  it.scoped("shift+enter saves, and so does alt+enter, which many terminals send for it", () =>
+    Effect.gen(function*() {
+      for (const save of [keys.shiftEnter, keys.altEnter]) {
+        const file = yield* configFile
+        yield* edit(file, [enter, down, down, enter, save])
+        expect(yield* steps(file)).toEqual({ "codex/gpt-5.6-sol": { to: "gemini/gemini-3-pro" } })
+      }
+    }))
+
+  it.scoped("leave without saving: Escape, then that choice, leaves the file byte for byte as it was", () =>
+    Effect.gen(function*() {
+      const file = yield* configFile
+      const session = yield* edit(file, [enter, down, down, enter, escape, down, enter])
+      expect(questions(session).at(-1)).toBe([
+        "1 unsaved: claude@work/claude-opus-5 removed. Save before leaving?",
+        "  save and leave",
+        "❯ leave without saving",
+        "  stay on the page",
+        "↑↓ move · enter choose · esc back"
+      ].join("\n"))
+      expect(session.out).toBe(`Left without saving; ${file} is as it was.`)
+      expect(yield* text(file)).toBe(start)
+    }))
+
+  it.scoped("leave and confirm: ctrl+c on the page, then save and leave, lands the edits", () =>
+    Effect.gen(function*() {
+      const file = yield* configFile
+      const session = yield* edit(file, [enter, down, down, enter, ctrlC, enter])
+      expect(session.out).toBe(`Saved to ${file}: claude@work/claude-opus-5 removed`)
+      expect(yield* steps(file)).toEqual({ "codex/gpt-5.6-sol": { to: "gemini/gemini-3-pro" } })
+    }))
+
+  it.scoped("going back (Escape, ctrl+c) from a question changes nothing; staying keeps the edits for later", () =>
+    Effect.gen(function*() {
+      const file = yield* configFile
+      const session = yield* edit(file, [
+        char("a"),
+        enter,
+        escape, // back from claude's accounts
+        char("a"),
+        ctrlC, // back from the CLIs
+        enter,
+        down,
+        down,
+        enter, // remove claude@work/claude-opus-5
+        char("q"),
+        down,
+        down,
+        enter, // stay on the page
+        char("q"),
+        down,
+        enter // leave without saving
+      ], { backends })
+      expect(pages(session).slice(0, 3).every((page) => page.includes("Nothing unsaved."))).toBe(true)
+      expect(pages(session).at(-1)).toContain("Unsaved: claude@work/claude-opus-5 removed")
+      expect(yield* text(file)).toBe(start)
+    }))
+
+  it.scoped("when the input ends the page goes without saving", () =>
+    Effect.gen(function*() {
+      const file = yield* configFile
+      const session = yield* edit(file, [enter, down, down, enter])
+      expect(session.out).toBe(`The input ended; nothing was saved and ${file} is as it was.`)
+      expect(yield* text(file)).toBe(start)
+    }))
+
+  it.scoped("where nobody can press a key, the page says what to use instead", () =>
+    Effect.gen(function*() {
+      const file = yield* configFile
+      const session = yield* edit(file, [], { tty: false })
+      expect(session).toMatchObject({
+        ok: false,
+        err: "fallback: fallback edit needs a terminal; from a script, write steps with fallback point, retry and clear"
+      })
+    }))
+
+  it("a save writes only the places the page changed, over the file as it is then", () => {
+    const place = (text: string) => Either.getOrThrow(Place.parse(text))
+    const [a, b, c] = [place("claude/a"), place("codex/b"), place("gemini/c")]
+    const read = [
+      { place: a, to: Option.some(b), retrying: Option.none() },
+      { place: b, to: Option.some(c), retrying: Option.none() }
+    ]
+    const page = State.put(
+      State.remove(State.make("f", read), a, ""),
+      { place: b, to: Option.some(a), retrying: Option.some(new Policy.Retrying({ tries: 1 })) },
+      ""
+    )
+    const meanwhile = ConfigFile.Document.make({
+      steps: { "claude/a": { to: b }, "codex/b": { to: c }, "gemini/c": { to: a } },
+      accounts: {}
+    })
+    const after = Either.getOrThrow(State.land(page)(meanwhile))
+    expect(Object.keys(after.steps)).toEqual(["codex/b", "gemini/c"])
+    expect(String(after.steps["codex/b"]!.to)).toBe("claude/a")
+    expect(after.steps["codex/b"]!.retrying?.tries).toBe(1)
+    expect(String(after.steps["gemini/c"]!.to)).toBe("claude/a")
+  })
+})

@@ -1,0 +1,128 @@
+import * as Terminal from "@effect/platform/Terminal"
+import * as NodeContext from "@effect/platform-node/NodeContext"
+import * as Backend from "@fallback/core/Backend"
+import { ConfigProvider, Console, Effect, Exit, Fiber, Layer, Mailbox, Option } from "effect"
+import { Cli } from "../src/index.js"
+
+const key = (name: string, input?: string, modifiers: Partial<Terminal.Key> = {}): Terminal.UserInput => ({
+  input: Option.fromNullable(input),
+  key: { name, ctrl: false, meta: false, shift: false, ...modifiers }
+})
+
+/** Keys as Node's readline reports them. */
+export const keys = {
+  up: key("up"),
+  down: key("down"),
+  enter: key("return", "\r"),
+  shiftEnter: key("return", "\r", { shift: true }),
+  altEnter: key("return", undefined, { meta: true }),
+  ctrlJ: key("j", "\n", { ctrl: true }),
+  lineFeed: key("enter", "\n"),
+  escape: key("escape", "\u001b"),
+  ctrlC: key("c", "\u0003", { ctrl: true }),
+  backspace: key("backspace", "\u007f"),
+  char: (c: string) => key(c, c)
+} as const
+
+/** Each character of `text` typed. */
+export const typed = (text: string): Array<Terminal.UserInput> => [...text].map(keys.char)
+
+const ends = (input: Terminal.UserInput) => input.key.ctrl && (input.key.name === "c" || input.key.name === "d")
+
+/**
+ * A terminal whose keys are scripted. Like Node's, each prompt reads from its own mailbox, and
+ * ctrl+c is delivered and then ends that mailbox; keys a prompt did not read go to the next one.
+ * Once the script runs out the input ends, so a test that is a key short fails rather than waits.
+ */
+const scripted = (
+  script: ReadonlyArray<Terminal.UserInput>,
+  frames: Array<string>,
+  tty: boolean
+): Terminal.Terminal => {
+  const backlog = [...script]
+  return Terminal.Terminal.of({
+    columns: Effect.succeed(120),
+    rows: Effect.succeed(40),
+    isTTY: Effect.succeed(tty),
+    readLine: Effect.fail(new Terminal.QuitException()),
+    display: (text) => Effect.sync(() => void frames.push(text)),
+    readInput: Effect.gen(function*() {
+      const mailbox = yield* Mailbox.make<Terminal.UserInput>()
+      let ended = backlog.length === 0
+      while (!ended) {
+        const input = backlog.shift()!
+        mailbox.unsafeOffer(input)
+        ended = ends(input) || backlog.length === 0
+      }
+      mailbox.unsafeDone(Exit.void)
+      yield* Effect.addFinalizer(() => Effect.map(mailbox.clear, (left) => void backlog.unshift(...left)))
+      return mailbox
+    })
+  })
+}
+
+/** What `fallback edit` printed, whether it succeeded, and every frame it drew. */
+export interface Session {
+  readonly out: string
+  readonly err: string
+  readonly ok: boolean
+  readonly frames: ReadonlyArray<string>
+}
+
+const colourless = (text: string) => text.replace(/\u001b\[[0-9;?]*[A-Za-z]/g, "").replace(/\u0007|\r/g, "")
+
+/** The frames that show the page, without colour or cursor codes, oldest first. */
+export const pages = (session: Session): Array<string> =>
+  session.frames.map(colourless).filter((frame) => frame.startsWith("fallback edit:"))
+
+/** The frames that ask something, without colour or cursor codes, oldest first. */
+export const questions = (session: Session): Array<string> =>
+  session.frames.map(colourless).filter((frame) => frame.includes("esc back"))
+
+const backend = (cli: string, models: ReadonlyArray<string>): Backend.Backend => ({
+  cli,
+  capabilities: { resume: true, webSearchOff: true, callbacks: true, models: models.map((name) => ({ name })) },
+  open: () => Effect.die("the page opens no sessions")
+})
+
+/** Backends that list models for claude and codex, and none for gemini. */
+export const backends = Backend.Backends.layer([
+  backend("claude", ["claude-opus-5", "claude-sonnet-5"]),
+  backend("codex", ["gpt-5.6-sol"]),
+  backend("gemini", [])
+])
+
+/**
+ * Runs `fallback edit ARGS…` in this process on the config `file`, pressing `script` in order, in
+ * a terminal (unless `tty` is false).
+ */
+export const edit = (
+  file: string,
+  script: ReadonlyArray<Terminal.UserInput>,
+  options: {
+    readonly backends?: Layer.Layer<Backend.Backends>
+    readonly args?: ReadonlyArray<string>
+    readonly tty?: boolean
+  } = {}
+): Effect.Effect<Session> =>
+  Effect.gen(function*() {
+    const out: Array<string> = []
+    const err: Array<string> = []
+    const frames: Array<string> = []
+    const console = yield* Effect.console
+    const capturing: Console.Console = {
+      ...console,
+      log: (...items) => Effect.sync(() => void out.push(items.join(" "))),
+      error: (...items) => Effect.sync(() => void err.push(items.join(" ")))
+    }
+    const fiber = yield* Cli.main(["node", "fallback", "edit", ...(options.args ?? [])]).pipe(
+      Effect.withConsole(capturing),
+      Effect.withConfigProvider(ConfigProvider.fromMap(new Map([["FALLBACK_CONFIG", file]]))),
+      Effect.provide(Layer.succeed(Terminal.Terminal, scripted(script, frames, options.tty ?? true))),
+      Effect.provide(options.backends ?? Layer.empty),
+      Effect.provide(NodeContext.layer),
+      Effect.fork
+    )
+    const exit = yield* Fiber.await(fiber)
+    return { out: out.join("\n"), err: err.join("\n"), ok: Exit.isSuccess(exit), frames }
+  })
