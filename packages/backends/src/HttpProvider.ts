@@ -86,5 +86,8 @@ export interface Options {
  * @since 0.1.0
  * @category constructors
  */
-export const make = (provider: Provider, options: Options = {}): Effect.Effect<Backend.Backend, never, HttpClient.HttpClient> =>
+export const make = (
+  provider: Provider,
+  options: Options = {}
+): Effect.Effect<Backend.Backend, never, HttpClient.HttpClient> =>
   internal.make(provider, { idle: Duration.decode(options.idle ?? "60 seconds") })

@@ -50,10 +50,31 @@ const saidIn = (body: string): Said => {
   }
 }
 
-const quota =
-  /insufficient_quota|billing_error|enforced_spend_limit|credit balance|exceeded your current quota|spend(ing)? limit|billing hard limit|payment required|out of credits/i
-const context =
-  /context_length_exceeded|prompt is too long|context length|context window|maximum context|exceeds the maximum number of tokens|too many tokens|input is too long/i
+const words = (...patterns: ReadonlyArray<string>) => new RegExp(patterns.join("|"), "i")
+
+const quota = words(
+  "insufficient_quota",
+  "billing_error",
+  "enforced_spend_limit",
+  "credit balance",
+  "exceeded your current quota",
+  "spend(ing)? limit",
+  "billing hard limit",
+  "payment required",
+  "out of credits"
+)
+const context = words(
+  "context_length_exceeded",
+  "exceed_context_size",
+  "context size",
+  "prompt is too long",
+  "context length",
+  "context window",
+  "maximum context",
+  "exceeds the maximum number of tokens",
+  "too many tokens",
+  "input is too long"
+)
 const rate = /rate_limit|overloaded|too many requests|resource_exhausted/i
 const auth = /authentication_error|permission_error|invalid_api_key|invalid x-api-key|incorrect api key/i
 const model = /model_not_found|not_found_error|does not exist|model .*not found/i

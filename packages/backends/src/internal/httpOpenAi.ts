@@ -14,8 +14,16 @@ export const openAi: Wire = {
   turnPath: "/chat/completions",
   modelsPath: "/models",
   headers: (key) =>
-    Option.match(key, { onNone: () => ({}), onSome: (value) => ({ authorization: `Bearer ${Redacted.value(value)}` }) }),
-  body: (model, prompt) => ({ model, stream: true, stream_options: { include_usage: true }, messages: messages(prompt) }),
+    Option.match(key, {
+      onNone: () => ({}),
+      onSome: (value) => ({ authorization: `Bearer ${Redacted.value(value)}` })
+    }),
+  body: (model, prompt) => ({
+    model,
+    stream: true,
+    stream_options: { include_usage: true },
+    messages: messages(prompt)
+  }),
   read: (reading, event) => {
     if (event.data.trim() === "[DONE]") {
       reading.finished = true

@@ -156,7 +156,9 @@ export const make = (
                   HttpClientRequest.setHeaders({ accept: "text/event-stream", ...wire.headers(key) }),
                   HttpClientRequest.bodyUnsafeJson(wire.body(place.model, prompt, provider.maxTokens ?? 4096))
                 )
-                const response = yield* scoped.execute(request).pipe(Effect.mapError((error) => unreached(place, error)))
+                const response = yield* scoped.execute(request).pipe(
+                  Effect.mapError((error) => unreached(place, error))
+                )
                 if (response.status < 200 || response.status >= 300) return yield* refused(place, response)
                 return Stream.concat(
                   Stream.make(Backend.Event.SessionStarted({ sessionId: id })),

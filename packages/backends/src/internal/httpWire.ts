@@ -59,7 +59,9 @@ export const nothing: Step = { texts: [], done: false }
  *
  * @internal
  */
-export const messages = (prompt: Backend.Prompt): ReadonlyArray<{ readonly role: string; readonly content: string }> => [
+export const messages = (
+  prompt: Backend.Prompt
+): ReadonlyArray<{ readonly role: string; readonly content: string }> => [
   ...prompt.history.flatMap((exchange) => [
     { role: "user", content: exchange.prompt },
     { role: "assistant", content: exchange.answer }

@@ -8,7 +8,10 @@ import { badGateway, deltas, json, outputTokens, sse } from "./mockWire.js"
 const failed = (code: number, status: string, message: string, details?: ReadonlyArray<unknown>): Reply =>
   json(code, { error: { code, message, status, ...(details === undefined ? {} : { details }) } })
 
-const retryInfo = (seconds: number) => ({ "@type": "type.googleapis.com/google.rpc.RetryInfo", retryDelay: `${seconds}s` })
+const retryInfo = (seconds: number) => ({
+  "@type": "type.googleapis.com/google.rpc.RetryInfo",
+  retryDelay: `${seconds}s`
+})
 
 const errors: { readonly [F in ErrorFault]: (asked: Asked) => Reply } = {
   "rate-limit": (asked) =>
@@ -56,7 +59,11 @@ const errors: { readonly [F in ErrorFault]: (asked: Asked) => Reply } = {
 }
 
 const candidate = (asked: Asked, text: string, finish?: string) => ({
-  candidates: [{ content: { parts: [{ text }], role: "model" }, index: 0, ...(finish ? { finishReason: finish } : {}) }],
+  candidates: [{
+    content: { parts: [{ text }], role: "model" },
+    index: 0,
+    ...(finish === undefined ? {} : { finishReason: finish })
+  }],
   usageMetadata: {
     promptTokenCount: asked.inputTokens,
     candidatesTokenCount: outputTokens(asked.text),
@@ -79,5 +86,7 @@ export const gemini: Dialect = {
   error: (fault, asked) => errors[fault](asked),
   opening: (asked) => sse([data(candidate(asked, deltas(asked.text)[0] ?? ""))]),
   streamError: () =>
-    sse([data({ error: { code: 503, message: "The model is overloaded. Please try again later.", status: "UNAVAILABLE" } })])
+    sse([
+      data({ error: { code: 503, message: "The model is overloaded. Please try again later.", status: "UNAVAILABLE" } })
+    ])
 }

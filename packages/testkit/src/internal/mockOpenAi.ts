@@ -23,6 +23,8 @@ const failed = (
 ): Reply =>
   json(status, { error: { message, type, param: null, code } }, { "x-request-id": `req_${asked.id}`, ...headers })
 
+const serverError = "The server had an error while processing your request. Sorry about that!"
+
 const errors: { readonly [F in ErrorFault]: (asked: Asked) => Reply } = {
   "rate-limit": (asked) =>
     failed(
@@ -46,7 +48,7 @@ const errors: { readonly [F in ErrorFault]: (asked: Asked) => Reply } = {
   overloaded: (asked) =>
     failed(503, "server_error", null, "The engine is currently overloaded, please try again later.", asked),
   "server-error": (asked) =>
-    failed(500, "server_error", null, "The server had an error while processing your request. Sorry about that!", asked),
+    failed(500, "server_error", null, serverError, asked),
   "bad-gateway": () => badGateway,
   unauthorized: (asked) =>
     failed(
@@ -136,7 +138,7 @@ export const chat: Dialect = {
       chunk(asked, { role: "assistant", content: "" }, null),
       event({
         error: {
-          message: "The server had an error while processing your request. Sorry about that!",
+          message: serverError,
           type: "server_error",
           param: null,
           code: null
@@ -145,7 +147,12 @@ export const chat: Dialect = {
     ])
 }
 
-const response = (asked: Asked, status: string, output: ReadonlyArray<unknown>, extra: Record<string, unknown> = {}) => ({
+const response = (
+  asked: Asked,
+  status: string,
+  output: ReadonlyArray<unknown>,
+  extra: Record<string, unknown> = {}
+) => ({
   id: `resp_${asked.id}`,
   object: "response",
   created_at: Math.floor(Date.now() / 1000),
@@ -232,7 +239,7 @@ export const responses: Dialect = {
         response: response(asked, "failed", [], {
           error: {
             code: "server_error",
-            message: "The server had an error while processing your request. Sorry about that!"
+            message: serverError
           }
         })
       }

@@ -65,6 +65,9 @@ export interface Running {
 
 const host = "127.0.0.1"
 
+/** What a request is known by before its fault is picked. */
+type Seen = Omit<Asked, "retryAfter" | "quotaReset" | "text" | "id">
+
 const dialects: { readonly [R in Route]: Dialect } = {
   anthropic,
   responses,
@@ -178,7 +181,7 @@ export const start = async (options: Options = {}, port = 0): Promise<Running> =
   const sockets = new Set<Net.Socket>()
   const pending = new Set<Http.ServerResponse>()
 
-  const choose = (asked: Omit<Asked, "retryAfter" | "quotaReset" | "text" | "id">): Rule | undefined => {
+  const choose = (asked: Seen): Rule | undefined => {
     const index = rules.findIndex((rule) =>
       (rule.route === undefined || rule.route === asked.route) &&
       (rule.model === undefined || rule.model === asked.model) &&
@@ -191,7 +194,7 @@ export const start = async (options: Options = {}, port = 0): Promise<Running> =
     return rule
   }
 
-  const pickFault = (asked: Omit<Asked, "retryAfter" | "quotaReset" | "text" | "id">, rule: Rule | undefined): Fault => {
+  const pickFault = (asked: Seen, rule: Rule | undefined): Fault => {
     if (rule !== undefined) return rule.fault
     const window = options.contextWindows?.[asked.model]
     return named(asked.model) ?? named(asked.key) ??
@@ -250,9 +253,12 @@ export const start = async (options: Options = {}, port = 0): Promise<Running> =
       quotaReset: rule?.quotaReset ?? options.quotaReset ?? 3600,
       text: rule?.text ?? options.text ?? `mock answer from ${model === "" ? "the mock provider" : model}`
     }
-    if (which === "other") return write(response, json(404, { error: { message: `no route ${request.method} ${url.pathname}` } }))
+    if (which === "other") {
+      return write(response, json(404, { error: { message: `no route ${request.method} ${url.pathname}` } }))
+    }
     if (which === "models" && fault === "answer") {
-      return write(response, json(200, { object: "list", data: [{ id: "mock-model", object: "model", owned_by: "mock" }] }))
+      const models = [{ id: "mock-model", object: "model", owned_by: "mock" }]
+      return write(response, json(200, { object: "list", data: models }))
     }
     return play(fault, asked, dialects[which], request, response)
   }
