@@ -96,14 +96,6 @@ const failures: { readonly [K in Failure.Kind]: (place: Place.Place) => Failure.
 }
 
 /**
- * The failure of a kind at a place, with what a scripted backend says about it.
- *
- * @since 0.1.0
- * @category outcomes
- */
-export const failureOf = (kind: Failure.Kind, place: Place.Place): Failure.Failure => failures[kind](place)
-
-/**
  * Fails with a failure of `kind`, or with the failure `make` builds for the place.
  *
  * @since 0.1.0

@@ -86,13 +86,12 @@ export const make = Effect.fnUntraced(function*(
         Effect.orElseSucceed(() => Option.none<ConfigFile.Account>())
       )
 
-  const standIns = yield* LayerMap.make((name: string) =>
+  const standIns = yield* LayerMap.make((place: Place.Place) =>
     Layer.scoped(
       StandIn,
       Effect.gen(function*() {
-        const place = Place.Place.make(Either.getOrThrow(Place.parse(name)))
         const backend = yield* backendOf(place)
-        return yield* backend.open(place, yield* accountOf(place), settings, openings.get(name) ?? {})
+        return yield* backend.open(place, yield* accountOf(place), settings, openings.get(key(place)) ?? {})
       })
     )
   )
@@ -104,7 +103,7 @@ export const make = Effect.fnUntraced(function*(
       if (found !== undefined) return Effect.succeed(found.session)
       return Effect.gen(function*() {
         const scope = yield* Scope.fork(agentScope, ExecutionStrategy.sequential)
-        const runtime = yield* standIns.runtime(key(place)).pipe(
+        const runtime = yield* standIns.runtime(place).pipe(
           Scope.extend(scope),
           Effect.tapError(() => Scope.close(scope, Exit.void))
         )
@@ -122,7 +121,7 @@ export const make = Effect.fnUntraced(function*(
       openings.set(key(place), Option.match(resume, { onNone: () => ({}), onSome: (id) => ({ resume: id }) }))
       return Effect.andThen(
         found === undefined ? Effect.void : Scope.close(found.scope, Exit.void),
-        standIns.invalidate(key(place))
+        standIns.invalidate(place)
       )
     })
 
