@@ -183,6 +183,42 @@ describe("fallback edit", () => {
       })
     }))
 
+  it.scoped("the tries field starts from what the step says, and the step keeps its timeout", () =>
+    Effect.gen(function*() {
+      const file = yield* configFile
+      const session = yield* edit(file, [
+        enter, // claude@work/claude-opus-5
+        down,
+        enter, // how many tries first
+        keys.backspace,
+        char("x"),
+        enter, // refused
+        keys.backspace,
+        char("5"),
+        enter,
+        enter, // exponential, the step's own policy, already chosen
+        keys.ctrlJ
+      ])
+      const fields = session.frames.map((frame) => frame.replace(/\u001b\[[0-9;?]*[A-Za-z]/g, ""))
+      expect(fields).toContain(
+        "How many tries beyond the first at claude@work/claude-opus-5? (0 for none)\n› 3 \ntype · enter done · esc back"
+      )
+      expect(fields.some((frame) => frame.includes("› x \na whole number, 0 to 100"))).toBe(true)
+      expect(questions(session).at(-1)).toContain("❯ exponential         1s, 2s, 4s, 8s…")
+      expect(yield* steps(file)).toMatchObject({
+        "claude@work/claude-opus-5": { retrying: { tries: 5, policy: "exponential", timeout: 90 } }
+      })
+    }))
+
+  it.scoped("saving with nothing unsaved leaves the file as it was", () =>
+    Effect.gen(function*() {
+      const file = yield* configFile
+      const session = yield* edit(file, [down, down, down, enter])
+      expect(pages(session).at(-1)).toContain("❯ save\n")
+      expect(session.out).toBe(`Nothing to save; ${file} is as it was.`)
+      expect(yield* text(file)).toBe(start)
+    }))
+
   it.scoped("removing is the last choice inside a row; a line feed (ctrl+j) saves", () =>
     Effect.gen(function*() {
       const file = yield* configFile
@@ -190,10 +226,9 @@ describe("fallback edit", () => {
       expect(pages(session).at(-1)).toContain("Unsaved: claude@work/claude-opus-5 removed")
       expect(pages(session).at(-1)).toContain("claude@work/claude-opus-5: removed")
       expect(session.out).toBe(`Saved to ${file}: claude@work/claude-opus-5 removed`)
-      expect(JSON.parse(yield* text(file))).toEqual({
-        steps: { "codex/gpt-5.6-sol": { to: "gemini/gemini-3-pro" } },
-        accounts: { claude: [{ name: "work" }] }
-      })
+      const written = JSON.parse(yield* text(file))
+      expect(written.steps).toEqual({ "codex/gpt-5.6-sol": { to: "gemini/gemini-3-pro" } })
+      expect(written.accounts).toEqual({ claude: [{ name: "work" }] })
     }))
 
   it.scoped("shift+enter saves, and so does alt+enter, which many terminals send for it", () =>

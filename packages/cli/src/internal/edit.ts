@@ -1,5 +1,4 @@
 import * as Command from "@effect/cli/Command"
-import * as Prompt from "@effect/cli/Prompt"
 import * as Terminal from "@effect/platform/Terminal"
 import * as Backend from "@fallback/core/Backend"
 import * as ConfigFile from "@fallback/core/ConfigFile"
@@ -10,11 +9,12 @@ import * as Config from "effect/Config"
 import * as Console from "effect/Console"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import { config, editing } from "./config.js"
 import { choosePlace, modelsOf, type Places } from "./editPlaces.js"
-import { asked, choose, Intent, page as pagePrompt } from "./editPrompts.js"
+import { asked, choose, enter, Intent, page as pagePrompt } from "./editPrompts.js"
 import { targetOf, triesOf } from "./editRender.js"
 import * as State from "./editState.js"
 import { formatTime } from "./seconds.js"
@@ -47,11 +47,12 @@ const target = Effect.fn("Edit.target")(function*(page: State.Page, step: Steps.
 const tries = Effect.fn("Edit.tries")(function*(page: State.Page, step: Steps.Step, colour: boolean) {
   const at = Place.format(step.place)
   const now = Option.getOrUndefined(step.retrying)
-  const count = yield* asked(Prompt.integer({
-    message: `How many tries beyond the first at ${at}? (now ${now?.tries ?? 0}; 0 for none)`,
-    min: 0,
-    max: 100
-  }))
+  const count = yield* enter(
+    `How many tries beyond the first at ${at}? (0 for none)`,
+    (text) => /^\d+$/.test(text) && Number(text) <= 100 ? Either.right(Number(text)) : Either.left("a whole number, 0 to 100"),
+    colour,
+    now === undefined ? "" : String(now.tries)
+  )
   if (Option.isNone(count)) return page
   if (count.value === 0) return State.put(page, { ...step, retrying: Option.none() }, `${at}: no tries again`)
   const current = Policy.names.indexOf(now?.policy ?? Policy.defaultName)
@@ -108,6 +109,10 @@ const add = Effect.fn("Edit.add")(function*(page: State.Page, places: Places, co
 const save = Effect.fn("Edit.save")(function*(page: State.Page) {
   const store = yield* ConfigFile.Store
   const changes = State.changes(page)
+  if (changes.length === 0) {
+    yield* Console.log(`Nothing to save; ${page.file} is as it was.`)
+    return Option.none<State.Page>()
+  }
   return yield* store.modify(State.land(page)).pipe(
     Effect.zipRight(Console.log(`Saved to ${page.file}: ${changes.join(", ")}`)),
     Effect.as(Option.none<State.Page>()),
@@ -134,7 +139,11 @@ const colourful = Config.option(Config.string("NO_COLOR")).pipe(
   Effect.orElseSucceed(() => true)
 )
 
-/** @internal */
+/**
+ * `fallback edit`: the page.
+ *
+ * @internal
+ */
 export const edit = Command.make("edit", { config }, ({ config }) =>
   Effect.gen(function*() {
     if (!(yield* Effect.flatMap(Terminal.Terminal, (terminal) => terminal.isTTY))) return yield* new NotATerminal()

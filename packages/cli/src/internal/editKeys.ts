@@ -82,3 +82,28 @@ export const questionKey = (input: Terminal.UserInput): QuestionKey => {
       return "none"
   }
 }
+
+/**
+ * What a key does in a field a name or number is typed into.
+ *
+ * @internal
+ */
+export type FieldKey =
+  | { readonly _tag: "type"; readonly text: string }
+  | { readonly _tag: "erase" | "done" | "back" | "none" }
+
+/**
+ * A field's keys: printable keys type, Backspace erases, Enter is done, Escape or ctrl+c goes
+ * back.
+ *
+ * @internal
+ */
+export const fieldKey = (input: Terminal.UserInput): FieldKey => {
+  if (quits(input) || input.key.name === "escape") return { _tag: "back" }
+  if (input.key.name === "return" || input.key.name === "enter") return { _tag: "done" }
+  if (input.key.name === "backspace") return { _tag: "erase" }
+  const text = Option.getOrElse(input.input, () => "")
+  return !input.key.ctrl && !input.key.meta && /^[^\u0000-\u001f\u007f]+$/.test(text)
+    ? { _tag: "type", text }
+    : { _tag: "none" }
+}

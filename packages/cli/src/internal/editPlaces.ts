@@ -1,10 +1,9 @@
-import * as Prompt from "@effect/cli/Prompt"
 import type * as Backend from "@fallback/core/Backend"
 import * as Place from "@fallback/core/Place"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Option from "effect/Option"
-import { asked, choose } from "./editPrompts.js"
+import { choose, enter } from "./editPrompts.js"
 
 /**
  * The models a CLI runs, as far as the page knows; none means the person types a model's name.
@@ -35,15 +34,12 @@ export interface Places {
   readonly models: Models
 }
 
-const typed = (asking: string, prefix: string) =>
-  asked(Prompt.text({
-    message: `${asking}: which model of ${prefix}? (type its name)`,
-    validate: (model) =>
-      Either.match(Place.parse(`${prefix}/${model}`), {
-        onLeft: (error) => Effect.fail(error.reason),
-        onRight: () => Effect.succeed(model)
-      })
-  }))
+const typed = (asking: string, prefix: string, colour: boolean) =>
+  enter(
+    `${asking}: which model of ${prefix}? (type its name)`,
+    (model) => Either.mapBoth(Place.parse(`${prefix}/${model}`), { onLeft: (error) => error.reason, onRight: () => model }),
+    colour
+  )
 
 const model = Effect.fn("Edit.model")(function*(
   asking: string,
@@ -51,12 +47,12 @@ const model = Effect.fn("Edit.model")(function*(
   listed: ReadonlyArray<string>,
   colour: boolean
 ) {
-  if (listed.length === 0) return yield* typed(asking, prefix)
+  if (listed.length === 0) return yield* typed(asking, prefix, colour)
   const picked = yield* choose(`${asking}: which model of ${prefix}?`, [
     ...listed.map((name) => ({ title: name, value: Option.some(name) })),
     { title: "another model", description: "type its name", value: Option.none<string>() }
   ], colour)
-  return Option.isSome(picked) && Option.isNone(picked.value) ? yield* typed(asking, prefix) : Option.flatten(picked)
+  return Option.isSome(picked) && Option.isNone(picked.value) ? yield* typed(asking, prefix, colour) : Option.flatten(picked)
 })
 
 /**

@@ -3,9 +3,10 @@ import * as Terminal from "@effect/platform/Terminal"
 import type * as Steps from "@fallback/core/Steps"
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
 import * as Option from "effect/Option"
-import { pageKey, questionKey } from "./editKeys.js"
-import { type Choice, erase, frame, pageLines, questionLines } from "./editRender.js"
+import { fieldKey, pageKey, questionKey } from "./editKeys.js"
+import { type Choice, erase, fieldLines, frame, pageLines, questionLines } from "./editRender.js"
 import * as State from "./editState.js"
 
 /**
@@ -115,3 +116,46 @@ export const choose = <A>(
   initial = 0
 ): Effect.Effect<Option.Option<A>, never, Prompt.Prompt.Environment> =>
   Effect.map(asked(question(message, choices, colour, initial)), Option.flatten)
+
+interface Field {
+  readonly text: string
+  readonly error: string | undefined
+}
+
+/**
+ * Asks for something typed, starting from `initial`: what `read` makes of the text once Enter is
+ * pressed (the field stays, saying what is wrong, while `read` refuses it), or none when the
+ * person goes back (Escape, ctrl+c).
+ *
+ * @internal
+ */
+export const enter = <A>(
+  message: string,
+  read: (text: string) => Either.Either<A, string>,
+  colour: boolean,
+  initial = ""
+): Effect.Effect<Option.Option<A>, never, Prompt.Prompt.Environment> =>
+  Effect.map(
+    asked(Prompt.custom<Field, Option.Option<A>>({ text: initial, error: undefined }, {
+      ...drawn((field: Field) => fieldLines(message, field.text, field.error, colour)),
+      process: (input, field) => {
+        const key = fieldKey(input)
+        switch (key._tag) {
+          case "type":
+            return Effect.succeed(Action.NextFrame({ state: { text: field.text + key.text, error: undefined } }))
+          case "erase":
+            return Effect.succeed(Action.NextFrame({ state: { text: field.text.slice(0, -1), error: undefined } }))
+          case "done":
+            return Effect.succeed(Either.match(read(field.text), {
+              onLeft: (error) => Action.NextFrame({ state: { ...field, error } }),
+              onRight: (value) => Action.Submit({ value: Option.some(value) })
+            }))
+          case "back":
+            return Effect.succeed(Action.Submit({ value: Option.none() }))
+          case "none":
+            return Effect.succeed(Action.Beep())
+        }
+      }
+    })),
+    Option.flatten
+  )

@@ -97,6 +97,23 @@ export const questionLines = <A>(
   ]
 }
 
+/**
+ * A field's lines: what it asks, what has been typed, what is wrong with it, and the keys.
+ *
+ * @internal
+ */
+export const fieldLines = (
+  message: string,
+  text: string,
+  error: string | undefined,
+  colour: boolean
+): ReadonlyArray<string> => [
+  paint(colour, "1", message),
+  `› ${text}${colour ? paint(colour, "7", " ") : "_"}`,
+  ...(error === undefined ? [] : [paint(colour, "31", error)]),
+  paint(colour, "2", "type · enter done · esc back")
+]
+
 const cut = (line: string, columns: number) => {
   const plain = line.replace(/\u001b\[[0-9;]*m/g, "")
   return columns <= 0 || plain.length < columns ? line : plain.slice(0, columns - 1)
