@@ -170,7 +170,7 @@ export const make = (
       check: (place) =>
         Effect.gen(function*() {
           const key = yield* readKey(place, sources.get(Place.format(place)) ?? keySource(provider, Option.none()))
-          const response = yield* client.execute(
+          const response = yield* scoped.execute(
             HttpClientRequest.get(`${base}${wire.modelsPath}`).pipe(HttpClientRequest.setHeaders(wire.headers(key)))
           ).pipe(Effect.mapError((error) => unreached(place, error)))
           if (response.status < 200 || response.status >= 300) return yield* refused(place, response)

@@ -260,7 +260,8 @@ export const start = async (options: Options = {}, port = 0): Promise<Running> =
       const models = [{ id: "mock-model", object: "model", owned_by: "mock" }]
       return write(response, json(200, { object: "list", data: models }))
     }
-    return play(fault, asked, dialects[which], request, response)
+    const dialect = which === "models" && request.headers["anthropic-version"] !== undefined ? anthropic : dialects[which]
+    return play(fault, asked, dialect, request, response)
   }
 
   const play = async (
