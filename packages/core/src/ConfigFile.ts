@@ -118,6 +118,44 @@ const AccountChain = Schema.Array(Account).pipe(
 ).annotations({ description: "the accounts of one CLI, in the order they are tried" })
 
 /**
+ * An HTTP provider the config defines: the record's key is the CLI part of the places it serves
+ * (`local` in `local/qwen3:8b`). `kind` is its wire format, `baseUrl` where it listens (for
+ * Anthropic Messages the origin without `/v1`, for OpenAI-compatible up to and including `/v1`),
+ * `key` the variable its key is read from (none for a local server that wants none), `models` what
+ * it serves with their context windows.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const Provider = Schema.Struct({
+  kind: Schema.Literal("anthropic-messages", "openai-compatible").annotations({
+    message: () => ({ message: "\"anthropic-messages\" or \"openai-compatible\"", override: true })
+  }),
+  baseUrl: Schema.String.pipe(Schema.pattern(/^https?:\/\/\S+$/, { message: () => "an http:// or https:// URL" })),
+  key: Schema.optionalWith(FromEnv, { exact: true }),
+  models: Schema.optionalWith(
+    Schema.Array(Schema.Struct({
+      name: Place.Model,
+      contextWindow: Schema.optionalWith(Schema.Int.pipe(Schema.positive()), { exact: true })
+    })),
+    { exact: true }
+  ),
+  maxTokens: Schema.optionalWith(Schema.Int.pipe(Schema.positive()), { exact: true })
+}).annotations({ identifier: "Provider", description: "an HTTP provider, named by its key" })
+
+/**
+ * How a CLI is run: `bin`, the binary to run when it is not the one on `PATH`.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const CliSettings = Schema.Struct({
+  bin: Schema.optionalWith(Schema.NonEmptyString.annotations({ description: "the path of the CLI's binary" }), {
+    exact: true
+  })
+}).annotations({ identifier: "CliSettings" })
+
+/**
  * What is written against one place in the file.
  *
  * @since 0.1.0
@@ -140,7 +178,9 @@ export const Document = Schema.Struct({
   accounts: Schema.optionalWith(Schema.Record({ key: Place.Cli, value: AccountChain }), {
     default: () => ({}),
     exact: true
-  })
+  }),
+  providers: Schema.optionalWith(Schema.Record({ key: Place.Cli, value: Provider }), { default: () => ({}), exact: true }),
+  clis: Schema.optionalWith(Schema.Record({ key: Place.Cli, value: CliSettings }), { default: () => ({}), exact: true })
 }).annotations({ identifier: "FallbackConfig", title: "fallback config" })
 
 /**
@@ -155,7 +195,7 @@ export type Document = typeof Document.Type
  * @since 0.1.0
  * @category constants
  */
-export const empty: Document = Document.make({ steps: {}, accounts: {} })
+export const empty: Document = Document.make({ steps: {}, accounts: {}, providers: {}, clis: {} })
 
 /**
  * The config file could not be read (no permission, not a file).
@@ -277,6 +317,21 @@ export class UnknownCli extends Schema.TaggedError<UnknownCli>("@fallback/core/U
 }
 
 /**
+ * A provider named like a CLI fallback drives: places could not tell the two apart.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class ProviderShadowsCli extends Schema.TaggedError<ProviderShadowsCli>("@fallback/core/ProviderShadowsCli")(
+  "ProviderShadowsCli",
+  { name: Schema.String, file: Schema.optional(Schema.String) }
+) {
+  override get message(): string {
+    return `${inFile(this.file)}the provider "${this.name}" has the name of a CLI fallback drives; give it another name (its places are written ${this.name}-api/MODEL, say)`
+  }
+}
+
+/**
  * A place whose account is not set up for its CLI.
  *
  * @since 0.1.0
@@ -313,6 +368,7 @@ export type ConfigFileError =
   | SelfStep
   | UnknownCli
   | UnknownAccount
+  | ProviderShadowsCli
 
 /**
  * The places a document names that it should not: a self-step always; with the CLIs that are
@@ -325,9 +381,14 @@ export type ConfigFileError =
 export const check = (
   document: Document,
   options: { readonly known?: ReadonlyArray<string> | undefined; readonly file?: string | undefined } = {}
-): Either.Either<Document, SelfStep | UnknownCli | UnknownAccount> => {
+): Either.Either<Document, SelfStep | UnknownCli | UnknownAccount | ProviderShadowsCli> => {
   const where = options.file === undefined ? {} : { file: options.file }
-  const known = options.known
+  const providers = Object.keys(document.providers).sort()
+  const shadowing = providers.find((name) => options.known?.includes(name))
+  if (shadowing !== undefined) {
+    return Either.left(new ProviderShadowsCli({ name: shadowing, ...where }))
+  }
+  const known = options.known === undefined ? undefined : [...options.known, ...providers]
   const placeProblem = (place: Place.Place): Option.Option<UnknownCli | UnknownAccount> => {
     if (known === undefined) return Option.none()
     if (!known.includes(place.cli)) {
@@ -338,9 +399,10 @@ export const check = (
       ? Option.some(new UnknownAccount({ place, accounts, ...where }))
       : Option.none()
   }
-  for (const cli of Object.keys(document.accounts).sort()) {
+  for (const cli of [...Object.keys(document.accounts), ...Object.keys(document.clis)].sort()) {
     if (known !== undefined && !known.includes(cli)) {
-      return Either.left(new UnknownCli({ place: `accounts.${cli}`, cli, known, ...where }))
+      const section = cli in document.accounts ? "accounts" : "clis"
+      return Either.left(new UnknownCli({ place: `${section}.${cli}`, cli, known, ...where }))
     }
   }
   for (const { place, to } of bookOf(document).values()) {
@@ -389,7 +451,7 @@ export const decode = (
   file: string,
   text: string,
   known: ReadonlyArray<string>
-): Either.Either<Document, ConfigNotJson | ConfigInvalid | SelfStep | UnknownCli | UnknownAccount> =>
+): Either.Either<Document, ConfigNotJson | ConfigInvalid | SelfStep | UnknownCli | UnknownAccount | ProviderShadowsCli> =>
   Either.try({ try: () => JSON.parse(text) as unknown, catch: (e) => new ConfigNotJson({ file, reason: internal.jsonReason(e, text) }) }).pipe(
     Either.filterOrLeft(
       (json) => typeof json === "object" && json !== null && !Array.isArray(json),
@@ -405,13 +467,21 @@ export const decode = (
   )
 
 /**
- * A document as the text written to the file.
+ * A document as the text written to the file (the providers and clis sections only when they
+ * hold something).
  *
  * @since 0.1.0
  * @category formatting
  */
-export const encode = (document: Document): string =>
-  `${JSON.stringify(Schema.encodeSync(Document)(document), null, 2)}\n`
+export const encode = (document: Document): string => {
+  const { clis, providers, ...rest } = Schema.encodeSync(Document)(document)
+  const written = {
+    ...rest,
+    ...(providers === undefined || Object.keys(providers).length === 0 ? {} : { providers }),
+    ...(clis === undefined || Object.keys(clis).length === 0 ? {} : { clis })
+  }
+  return `${JSON.stringify(written, null, 2)}\n`
+}
 
 /**
  * Where the config file is: `FALLBACK_CONFIG`, else `$XDG_CONFIG_HOME/fallback/config.json`,

@@ -108,6 +108,21 @@ const corpus: ReadonlyArray<readonly [string, string, string]> = [
     `${file} is not a fallback config: at accounts.claude: the account "work" is listed twice`
   ],
   [
+    "a provider named like a CLI",
+    "{\"providers\": {\"claude\": {\"kind\": \"anthropic-messages\", \"baseUrl\": \"http://127.0.0.1:1\"}}}",
+    `${file}: the provider "claude" has the name of a CLI fallback drives; give it another name (its places are written claude-api/MODEL, say)`
+  ],
+  [
+    "a provider of an unknown kind",
+    "{\"providers\": {\"local\": {\"kind\": \"ollama\", \"baseUrl\": \"http://127.0.0.1:11434/v1\"}}}",
+    `${file} is not a fallback config: at providers.local.kind: "anthropic-messages" or "openai-compatible"`
+  ],
+  [
+    "a bin for a CLI fallback does not know",
+    "{\"clis\": {\"claud\": {\"bin\": \"/opt/claude\"}}}",
+    `${file}: clis.claud names the CLI "claud", which is not one fallback knows (did you mean claude?); known: claude, codex, gemini, opencode, antigravity`
+  ],
+  [
     "two bad values",
     "{\"steps\": {\"claude/a\": {\"retrying\": {\"tries\": -1}}, \"codex/b\": {\"to\": 5}}}",
     `${file} is not a fallback config: at steps["claude/a"].retrying.tries: a whole number of goes beyond the first, 0 or more; at steps["codex/b"].to: a place, written CLI[@ACCOUNT]/MODEL (e.g. claude@work/claude-opus-5)`
@@ -134,6 +149,24 @@ describe("ConfigFile", () => {
           env: { OPENAI_API_KEY: { fromEnv: "OPENAI_KEY_PERSONAL" }, OPENAI_BASE_URL: "http://127.0.0.1:8080/v1" }
         }]
       }
+    })
+    const document = Either.getOrThrow(ConfigFile.decode(file, text, ConfigFile.builtinClis))
+    expect(JSON.parse(ConfigFile.encode(document))).toEqual(JSON.parse(text))
+  })
+
+  it("reads providers and CLI settings, and places on a provider are known", () => {
+    const text = JSON.stringify({
+      steps: { "claude/claude-opus-5": { to: "local/qwen3:8b" } },
+      accounts: { local: [{ name: "gpu", env: { LOCAL_KEY: { fromEnv: "MY_LOCAL_KEY" } } }] },
+      providers: {
+        local: {
+          kind: "openai-compatible",
+          baseUrl: "http://127.0.0.1:11434/v1",
+          key: { fromEnv: "LOCAL_KEY" },
+          models: [{ name: "qwen3:8b", contextWindow: 32768 }]
+        }
+      },
+      clis: { claude: { bin: "/opt/claude/bin/claude" } }
     })
     const document = Either.getOrThrow(ConfigFile.decode(file, text, ConfigFile.builtinClis))
     expect(JSON.parse(ConfigFile.encode(document))).toEqual(JSON.parse(text))
