@@ -1,4 +1,4 @@
-import { Backend, type ConfigFile, Failure, Place } from "@fallback/core"
+import { Backend, type ConfigFile, Failure, Place, type Settings } from "@fallback/core"
 import * as HttpClient from "@effect/platform/HttpClient"
 import type * as HttpClientError from "@effect/platform/HttpClientError"
 import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
@@ -142,8 +142,13 @@ export const make = (
         resume: true,
         models: provider.models.map((model) => ({ name: model.name, contextWindow: model.contextWindow }))
       },
-      open: (place, account, _settings, opening) =>
-        Effect.gen(function*() {
+      open: Effect.fn("HttpProvider.open")(
+        function*(
+          place: Place.Place,
+          account: Option.Option<ConfigFile.Account>,
+          _settings: Settings.Settings,
+          opening: Backend.Opening
+        ) {
           const source = keySource(provider, account)
           const key = yield* readKey(place, source)
           sources.set(Place.format(place), source)
@@ -166,14 +171,14 @@ export const make = (
                 )
               }))
           } satisfies Backend.Session
-        }),
-      check: (place) =>
-        Effect.gen(function*() {
-          const key = yield* readKey(place, sources.get(Place.format(place)) ?? keySource(provider, Option.none()))
-          const response = yield* scoped.execute(
-            HttpClientRequest.get(`${base}${wire.modelsPath}`).pipe(HttpClientRequest.setHeaders(wire.headers(key)))
-          ).pipe(Effect.mapError((error) => unreached(place, error)))
-          if (response.status < 200 || response.status >= 300) return yield* refused(place, response)
-        }).pipe(Effect.scoped)
+        }
+      ),
+      check: Effect.fn("HttpProvider.check")(function*(place: Place.Place) {
+        const key = yield* readKey(place, sources.get(Place.format(place)) ?? keySource(provider, Option.none()))
+        const response = yield* scoped.execute(
+          HttpClientRequest.get(`${base}${wire.modelsPath}`).pipe(HttpClientRequest.setHeaders(wire.headers(key)))
+        ).pipe(Effect.mapError((error) => unreached(place, error)))
+        if (response.status < 200 || response.status >= 300) return yield* refused(place, response)
+      }, Effect.scoped)
     }
   })
