@@ -219,6 +219,34 @@ describe("fallback edit", () => {
       expect(yield* text(file)).toBe(start)
     }))
 
+  it.scoped("a page longer than the terminal shows the rows round the cursor and how many more there are", () =>
+    Effect.gen(function*() {
+      const fs = yield* FileSystem.FileSystem
+      const file = yield* configFile
+      const many = Object.fromEntries(
+        Array.from({ length: 12 }, (_, i) => [`codex/m${String(i).padStart(2, "0")}`, { to: "claude/claude-opus-5" }])
+      )
+      yield* fs.writeFileString(file, JSON.stringify({ steps: many }))
+      const session = yield* edit(file, [up, char("q")], { rows: 12 })
+      const [first, last] = [pages(session)[0]!.split("\n"), pages(session).at(-1)!.split("\n")]
+      expect(first.slice(2, 8)).toEqual([
+        "  PLACE      TURNS GO TO           TRIES  POLICY",
+        "",
+        "❯ codex/m00  claude/claude-opus-5  -      -",
+        "  codex/m01  claude/claude-opus-5  -      -",
+        "  codex/m02  claude/claude-opus-5  -      -",
+        "  ↓ 11 more"
+      ])
+      expect(last.slice(3, 8)).toEqual([
+        "  ↑ 11 more",
+        "  codex/m11  claude/claude-opus-5  -      -",
+        "  + add a step",
+        "❯ save",
+        ""
+      ])
+      expect(pages(session).every((page) => page.split("\n").length <= 12)).toBe(true)
+    }).pipe(Effect.provide(NodeFileSystem.layer)))
+
   it.scoped("removing is the last choice inside a row; a line feed (ctrl+j) saves", () =>
     Effect.gen(function*() {
       const file = yield* configFile

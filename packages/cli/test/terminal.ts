@@ -37,12 +37,13 @@ const ends = (input: Terminal.UserInput) => input.key.ctrl && (input.key.name ==
 const scripted = (
   script: ReadonlyArray<Terminal.UserInput>,
   frames: Array<string>,
-  tty: boolean
+  tty: boolean,
+  rows: number
 ): Terminal.Terminal => {
   const backlog = [...script]
   return Terminal.Terminal.of({
     columns: Effect.succeed(120),
-    rows: Effect.succeed(40),
+    rows: Effect.succeed(rows),
     isTTY: Effect.succeed(tty),
     readLine: Effect.fail(new Terminal.QuitException()),
     display: (text) => Effect.sync(() => void frames.push(text)),
@@ -94,7 +95,7 @@ export const backends = Backend.Backends.layer([
 
 /**
  * Runs `fallback edit ARGS…` in this process on the config `file`, pressing `script` in order, in
- * a terminal (unless `tty` is false).
+ * a terminal (unless `tty` is false) of 120 columns and `rows` rows (40 unless said).
  */
 export const edit = (
   file: string,
@@ -103,6 +104,7 @@ export const edit = (
     readonly backends?: Layer.Layer<Backend.Backends>
     readonly args?: ReadonlyArray<string>
     readonly tty?: boolean
+    readonly rows?: number
   } = {}
 ): Effect.Effect<Session> =>
   Effect.gen(function*() {
@@ -118,7 +120,7 @@ export const edit = (
     const fiber = yield* Cli.main(["node", "fallback", "edit", ...(options.args ?? [])]).pipe(
       Effect.withConsole(capturing),
       Effect.withConfigProvider(ConfigProvider.fromMap(new Map([["FALLBACK_CONFIG", file]]))),
-      Effect.provide(Layer.succeed(Terminal.Terminal, scripted(script, frames, options.tty ?? true))),
+      Effect.provide(Layer.succeed(Terminal.Terminal, scripted(script, frames, options.tty ?? true, options.rows ?? 40))),
       Effect.provide(options.backends ?? Layer.empty),
       Effect.provide(NodeContext.layer),
       Effect.fork

@@ -21,23 +21,32 @@ export type Intent = Data.TaggedEnum<{
   Leave: {}
 }>
 
-/** @internal */
+/**
+ * Makes and matches intents.
+ *
+ * @internal
+ */
 export const Intent = Data.taggedEnum<Intent>()
 
 const Action = Data.taggedEnum<Prompt.Prompt.ActionDefinition>()
 
 const bell = "\u0007"
 
-const columns = Effect.flatMap(Terminal.Terminal, (terminal) => terminal.columns)
+interface Size {
+  readonly columns: number
+  readonly rows: number
+}
 
-const drawn = <S>(lines: (state: S) => ReadonlyArray<string>) => ({
+const size = Effect.flatMap(Terminal.Terminal, (terminal) => Effect.all({ columns: terminal.columns, rows: terminal.rows }))
+
+const drawn = <S>(lines: (state: S, size: Size) => ReadonlyArray<string>) => ({
   render: (_: S, action: Prompt.Prompt.Action<S, unknown>) =>
     action._tag === "Beep"
       ? Effect.succeed(bell)
       : action._tag === "Submit"
       ? Effect.succeed("")
-      : Effect.map(columns, (width) => frame(lines(action.state), width)),
-  clear: (state: S) => Effect.succeed(erase(lines(state).length))
+      : Effect.map(size, (size) => frame(lines(action.state, size), size.columns)),
+  clear: (state: S) => Effect.map(size, (size) => erase(lines(state, size).length))
 })
 
 /**
@@ -47,7 +56,7 @@ const drawn = <S>(lines: (state: S) => ReadonlyArray<string>) => ({
  */
 export const page = (initial: State.Page, colour: boolean): Prompt.Prompt<readonly [State.Page, Intent]> =>
   Prompt.custom(initial, {
-    ...drawn((page: State.Page) => pageLines(page, colour)),
+    ...drawn((page: State.Page, size) => pageLines(page, colour, size.rows)),
     process: (input, page) => {
       const submit = (intent: Intent) => Effect.succeed(Action.Submit({ value: [page, intent] as const }))
       switch (pageKey(input)) {
@@ -78,7 +87,7 @@ const question = <A>(
   initial = 0
 ): Prompt.Prompt<Option.Option<A>> =>
   Prompt.custom(initial, {
-    ...drawn((cursor: number) => questionLines(message, choices, cursor, colour)),
+    ...drawn((cursor: number, size) => questionLines(message, choices, cursor, colour, size.rows)),
     process: (input, cursor) => {
       switch (questionKey(input)) {
         case "up":

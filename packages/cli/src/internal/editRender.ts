@@ -42,12 +42,35 @@ export const targetOf = (step: Steps.Step): string => Option.match(step.to, { on
 const marks: Record<State.Status, string> = { new: "new", changed: "changed", same: "" }
 
 /**
- * The page's lines: a row per place with its status, `add` and `save` below, what is unsaved,
- * the notice and the keys.
+ * The lines `count` rows take in `room` lines, the cursor's row among them: all of them when they
+ * fit (or the room is not known), else a window round the cursor with how many more lie above
+ * and below.
  *
  * @internal
  */
-export const pageLines = (page: State.Page, colour: boolean): ReadonlyArray<string> => {
+export const windowed = (
+  lines: ReadonlyArray<string>,
+  cursor: number,
+  room: number
+): ReadonlyArray<string> => {
+  const fits = room - 2
+  if (room <= 0 || lines.length <= room || fits < 1) return lines
+  const start = Math.min(Math.max(cursor - Math.floor(fits / 2), 0), lines.length - fits)
+  const end = start + fits
+  return [
+    start === 0 ? "" : `  ↑ ${start} more`,
+    ...lines.slice(start, end),
+    end === lines.length ? "" : `  ↓ ${lines.length - end} more`
+  ]
+}
+
+/**
+ * The page's lines, in `height` rows of terminal (0: not known): a row per place with its
+ * status, `add` and `save` below, what is unsaved, the notice and the keys.
+ *
+ * @internal
+ */
+export const pageLines = (page: State.Page, colour: boolean, height: number): ReadonlyArray<string> => {
   const statuses = page.rows.map((step) => State.statusOf(page, step))
   const grid = table(
     ["PLACE", "TURNS GO TO", "TRIES", "POLICY", ""],
@@ -63,9 +86,15 @@ export const pageLines = (page: State.Page, colour: boolean): ReadonlyArray<stri
     `fallback edit: the steps in ${page.file}`,
     "",
     ...(page.rows.length === 0 ? ["  No steps yet: press a to add one."] : [`  ${grid[0]}`]),
-    ...page.rows.map((_, i) => row(i, grid[i + 1]!, statuses[i])),
-    row(page.rows.length, "+ add a step"),
-    row(page.rows.length + 1, unsaved.length === 0 ? "save" : `save ${unsaved.length} unsaved`),
+    ...windowed(
+      [
+        ...page.rows.map((_, i) => row(i, grid[i + 1]!, statuses[i])),
+        row(page.rows.length, "+ add a step"),
+        row(page.rows.length + 1, unsaved.length === 0 ? "save" : `save ${unsaved.length} unsaved`)
+      ],
+      page.cursor,
+      height === 0 ? 0 : height - 7
+    ),
     "",
     unsaved.length === 0 ? "Nothing unsaved." : paint(colour, "33", `Unsaved: ${unsaved.join(", ")}`),
     ...(page.notice === undefined ? [] : [page.notice]),
@@ -74,7 +103,8 @@ export const pageLines = (page: State.Page, colour: boolean): ReadonlyArray<stri
 }
 
 /**
- * A question's lines: what it asks, its choices with the cursor on one, and how to go back.
+ * A question's lines, in `height` rows of terminal (0: not known): what it asks, its choices with
+ * the cursor on one, and how to go back.
  *
  * @internal
  */
@@ -82,17 +112,19 @@ export const questionLines = <A>(
   message: string,
   choices: ReadonlyArray<Choice<A>>,
   cursor: number,
-  colour: boolean
+  colour: boolean,
+  height: number
 ): ReadonlyArray<string> => {
   const width = Math.max(...choices.map((choice) => choice.title.length))
+  const lines = choices.map((choice, i) => {
+    const line = `${pointer(cursor === i)} ${
+      choice.description === undefined ? choice.title : `${choice.title.padEnd(width)}  ${choice.description}`
+    }`
+    return cursor === i ? paint(colour, "36;1", line) : line
+  })
   return [
     paint(colour, "1", message),
-    ...choices.map((choice, i) => {
-      const line = `${pointer(cursor === i)} ${
-        choice.description === undefined ? choice.title : `${choice.title.padEnd(width)}  ${choice.description}`
-      }`
-      return cursor === i ? paint(colour, "36;1", line) : line
-    }),
+    ...windowed(lines, cursor, height === 0 ? 0 : height - 3),
     paint(colour, "2", "↑↓ move · enter choose · esc back")
   ]
 }
