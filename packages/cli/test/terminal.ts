@@ -18,7 +18,7 @@ export const keys = {
   altEnter: key("return", undefined, { meta: true }),
   ctrlJ: key("j", "\n", { ctrl: true }),
   lineFeed: key("enter", "\n"),
-  escape: key("escape", "\u001b"),
+  escape: key("escape", undefined, { meta: true }),
   ctrlC: key("c", "\u0003", { ctrl: true }),
   backspace: key("backspace", "\u007f"),
   char: (c: string) => key(c, c)

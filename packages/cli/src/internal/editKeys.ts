@@ -31,13 +31,13 @@ export const saves = (input: Terminal.UserInput): boolean =>
 
 /**
  * The page's keys: up/down move, Enter opens the row, `a` adds, shift+enter or ctrl+j saves,
- * Escape, `q` or ctrl+c leaves.
+ * Escape, `q` or ctrl+c leaves. Node reports a lone Escape with meta held.
  *
  * @internal
  */
 export const pageKey = (input: Terminal.UserInput): PageKey => {
   if (saves(input)) return "save"
-  if (quits(input)) return "leave"
+  if (quits(input) || input.key.name === "escape") return "leave"
   if (input.key.ctrl || input.key.meta) return "none"
   switch (input.key.name) {
     case "up":
@@ -51,7 +51,6 @@ export const pageKey = (input: Terminal.UserInput): PageKey => {
       return "open"
     case "a":
       return "add"
-    case "escape":
     case "q":
       return "leave"
     default:
