@@ -77,8 +77,10 @@ export interface Candidates {
  *
  * - `answers`: one answer per failure kind.
  * - `firstByte`: how long an attempt may go without real content before it yields (30 s).
- * - `send`: a ceiling on an attempt before its first content (none by default).
- * - `watchdog`: probing of a stream that sends nothing (none by default).
+ * - `send`: a ceiling on a whole attempt (none by default); before the first content it is a failure
+ *   the turn answers, after it the failure surfaces with what was delivered.
+ * - `watchdog`: probing of a stream that stops moving (none by default), before or after the first
+ *   content, with the same difference.
  * - `candidates`: how the next place is picked.
  * - `moved`: `"stays"` (an agent that moved stays moved) or `"returns"` (each turn starts at the
  *   agent's own place again, skipping what is parked).

@@ -20,6 +20,7 @@ import * as Stream from "effect/Stream"
  * - `Fail`: fails before sending anything.
  * - `Hang`: the session event, then nothing ever again.
  * - `Die`: the session event and `after` pieces of text, then the failure.
+ * - `Stall`: the session event and `after` pieces of text, then nothing ever again.
  * - `Delay`: waits, then plays `then`.
  * - `Decide`: plays what `decide` picks for the prompt sent.
  *
@@ -31,6 +32,7 @@ export type Outcome = Data.TaggedEnum<{
   Fail: { readonly failure: (place: Place.Place) => Failure.Failure }
   Hang: {}
   Die: { readonly after: number; readonly failure: (place: Place.Place) => Failure.Failure }
+  Stall: { readonly after: number }
   Delay: { readonly duration: Duration.Duration; readonly then: Outcome }
   Decide: { readonly decide: (prompt: Backend.Prompt) => Outcome }
 }>
@@ -111,6 +113,14 @@ export const fail = (kind: Failure.Kind | ((place: Place.Place) => Failure.Failu
  * @category outcomes
  */
 export const die = (after: number, kind: Failure.Kind): Outcome => Outcome.Die({ after, failure: failures[kind] })
+
+/**
+ * Sends `after` pieces of text, then hangs.
+ *
+ * @since 0.1.0
+ * @category outcomes
+ */
+export const stall = (after: number): Outcome => Outcome.Stall({ after })
 
 /**
  * A script: for each place (written `CLI[@ACCOUNT]/MODEL`), the outcomes of its turns in order;
@@ -269,6 +279,9 @@ const backend = (
 
 const started = (id: string) => Stream.make(Backend.Event.SessionStarted({ sessionId: id }))
 
+const parts = (count: number) =>
+  Stream.fromIterable(Array.from({ length: count }, (_, i) => Backend.Event.Text({ text: `part ${i + 1} ` })))
+
 const play = (
   outcome: Outcome,
   place: Place.Place,
@@ -286,14 +299,8 @@ const play = (
       ),
     Fail: ({ failure }) => Stream.fail(failure(place)),
     Hang: () => Stream.concat(started(id), Stream.never),
-    Die: ({ after, failure }) =>
-      Stream.concat(
-        started(id),
-        Stream.concat(
-          Stream.fromIterable(Array.from({ length: after }, (_, i) => Backend.Event.Text({ text: `part ${i + 1} ` }))),
-          Stream.fail(failure(place))
-        )
-      ),
+    Die: ({ after, failure }) => Stream.concat(Stream.concat(started(id), parts(after)), Stream.fail(failure(place))),
+    Stall: ({ after }) => Stream.concat(Stream.concat(started(id), parts(after)), Stream.never),
     Delay: ({ duration, then }) =>
       Stream.concat(Stream.drain(Stream.fromEffect(Effect.sleep(duration))), play(then, place, id, prompt)),
     Decide: ({ decide }) => play(decide(prompt), place, id, prompt)

@@ -8,7 +8,7 @@
  */
 import { Agent, Compactor, Health, Preset } from "@fallback/core"
 import { describe, expect, it } from "@effect/vitest"
-import { Duration, Effect, Exit, Fiber, Layer, Option, TestClock } from "effect"
+import { Cause, Duration, Effect, Exit, Fiber, Layer, Option, Stream, TestClock } from "effect"
 import { Scripted } from "../src/index.js"
 import { Heard, type Setup, world } from "./world.js"
 
@@ -123,6 +123,40 @@ describe("escalating preset (002)", () => {
       script: { places: { [a]: [Scripted.hang] }, checks: { [a]: [true, false] } },
       chain: [a, b]
     }))))
+
+  it.scoped("a stream that stalls after its first content is probed the same way, and fails with what it delivered", () =>
+    Effect.gen(function*() {
+      const agent = yield* Agent.make(a, undefined, Preset.escalating.options)
+      const delivered: Array<string> = []
+      const fiber = yield* Effect.fork(
+        Stream.runForEach(agent.turn("hi"), (event) => Effect.sync(() => event._tag === "Text" && delivered.push(event.text)))
+          .pipe(Effect.exit)
+      )
+      yield* TestClock.adjust("1 hour")
+      const exit = yield* Fiber.join(fiber)
+      expect(delivered).toEqual(["part 1 ", "part 2 "])
+      expect(exit._tag === "Failure" && Cause.failureOption(exit.cause)).toEqual(Option.some(expect.objectContaining({ _tag: "Unresponsive" })))
+      expect((yield* Heard).timed()).toEqual(["60000 Probing", "70000 Probing", "80000 Probing"])
+      expect((yield* seen(b)).opens).toBe(0)
+    }).pipe(Effect.provide(escalating({
+      script: { places: { [a]: [Scripted.stall(2)] }, checks: { [a]: [true, false] } },
+      chain: [a, b]
+    }))))
+
+  it.scoped("the 600 s send ceiling holds after the first content too: a slow answer fails as a timeout, not replayed", () =>
+    Effect.gen(function*() {
+      const agent = yield* Agent.make(a, undefined, Preset.escalating.options)
+      const fiber = yield* Effect.fork(Effect.exit(Agent.ask(agent, "hi")))
+      yield* TestClock.adjust("599999 millis")
+      expect(fiber.unsafePoll()).toBe(null)
+      yield* TestClock.adjust("1 millis")
+      const exit = yield* Fiber.join(fiber)
+      expect(exit._tag === "Failure" && Cause.failureOption(exit.cause)).toEqual(
+        Option.some(expect.objectContaining({ _tag: "Timeout", phase: "whole-send" }))
+      )
+      expect((yield* seen(a)).turns).toBe(1)
+      expect((yield* seen(b)).opens).toBe(0)
+    }).pipe(Effect.provide(escalating({ script: { places: { [a]: [Scripted.stall(1)] } }, chain: [a, b] }))))
 
   it.scoped("candidates: the failed model's provider and a too-small context window are skipped", () =>
     Effect.gen(function*() {

@@ -43,6 +43,14 @@ export interface Run {
 
 type Pull = Effect.Effect<Chunk.Chunk<Backend.Event>, Option.Option<Failure.Failure>>
 
+/** What bounds one attempt: where it runs, how its place is probed, and when it started. */
+interface Limits {
+  readonly run: Run
+  readonly place: Place.Place
+  readonly probe: (within: Duration.Duration) => Effect.Effect<boolean>
+  readonly startedAt: number
+}
+
 /**
  * One request at a place: open (or reuse) its session, send the prompt and wait for the first
  * real content within the attempt's limits. Success is the whole answer as a stream: the buffered
@@ -60,17 +68,20 @@ export const attempt = (
   Effect.gen(function*() {
     run.attempts += 1
     const scope = yield* Scope.fork(run.scope, ExecutionStrategy.sequential)
-    const startedAt = yield* Clock.currentTimeMillis
-    const result = yield* firstContent(run, open, prompt, scope).pipe(
-      limited(run, place, probe, startedAt),
-      Effect.either
-    )
+    const limits: Limits = { run, place, probe, startedAt: yield* Clock.currentTimeMillis }
+    const result = yield* firstContent(limits, open, prompt, scope).pipe(beforeContent(limits), Effect.either)
     if (Either.isLeft(result)) yield* Scope.close(scope, Exit.void)
     return result
   })
 
-const firstContent = (run: Run, open: Effect.Effect<Backend.Session, Failure.Failure>, prompt: Backend.Prompt, scope: Scope.Scope) =>
+const firstContent = (
+  limits: Limits,
+  open: Effect.Effect<Backend.Session, Failure.Failure>,
+  prompt: Backend.Prompt,
+  scope: Scope.Scope
+) =>
   Effect.gen(function*() {
+    const run = limits.run
     const session = yield* open
     run.state.conversation = Option.some(session.id)
     const pull: Pull = yield* Scope.extend(Stream.toPull(session.turn(prompt)), scope)
@@ -78,7 +89,7 @@ const firstContent = (run: Run, open: Effect.Effect<Backend.Session, Failure.Fai
     while (true) {
       const next = yield* Effect.catchAll(Effect.map(pull, Option.some), (end) =>
         Option.match(end, { onNone: () => Effect.succeed(Option.none()), onSome: Effect.fail }))
-      if (Option.isNone(next)) return deliver(run, prompt, before, Option.none())
+      if (Option.isNone(next)) return deliver(limits, prompt, before, Option.none())
       const chunk = next.value
       const first = Chunk.findFirstIndex(chunk, Backend.isContent)
       for (const event of Option.match(first, { onNone: () => chunk, onSome: (i) => Chunk.take(chunk, i) })) {
@@ -86,7 +97,7 @@ const firstContent = (run: Run, open: Effect.Effect<Backend.Session, Failure.Fai
         before.push(event)
       }
       if (Option.isSome(first)) {
-        return deliver(run, prompt, [...before, ...Chunk.drop(chunk, first.value)], Option.some(pull))
+        return deliver(limits, prompt, [...before, ...Chunk.drop(chunk, first.value)], Option.some(pull))
       }
     }
   })
@@ -95,12 +106,16 @@ const note = (run: Run, event: Backend.Event) => {
   if (event._tag === "SessionStarted") run.state.conversation = Option.some(event.sessionId)
 }
 
-/** The answer as the caller sees it; the exchange joins the conversation once it is whole. */
-const deliver = (run: Run, prompt: Backend.Prompt, events: ReadonlyArray<Backend.Event>, rest: Option.Option<Pull>) => {
+/**
+ * The answer as the caller sees it, within the send ceiling and watched for a stall; the exchange
+ * joins the conversation once it is whole.
+ */
+const deliver = (limits: Limits, prompt: Backend.Prompt, events: ReadonlyArray<Backend.Event>, rest: Option.Option<Pull>) => {
+  const run = limits.run
   let text = ""
   let result = Option.none<string>()
-  const head = Stream.fromIterable(events)
-  return Stream.concat(head, Option.match(rest, { onNone: () => Stream.empty, onSome: Stream.repeatEffectChunkOption })).pipe(
+  const tail = Option.match(rest, { onNone: () => Stream.empty, onSome: Stream.repeatEffectChunkOption })
+  const answer = Stream.concat(Stream.fromIterable(events), tail).pipe(
     Stream.tap((event) =>
       Effect.sync(() => {
         note(run, event)
@@ -112,16 +127,15 @@ const deliver = (run: Run, prompt: Backend.Prompt, events: ReadonlyArray<Backend
       run.state.history = [...run.state.history, { prompt: prompt.text, answer: Option.getOrElse(result, () => text) }]
     }))
   )
+  return Option.isNone(rest) ? answer : afterContent(limits, answer)
 }
 
+const sendCeiling = (limits: Limits, after: Duration.Duration) =>
+  new Failure.Timeout({ place: limits.place, said: Failure.said("send ceiling"), phase: "whole-send", after })
+
 /** The limits on an attempt before its first content: first byte, send ceiling, watchdog, deadline. */
-const limited = (
-  run: Run,
-  place: Place.Place,
-  probe: (within: Duration.Duration) => Effect.Effect<boolean>,
-  startedAt: number
-) =>
-<A>(self: Effect.Effect<A, Failure.Failure>): Effect.Effect<A, Failure.Failure> => {
+const beforeContent = (limits: Limits) => <A>(self: Effect.Effect<A, Failure.Failure>): Effect.Effect<A, Failure.Failure> => {
+  const { place, run, startedAt } = limits
   const options = run.options
   const left = Math.max(0, run.deadline - startedAt)
   const firstByte = Math.min(left, Option.match(options.firstByte, { onNone: () => Infinity, onSome: Duration.toMillis }))
@@ -132,33 +146,64 @@ const limited = (
   })
   if (Option.isSome(options.send)) {
     const after = options.send.value
-    out = Effect.timeoutFail(out, {
-      duration: after,
-      onTimeout: () => new Failure.Timeout({ place, said: Failure.said("send ceiling"), phase: "whole-send", after })
-    })
+    out = Effect.timeoutFail(out, { duration: after, onTimeout: () => sendCeiling(limits, after) })
   }
-  if (Option.isSome(options.watchdog)) out = Effect.raceFirst(out, watchdog(run, place, options.watchdog.value, probe, startedAt))
+  if (Option.isSome(options.watchdog)) out = Effect.raceFirst(out, watchdog(limits, options.watchdog.value, () => startedAt))
   return out
 }
 
-const watchdog = (
-  run: Run,
-  place: Place.Place,
-  dog: Agent.Watchdog,
-  probe: (within: Duration.Duration) => Effect.Effect<boolean>,
-  startedAt: number
-): Effect.Effect<never, Failure.Failure> =>
+/**
+ * The limits on an answer already streaming: the send ceiling still holds, and a stream that stops
+ * moving is probed; either fails it with what was delivered, and nothing moves.
+ */
+const afterContent = (limits: Limits, answer: Stream.Stream<Backend.Event, Failure.Failure>) => {
+  const options = limits.run.options
+  let out = answer
+  if (Option.isSome(options.send)) {
+    const after = options.send.value
+    const ceiling = Effect.flatMap(Clock.currentTimeMillis, (now) =>
+      Effect.andThen(
+        Effect.sleep(Duration.millis(limits.startedAt + Duration.toMillis(after) - now)),
+        Effect.fail(sendCeiling(limits, after))
+      ))
+    out = Stream.interruptWhen(out, ceiling)
+  }
+  if (Option.isSome(options.watchdog)) {
+    let moved = limits.startedAt
+    out = Stream.interruptWhen(
+      Stream.tap(out, () => Effect.map(Clock.currentTimeMillis, (now) => void (moved = now))),
+      watchdog(limits, options.watchdog.value, () => moved)
+    )
+  }
+  return out
+}
+
+/**
+ * Probes a place once nothing has moved for `every` (counted from `moved()` or the last good
+ * probe); a failed probe is retried after `retry`, and `failures` failed probes in a row fail the
+ * attempt as Unresponsive.
+ */
+const watchdog = (limits: Limits, dog: Agent.Watchdog, moved: () => number): Effect.Effect<never, Failure.Failure> =>
   Effect.gen(function*() {
+    const { place, probe, run } = limits
+    let checked = moved()
     let failed = 0
-    yield* Effect.sleep(dog.every)
     while (true) {
+      if (failed === 0) {
+        const due = Math.max(moved(), checked) + Duration.toMillis(dog.every)
+        const now = yield* Clock.currentTimeMillis
+        if (now < due) {
+          yield* Effect.sleep(Duration.millis(due - now))
+          continue
+        }
+      }
       if (yield* probe(dog.within)) {
         failed = 0
-        yield* Effect.sleep(dog.every)
+        checked = yield* Clock.currentTimeMillis
         continue
       }
       failed += 1
-      const quiet = Duration.millis((yield* Clock.currentTimeMillis) - startedAt)
+      const quiet = Duration.millis((yield* Clock.currentTimeMillis) - moved())
       yield* run.notices.publish(Notice.Probing({ place, quiet, failed, of: dog.failures }))
       if (failed >= dog.failures) {
         return yield* new Failure.Unresponsive({ place, said: Failure.said(`${failed} probes failed`) })
