@@ -45,10 +45,8 @@ const marks: Record<State.Status, string> = { new: "new", changed: "changed", sa
  * The lines `count` rows take in `room` lines, the cursor's row among them: all of them when they
  * fit (or the room is not known), else a window round the cursor with how many more lie above
  * and below.
- *
- * @internal
  */
-export const windowed = (
+const windowed = (
   lines: ReadonlyArray<string>,
   cursor: number,
   room: number
