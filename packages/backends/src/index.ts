@@ -10,6 +10,34 @@
 export * as AnthropicMessages from "./AnthropicMessages.js"
 
 /**
+ * Claude Code as a backend: `claude -p` with stream-json output, one run per turn.
+ *
+ * @since 0.1.0
+ */
+export * as Claude from "./Claude.js"
+
+/**
+ * What every agent-CLI backend shares: finished runs, judged outcomes, options.
+ *
+ * @since 0.1.0
+ */
+export * as Cli from "./Cli.js"
+
+/**
+ * The Codex CLI as a backend: `codex exec --json`, one run per turn.
+ *
+ * @since 0.1.0
+ */
+export * as Codex from "./Codex.js"
+
+/**
+ * The Gemini CLI as a backend: `gemini -p` with stream-json output, one run per turn.
+ *
+ * @since 0.1.0
+ */
+export * as Gemini from "./Gemini.js"
+
+/**
  * An HTTP provider: a backend that calls a model API, defined by kind, base URL, key and models.
  *
  * @since 0.1.0
@@ -22,3 +50,10 @@ export * as HttpProvider from "./HttpProvider.js"
  * @since 0.1.0
  */
 export * as OpenAiCompatible from "./OpenAiCompatible.js"
+
+/**
+ * opencode as a backend: `opencode run --format json`, one run per turn.
+ *
+ * @since 0.1.0
+ */
+export * as OpenCode from "./OpenCode.js"

@@ -1,0 +1,150 @@
+import { Backend, Failure } from "@fallback/core"
+import type { ConfigFile, Place, Settings } from "@fallback/core"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Option from "effect/Option"
+import type * as Scope from "effect/Scope"
+import * as Stream from "effect/Stream"
+import type * as Cli from "../Cli.js"
+import { carry } from "./carry.js"
+import * as Child from "./child.js"
+import { environment } from "./environment.js"
+import * as Json from "./json.js"
+
+/**
+ * What makes one CLI a backend: how it is told a turn, the environment it needs, how its live
+ * stream turns into events, when its progress already says the turn failed, and how a finished
+ * run is judged.
+ *
+ * @internal
+ */
+export interface Description {
+  readonly cli: string
+  readonly install: string
+  readonly capabilities: Backend.Capabilities
+  readonly argv: (turn: Cli.Turn, options: Cli.Options) => ReadonlyArray<string>
+  readonly quiet: (options: Cli.Options) => Readonly<Record<string, string>>
+  readonly home: (configDir: string) => Readonly<Record<string, string>>
+  readonly passes: ReadonlyArray<string>
+  readonly live: (fields: Json.Fields) => ReadonlyArray<Backend.Event>
+  readonly settled: (line: Child.Line) => boolean
+  readonly readOutcome: (finished: Cli.Finished, place: Place.Place) => Cli.Outcome
+  readonly prepare?: (
+    settings: Settings.Settings,
+    env: Readonly<Record<string, string>>
+  ) => Effect.Effect<Readonly<Record<string, string>>, never, Scope.Scope>
+  readonly sessions?: (env: Readonly<Record<string, string>>) => string | undefined
+}
+
+/**
+ * A CLI that would not start is not installed, whatever the system said.
+ *
+ * @internal
+ */
+export const notInstalled = (
+  description: Pick<Description, "cli" | "install">,
+  place: Place.Place,
+  said: string
+): Failure.Failure => new Failure.NotInstalled({ place, install: description.install, said: Failure.said(said) })
+
+/**
+ * A backend for a CLI: each turn is one run of it, in its own process group, resumed by the
+ * session id its stream named.
+ *
+ * @internal
+ */
+export const make = (description: Description, options: Cli.Options): Backend.Backend => {
+  const grace = Duration.decode(options.grace ?? Duration.seconds(2))
+  const homes = new Map<string, string>()
+  const open = Effect.fn(`${description.cli}.open`)(function*(
+    place: Place.Place,
+    account: Option.Option<ConfigFile.Account>,
+    settings: Settings.Settings,
+    opening: Backend.Opening
+  ) {
+    const env = yield* Either.match(environment(process.env, account, { ...description, quiet: description.quiet(options) }, options.env ?? {}), {
+      onLeft: (unset) =>
+        Effect.fail(
+          new Failure.AuthRefused({
+            place,
+            said: Failure.said(`account ${unset.account} takes ${unset.variable} from ${unset.from}, which is not set`)
+          })
+        ),
+      onRight: Effect.succeed
+    })
+    const prepared = description.prepare === undefined ? env : { ...env, ...yield* description.prepare(settings, env) }
+    const sessions = description.sessions?.(prepared)
+    let current = opening.resume === undefined || opening.resume === "" ? undefined : opening.resume
+    if (current !== undefined && sessions !== undefined) {
+      const from = homes.get(current)
+      if (from !== undefined && from !== sessions) carry(current, from, sessions)
+    }
+    const known = (id: string) => {
+      current = id
+      if (sessions !== undefined) homes.set(id, sessions)
+    }
+    const turn = (prompt: Backend.Prompt): Stream.Stream<Backend.Event, Failure.Failure> =>
+      Stream.unwrapScoped(Effect.gen(function*() {
+        const args = description.argv(
+          { prompt: prompt.text, model: place.model, resume: current, settings },
+          options
+        )
+        const child = yield* Child.start(
+          { bin: options.bin ?? description.cli, args, env: prepared, cwd: options.cwd ?? process.cwd() },
+          grace
+        ).pipe(Effect.mapError((unstarted) => notInstalled(description, place, unstarted.message)))
+        const scope = yield* Effect.scope
+        const stdout: Array<string> = []
+        const stderr: Array<string> = []
+        let named = false
+        const live = child.lines.pipe(
+          Stream.tap((line) =>
+            options.retries !== true && description.settled(line) ? Effect.forkIn(child.stop, scope) : Effect.void
+          ),
+          Stream.mapConcat((line) => {
+            if (line.stream === "stderr") {
+              stderr.push(line.text)
+              return []
+            }
+            stdout.push(line.text)
+            const fields = Json.object(line.text)
+            if (fields === undefined) return []
+            const events = description.live(fields)
+            for (const event of events) {
+              if (event._tag === "SessionStarted") {
+                named = true
+                known(event.sessionId)
+              }
+            }
+            return events
+          })
+        )
+        const judged = Stream.fromIterableEffect(Effect.flatMap(child.ended, (ended) => {
+          const finished = { ...ended, stdout: stdout.join("\n"), stderr: stderr.join("\n") }
+          options.record?.(finished)
+          const outcome = description.readOutcome(finished, place)
+          return Either.match(outcome, {
+            onLeft: Effect.fail,
+            onRight: (turned) => {
+              if (turned.sessionId !== undefined) known(turned.sessionId)
+              const result = turned.events.filter((event) => event._tag === "Result")
+              return Effect.succeed(
+                named || turned.sessionId === undefined
+                  ? result
+                  : [Backend.Event.SessionStarted({ sessionId: turned.sessionId }), ...result]
+              )
+            }
+          })
+        }))
+        return Stream.concat(live, judged)
+      }))
+    return {
+      get id() {
+        return current ?? ""
+      },
+      turn
+    } satisfies Backend.Session
+  })
+  return { cli: description.cli, capabilities: description.capabilities, open }
+}

@@ -1,0 +1,140 @@
+import { Backend, Failure } from "@fallback/core"
+import type { Place } from "@fallback/core"
+import * as Either from "effect/Either"
+import type * as Cli from "../Cli.js"
+import type { Description } from "./backend.js"
+import * as Classify from "./classify.js"
+import * as Json from "./json.js"
+import { brokenInstall, landed, trappedSignal } from "./turned.js"
+
+/** @internal */
+export const install = "npm install -g @anthropic-ai/claude-code"
+
+/** @internal */
+export const argv = (turn: Cli.Turn): ReadonlyArray<string> => [
+  "-p",
+  "--model",
+  turn.model,
+  "--output-format",
+  "stream-json",
+  "--verbose",
+  ...(turn.resume === undefined ? [] : ["--resume", turn.resume]),
+  ...(turn.settings.effort === undefined ? [] : ["--effort", turn.settings.effort]),
+  ...(turn.settings.permission === undefined ? [] : ["--permission-mode", turn.settings.permission]),
+  ...(turn.settings.webSearch ? [] : ["--disallowedTools", "WebSearch"]),
+  "--",
+  turn.prompt
+]
+
+const isApiError = (fields: Json.Fields): boolean =>
+  fields.error !== undefined || fields.is_api_error_message === true ||
+  Json.field(fields, "message")?.is_api_error_message === true
+
+/** The content of an assistant event that is an answer rather than an API error. */
+const content = (fields: Json.Fields): ReadonlyArray<Backend.Event> =>
+  fields.type !== "assistant" || isApiError(fields)
+    ? []
+    : Json.list(Json.field(fields, "message"), "content").flatMap((block): ReadonlyArray<Backend.Event> => {
+      const kind = Json.text(block, "type")
+      if (kind === "text") return [Backend.Event.Text({ text: Json.text(block, "text") ?? "" })]
+      if (kind === "tool_use") {
+        return [Backend.Event.ToolUse({ name: Json.text(block, "name") ?? "", input: Json.field(block, "input") ?? {} })]
+      }
+      return []
+    })
+
+/** @internal */
+export const live = (fields: Json.Fields): ReadonlyArray<Backend.Event> => {
+  const sessionId = Json.text(fields, "session_id")
+  if (fields.type === "system" && fields.subtype === "init" && sessionId !== undefined) {
+    return [Backend.Event.SessionStarted({ sessionId })]
+  }
+  return content(fields)
+}
+
+/** @internal */
+export const settled = (line: { readonly stream: string; readonly text: string }): boolean => {
+  if (line.stream !== "stdout") return false
+  const fields = Json.object(line.text)
+  return fields?.type === "system" && fields.subtype === "api_retry"
+}
+
+const said = (fields: Json.Fields): string =>
+  [
+    ...Json.list(fields, "errors").filter((error): error is string => typeof error === "string"),
+    Json.text(fields, "result") ?? "",
+    Json.text(fields, "api_error_type") ?? ""
+  ].filter((part) => part.length > 0).join("; ")
+
+/** @internal */
+export const readOutcome = (finished: Cli.Finished, place: Place.Place): Cli.Outcome => {
+  const events = Json.objects(finished.stdout)
+  const result = Json.last(events, (fields) => fields.type === "result")
+  const init = events.find((fields) => fields.type === "system" && fields.subtype === "init")
+  const sessionId = Json.text(init, "session_id") ?? Json.text(result, "session_id")
+  if (result !== undefined && result.is_error === false && finished.exitCode === 0 && finished.signal === null) {
+    const usage = Json.field(result, "usage")
+    return landed(sessionId, events.flatMap(content), Json.text(result, "result") ?? "", {
+      input: Json.number(usage, "input_tokens") ?? 0,
+      output: Json.number(usage, "output_tokens") ?? 0
+    })
+  }
+  return Either.left(failure(finished, events, result, place))
+}
+
+const failure = (
+  finished: Cli.Finished,
+  events: ReadonlyArray<Json.Fields>,
+  result: Json.Fields | undefined,
+  place: Place.Place
+): Failure.Failure => {
+  const status = Json.number(result, "api_error_status")
+  if (result !== undefined && status !== undefined) return Classify.byStatus(status, said(result), place)
+  const retry = Json.last(events, (fields) => fields.type === "system" && fields.subtype === "api_retry")
+  const retryStatus = Json.number(retry, "error_status")
+  if (retry !== undefined && retryStatus !== undefined) {
+    return Classify.byStatus(retryStatus, Json.text(retry, "error") ?? `HTTP ${retryStatus}`, place)
+  }
+  const apiError = Json.last(events, (fields) => fields.type === "assistant" && isApiError(fields))
+  const apiStatus = Json.number(apiError, "api_error_status")
+  if (apiError !== undefined && apiStatus !== undefined) {
+    return Classify.byStatus(apiStatus, Json.text(apiError, "error") ?? `HTTP ${apiStatus}`, place)
+  }
+  if (finished.signal !== null) return Classify.killed(finished.signal, place, `claude was killed by ${finished.signal}`)
+  const trapped = trappedSignal(finished.exitCode)
+  if (trapped !== undefined && result === undefined) {
+    return Classify.killed(trapped, place, `claude exited ${finished.exitCode} on ${trapped}`)
+  }
+  if (result === undefined && brokenInstall(finished)) {
+    return new Failure.NotInstalled({ place, install, said: Failure.said(Classify.tail(finished.stderr)) })
+  }
+  const message = result === undefined ? Classify.tail(finished.stderr) : said(result)
+  if (message.length > 0) return Classify.byMessage(message, place)
+  return Classify.other(`claude ended (exit ${finished.exitCode}) without its result`, place)
+}
+
+/** @internal */
+export const description: Description = {
+  cli: "claude",
+  install,
+  capabilities: { webSearchOff: true, callbacks: false, resume: true, models: [] },
+  argv,
+  quiet: (options) => ({
+    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
+    DISABLE_AUTOUPDATER: "1",
+    DISABLE_TELEMETRY: "1",
+    DISABLE_ERROR_REPORTING: "1",
+    ...(options.retries === true ? {} : { CLAUDE_CODE_MAX_RETRIES: "0" })
+  }),
+  home: (configDir) => ({ CLAUDE_CONFIG_DIR: configDir }),
+  passes: ["ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "ANTHROPIC_BASE_URL", "CLAUDE_CONFIG_DIR", "CLAUDE_CODE_OAUTH_TOKEN"],
+  live,
+  settled,
+  readOutcome,
+  sessions: (env) =>
+    env.CLAUDE_CONFIG_DIR !== undefined
+      ? `${env.CLAUDE_CONFIG_DIR}/projects`
+      : env.HOME === undefined
+      ? undefined
+      : `${env.HOME}/.claude/projects`
+}

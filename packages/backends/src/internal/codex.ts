@@ -1,0 +1,164 @@
+import * as fs from "node:fs"
+import { Backend, Failure } from "@fallback/core"
+import type { Place } from "@fallback/core"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import type * as Cli from "../Cli.js"
+import type { Description } from "./backend.js"
+import * as Classify from "./classify.js"
+import * as Json from "./json.js"
+import { brokenInstall, landed } from "./turned.js"
+
+/**
+ * A model provider codex is pointed at: its base URL (ending in `/v1`) and the variable its key
+ * is read from. Codex speaks only the Responses API to such a provider.
+ *
+ * @internal
+ */
+export interface Provider {
+  readonly id: string
+  readonly baseUrl: string
+  readonly envKey: string
+}
+
+/** @internal */
+export const install = "npm install -g @openai/codex"
+
+const quote = (value: string): string => JSON.stringify(value)
+
+const provider = (options: Cli.Options & { readonly provider?: Provider | undefined }) => {
+  const given = options.provider
+  if (given === undefined) return []
+  const at = `model_providers.${given.id}`
+  return [
+    ["model_provider", quote(given.id)],
+    [`${at}.name`, quote(given.id)],
+    [`${at}.base_url`, quote(given.baseUrl)],
+    [`${at}.env_key`, quote(given.envKey)],
+    [`${at}.wire_api`, quote("responses")],
+    ...(options.retries === true ? [] : [[`${at}.request_max_retries`, "0"], [`${at}.stream_max_retries`, "0"]])
+  ].flatMap(([key, value]) => ["-c", `${key}=${value}`])
+}
+
+/** @internal */
+export const argv = (turn: Cli.Turn, options: Cli.Options & { readonly provider?: Provider | undefined }) => [
+  "exec",
+  "--json",
+  "--skip-git-repo-check",
+  "-m",
+  turn.model,
+  "-c",
+  "check_for_update_on_startup=false",
+  "-c",
+  "analytics.enabled=false",
+  ...provider(options),
+  ...(turn.settings.effort === undefined ? [] : ["-c", `model_reasoning_effort=${quote(turn.settings.effort)}`]),
+  ...(turn.settings.permission === undefined ? [] : ["-s", turn.settings.permission]),
+  ...(turn.settings.webSearch ? [] : ["-c", `web_search=${quote("disabled")}`]),
+  ...(turn.resume === undefined ? [] : ["resume", turn.resume]),
+  "--",
+  turn.prompt
+]
+
+/** @internal */
+export const live = (fields: Json.Fields): ReadonlyArray<Backend.Event> => {
+  const threadId = Json.text(fields, "thread_id")
+  if (fields.type === "thread.started" && threadId !== undefined) return [Backend.Event.SessionStarted({ sessionId: threadId })]
+  if (fields.type !== "item.completed") return []
+  const item = Json.field(fields, "item")
+  switch (Json.text(item, "type")) {
+    case "agent_message":
+      return [Backend.Event.Text({ text: Json.text(item, "text") ?? "" })]
+    case "command_execution":
+      return [Backend.Event.ToolUse({ name: "shell", input: { command: Json.text(item, "command") ?? "" } })]
+    case "mcp_tool_call":
+      return [Backend.Event.ToolUse({ name: Json.text(item, "tool") ?? "mcp", input: Json.field(item, "arguments") ?? {} })]
+    case "web_search":
+      return [Backend.Event.ToolUse({ name: "web_search", input: { query: Json.text(item, "query") ?? "" } })]
+    default:
+      return []
+  }
+}
+
+const reconnecting = /^Reconnecting\.\.\. \d+\/\d+/
+
+/** @internal */
+export const settled = (line: { readonly stream: string; readonly text: string }): boolean => {
+  const fields = line.stream === "stdout" ? Json.object(line.text) : undefined
+  return fields?.type === "error" && reconnecting.test(Json.text(fields, "message") ?? "")
+}
+
+const noise = /^Reading additional input from stdin|^WARNING: proceeding, even though/
+
+/**
+ * The HTTP status a codex error message carries, as codex writes it ("unexpected status 401
+ * Unauthorized", "last status: 429 Too Many Requests").
+ */
+const statusIn = (message: string): number | undefined => {
+  const found = /\bstatus:?\s+(\d{3})\b/i.exec(message) ?? /\b([45]\d\d) (?:[A-Z][a-z]+)/.exec(message)
+  return found === null ? undefined : Number(found[1])
+}
+
+const judge = (message: string, place: Place.Place): Failure.Failure => {
+  const status = statusIn(message)
+  return status === undefined ? Classify.byMessage(message, place) : Classify.byStatus(status, message, place)
+}
+
+/** @internal */
+export const readOutcome = (finished: Cli.Finished, place: Place.Place): Cli.Outcome => {
+  const events = Json.objects(finished.stdout)
+  const sessionId = Json.text(events.find((fields) => fields.type === "thread.started"), "thread_id")
+  const completed = Json.last(events, (fields) => fields.type === "turn.completed")
+  if (completed !== undefined && finished.exitCode === 0 && finished.signal === null) {
+    const content = events.flatMap(live).filter((event) => event._tag !== "SessionStarted")
+    const answer = Json.last(content, (event) => event._tag === "Text")
+    const usage = Json.field(completed, "usage")
+    return landed(sessionId, content, answer?._tag === "Text" ? answer.text : "", {
+      input: Json.number(usage, "input_tokens") ?? 0,
+      output: Json.number(usage, "output_tokens") ?? 0
+    })
+  }
+  const failed = Json.last(events, (fields) => fields.type === "turn.failed")
+  const failedMessage = Json.text(Json.field(failed, "error"), "message")
+  if (failedMessage !== undefined) return Either.left(judge(failedMessage, place))
+  const error = Json.last(events, (fields) => fields.type === "error")
+  const errorMessage = Json.text(error, "message")
+  if (errorMessage !== undefined) {
+    const inner = /^Reconnecting\.\.\. \d+\/\d+ \((.*)\)$/s.exec(errorMessage)
+    return Either.left(judge(inner === null ? errorMessage : inner[1]!, place))
+  }
+  if (finished.signal !== null) {
+    return Either.left(Classify.killed(finished.signal, place, `codex was killed by ${finished.signal}`))
+  }
+  if (brokenInstall(finished)) {
+    return Either.left(new Failure.NotInstalled({ place, install, said: Failure.said(Classify.tail(finished.stderr)) }))
+  }
+  const stderr = Classify.tail(finished.stderr.split("\n").filter((line) => !noise.test(line)).join("\n"))
+  if (stderr.length > 0) return Either.left(judge(stderr, place))
+  return Either.left(Classify.other(`codex ended (exit ${finished.exitCode}) without completing its turn`, place))
+}
+
+/** @internal */
+export const description = (options: Cli.Options & { readonly provider?: Provider | undefined }): Description => ({
+  cli: "codex",
+  install,
+  capabilities: { webSearchOff: true, callbacks: false, resume: true, models: [] },
+  argv: (turn) => argv(turn, options),
+  quiet: () => ({}),
+  home: (configDir) => ({ CODEX_HOME: configDir }),
+  passes: ["OPENAI_API_KEY", "OPENAI_BASE_URL", "CODEX_HOME", ...(options.provider === undefined ? [] : [options.provider.envKey])],
+  live,
+  settled,
+  readOutcome,
+  prepare: (_, env) =>
+    Effect.sync(() => {
+      if (env.CODEX_HOME !== undefined) fs.mkdirSync(env.CODEX_HOME, { recursive: true })
+      return {}
+    }),
+  sessions: (env) =>
+    env.CODEX_HOME !== undefined
+      ? `${env.CODEX_HOME}/sessions`
+      : env.HOME === undefined
+      ? undefined
+      : `${env.HOME}/.codex/sessions`
+})

@@ -1,0 +1,57 @@
+import type { ConfigFile } from "@fallback/core"
+import * as Either from "effect/Either"
+import * as Option from "effect/Option"
+
+/** What every CLI needs from the parent's environment to run at all. */
+const basics = ["PATH", "HOME", "USER", "LOGNAME", "SHELL", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "TMPDIR"]
+
+const pick = (names: ReadonlyArray<string>, from: NodeJS.ProcessEnv): Record<string, string> =>
+  Object.fromEntries(names.flatMap((name) => {
+    const value = from[name]
+    return value === undefined ? [] : [[name, value]]
+  }))
+
+/**
+ * An account variable whose referenced variable is not set.
+ *
+ * @internal
+ */
+export interface Unset {
+  readonly account: string
+  readonly variable: string
+  readonly from: string
+}
+
+/**
+ * The environment a turn's child gets, and nothing more: the basics, the CLI's own quiet
+ * settings, and either the account's credentials (its config folder and its variables, each
+ * `{ fromEnv }` read from the parent) or, with no account, the credential variables the CLI reads
+ * by itself.
+ *
+ * @internal
+ */
+export const environment = (
+  parent: NodeJS.ProcessEnv,
+  account: Option.Option<ConfigFile.Account>,
+  cli: {
+    readonly passes: ReadonlyArray<string>
+    readonly quiet: Readonly<Record<string, string>>
+    readonly home: (configDir: string) => Readonly<Record<string, string>>
+  },
+  extra: Readonly<Record<string, string>>
+): Either.Either<Record<string, string>, Unset> => {
+  const base = { ...pick(basics, parent), NO_COLOR: "1", ...cli.quiet, ...extra }
+  if (Option.isNone(account)) return Either.right({ ...base, ...pick(cli.passes, parent) })
+  const { configDir, env = {}, name } = account.value
+  const variables: Record<string, string> = {}
+  for (const [variable, value] of Object.entries(env)) {
+    if (typeof value === "string") {
+      variables[variable] = value
+    } else {
+      const found = parent[value.fromEnv]
+      if (found === undefined) return Either.left({ account: name, variable, from: value.fromEnv })
+      variables[variable] = found
+    }
+  }
+  return Either.right({ ...base, ...(configDir === undefined ? {} : cli.home(configDir)), ...variables })
+}
