@@ -2,7 +2,7 @@ import { NodeHttpClient } from "@effect/platform-node"
 import { describe, expect, it } from "@effect/vitest"
 import { Accounts, Agent, Backend, ConfigFile, Health, Notice, Place, Steps } from "@fallback/core"
 import { MockProvider } from "@fallback/testkit"
-import { ConfigProvider, Effect, Layer } from "effect"
+import { ConfigProvider, Duration, Effect, Layer, Option } from "effect"
 import { AnthropicMessages, OpenAiCompatible } from "../src/index.js"
 
 const keys = ConfigProvider.fromMap(
@@ -87,5 +87,18 @@ describe("a turn through the engine over HTTP providers", () => {
       }).pipe(Effect.provide(world(mock.url, [])))
       expect(text).toBe("second time lucky")
       expect((yield* mock.requests).byFault).toEqual({ reset: 1, answer: 1 })
+    }).pipe(Effect.withConfigProvider(keys)))
+
+  it.scopedLive("a provider that never answers is left at the first-byte timeout for the next place", () =>
+    Effect.gen(function*() {
+      const mock = yield* MockProvider.make({ text: "answered locally" })
+      const silent = "anthropic@two/claude-fault-hang"
+      const text = yield* Effect.gen(function*() {
+        const agent = yield* Agent.make(silent, undefined, { firstByte: Option.some(Duration.millis(300)) })
+        return yield* Agent.ask(agent, "hello")
+      }).pipe(Effect.provide(world(mock.url, [silent, "local/qwen3:8b"])))
+      expect(text).toBe("answered locally")
+      expect(heard.at(-1)).toMatch(/sent nothing within .*carrying on at local\/qwen3:8b/)
+      expect((yield* mock.requests).byFault).toEqual({ hang: 1, answer: 1 })
     }).pipe(Effect.withConfigProvider(keys)))
 })
