@@ -281,7 +281,7 @@ describe("MockProvider", () => {
       const control = (path: string, body?: unknown) =>
         Effect.promise(() =>
           fetch(`${mock.url}/_mock/${path}`, body === undefined ? {} : { method: "POST", body: JSON.stringify(body) })
-            .then((response) => response.json())
+            .then((response) => response.json() as Promise<Record<string, unknown>>)
         )
       yield* control("script", { rules: [{ fault: "forbidden", times: 1 }] })
       expect((yield* request(mock.url, calls.responses("m", true))).status).toBe(403)
@@ -289,6 +289,7 @@ describe("MockProvider", () => {
       expect(yield* control("requests")).toMatchObject({ total: 2, byRoute: { responses: 2 } })
       yield* control("reset", {})
       expect(yield* control("requests")).toMatchObject({ total: 0 })
+      expect((yield* control("script", { rules: [{ fault: "on-fire" }] })).error).toMatch(/no fault "on-fire"; one of answer/)
     }))
 
   it.live("closing the scope stops the server and ends a hanging request", () =>

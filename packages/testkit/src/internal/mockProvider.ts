@@ -213,7 +213,13 @@ export const start = async (options: Options = {}, port = 0): Promise<Running> =
   const control = async (request: Http.IncomingMessage, response: Http.ServerResponse, path: string) => {
     const body = parse(await readBody(request))
     if (path === "/_mock/script" && request.method === "POST") {
-      running.script(Array.isArray(body.rules) ? body.rules as ReadonlyArray<Rule> : [])
+      const rules: ReadonlyArray<Partial<Rule>> = Array.isArray(body.rules) ? body.rules : []
+      const wrong = rules.find((rule) => !faults.includes(rule.fault as Fault))
+      if (wrong !== undefined) {
+        const error = `no fault ${JSON.stringify(wrong.fault)}; one of ${faults.join(", ")}`
+        return write(response, json(400, { error }))
+      }
+      running.script(rules as ReadonlyArray<Rule>)
       return write(response, json(200, { ok: true }))
     }
     if (path === "/_mock/reset" && request.method === "POST") {
@@ -260,7 +266,8 @@ export const start = async (options: Options = {}, port = 0): Promise<Running> =
       const models = [{ id: "mock-model", object: "model", owned_by: "mock" }]
       return write(response, json(200, { object: "list", data: models }))
     }
-    const dialect = which === "models" && request.headers["anthropic-version"] !== undefined ? anthropic : dialects[which]
+    const asAnthropic = which === "models" && request.headers["anthropic-version"] !== undefined
+    const dialect = asAnthropic ? anthropic : dialects[which]
     return play(fault, asked, dialect, request, response)
   }
 
