@@ -1,6 +1,7 @@
-import { beforeAll, describe, expect, it } from "@effect/vitest"
-import { execFileSync, spawnSync } from "node:child_process"
-import { existsSync, mkdtempSync, readFileSync } from "node:fs"
+import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
+import * as MockProvider from "@fallback/testkit/MockProvider"
+import { execFileSync, spawn, spawnSync } from "node:child_process"
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
@@ -8,10 +9,9 @@ import { fileURLToPath } from "node:url"
 const root = fileURLToPath(new URL("..", import.meta.url))
 const bin = join(root, "node_modules", ".bin", "fallback")
 
+// The bin runs the bundle `npm ci` built; build it again so these tests see this tree's code.
 beforeAll(() => {
-  if (!existsSync(join(root, "packages", "cli", "dist", "fallback.mjs"))) {
-    execFileSync(process.execPath, [join(root, "packages", "cli", "build.mjs")])
-  }
+  execFileSync(process.execPath, [join(root, "packages", "cli", "build.mjs")])
 })
 
 const fallback = (config: string, ...args: Array<string>) => {
@@ -21,6 +21,19 @@ const fallback = (config: string, ...args: Array<string>) => {
   })
   return { code: ran.status, out: ran.stdout, err: ran.stderr }
 }
+
+/** Runs the bin without blocking this process, so a mock provider in it can answer. */
+const running = (config: string, env: Record<string, string>, ...args: Array<string>) =>
+  new Promise<{ code: number | null; out: string; err: string }>((resolve) => {
+    const child = spawn(bin, args, {
+      env: { PATH: process.env.PATH ?? "", HOME: tmpdir(), FALLBACK_CONFIG: config, ...env },
+      stdio: ["ignore", "pipe", "pipe"]
+    })
+    let [out, err] = ["", ""]
+    child.stdout.on("data", (chunk) => (out += chunk))
+    child.stderr.on("data", (chunk) => (err += chunk))
+    child.on("close", (code) => resolve({ code, out, err }))
+  })
 
 describe("the installed fallback command", () => {
   it("writes steps to FALLBACK_CONFIG and walks the chain", () => {
@@ -51,5 +64,72 @@ describe("the installed fallback command", () => {
     expect(help.code).toBe(0)
     expect(help.out).toContain("fallback point claude@work/claude-opus-5 codex@key/gpt-5.6-sol")
     expect(help.out).not.toContain("\u001b[")
+  })
+})
+
+describe("fallback run and fallback demo, over HTTP to a loopback provider", () => {
+  let mock: MockProvider.Running
+  beforeAll(async () => {
+    mock = await MockProvider.start()
+  })
+  afterAll(() => mock.stop())
+
+  const configWith = (steps: Record<string, unknown>) => {
+    const config = join(mkdtempSync(join(tmpdir(), "fallback-run-")), "config.json")
+    writeFileSync(config, JSON.stringify({
+      steps,
+      accounts: { anthropic: [{ name: "work", env: { ANTHROPIC_API_KEY: { fromEnv: "KEY_WORK" } } }] },
+      providers: {
+        anthropic: { kind: "anthropic-messages", baseUrl: mock.url, key: { fromEnv: "ANTHROPIC_API_KEY" } },
+        local: { kind: "openai-compatible", baseUrl: `${mock.url}/v1` }
+      }
+    }))
+    return config
+  }
+
+  it("answers on stdout, narrates the move on stderr, and exits 0", async () => {
+    mock.reset()
+    mock.script([
+      { fault: "unauthorized", key: "key-work" },
+      { fault: "answer", model: "qwen3:8b", text: "hello from qwen" }
+    ])
+    const config = configWith({ "anthropic@work/claude-opus-5": { to: "local/qwen3:8b" } })
+    const ran = await running(config, { KEY_WORK: "key-work" }, "run", "anthropic@work/claude-opus-5", "Say hello")
+    expect(ran).toEqual({
+      code: 0,
+      out: "hello from qwen\n",
+      err: "anthropic refused the credentials of account work (it needs signing in again; another account is what answers it); carrying on at local/qwen3:8b\n"
+    })
+    expect(ran.err).not.toContain("key-work")
+  })
+
+  it("exits with the status of the kind the turn finally failed with", async () => {
+    mock.reset()
+    mock.script([{ fault: "model-not-found" }])
+    const config = configWith({ "local/old-model": { to: "local/older-model" } })
+    const ran = await running(config, {}, "run", "local/old-model", "Say hello")
+    expect(ran.code).toBe(13)
+    expect(ran.out).toBe("")
+    expect(ran.err).toContain("local has no model old-model")
+    expect(ran.err.trim().split("\n").at(-1)).toBe(
+      "fallback: local has no model older-model (retired or never there; every account of it shares the catalogue, so another place is what answers it)"
+    )
+  })
+
+  it("demo narrates a rate limit, a refused key and a retired model, then prints the answer, well under 10 s", async () => {
+    const started = Date.now()
+    const ran = await running(join(tmpdir(), "unused.json"), {}, "demo")
+    expect(ran.code).toBe(0)
+    const lines = ran.out.split("\n")
+    const narrated = lines.filter((line) => line.includes("; trying again") || line.includes("; carrying on"))
+    expect(narrated.map((line) => line.trim().replace(/ \(.*\);/, ";"))).toEqual([
+      "anthropic is rate-limited; trying again in 1s (1 of 1)",
+      "anthropic is rate-limited; carrying on as spare",
+      "anthropic refused the credentials of account spare; carrying on at openai/gpt-4.5-preview",
+      "openai has no model gpt-4.5-preview; carrying on at local/qwen3:8b"
+    ])
+    expect(ran.out).toContain("The answer, from local/qwen3:8b:\n  Hello! I am qwen3:8b on a local server")
+    expect(ran.out).toContain("5 requests, 4 failed and answered")
+    expect(Date.now() - started).toBeLessThan(10_000)
   })
 })

@@ -19,13 +19,15 @@ import { table } from "./table.js"
  *
  * @internal
  */
-export const health = Layer.unwrapEffect(
-  Effect.gen(function*() {
-    const store = yield* ConfigFile.Store
-    const file = yield* Option.match(store.file, { onNone: () => ConfigFile.location, onSome: Effect.succeed })
-    return Health.Health.layerFile((yield* Path.Path).join((yield* Path.Path).dirname(file), "health.json"))
-  })
-)
+export const health = (breaker: Health.Breaker = Health.defaultBreaker) =>
+  Layer.unwrapEffect(
+    Effect.gen(function*() {
+      const store = yield* ConfigFile.Store
+      const path = yield* Path.Path
+      const file = yield* Option.match(store.file, { onNone: () => ConfigFile.location, onSome: Effect.succeed })
+      return Health.Health.layerFile(path.join(path.dirname(file), "health.json"), breaker)
+    })
+  )
 
 const left = (until: Option.Option<number>, now: number) =>
   Option.filter(Option.map(until, (at) => at - now), (millis) => millis > 0)
@@ -55,7 +57,7 @@ export const status = Command.make("status", { config, json }, ({ config, json }
         p.last
       ])
     ))
-  }).pipe(Effect.provide(health), Effect.provide(editing(config)))).pipe(
+  }).pipe(Effect.provide(health()), Effect.provide(editing(config)))).pipe(
     Command.withDescription(
       "The health of every place with a failure recorded: its breaker (closed, parked, trial), failures in a\n" +
         "row, how long it stays parked or cooling, and the last failure.\n\n  fallback status\n  fallback status --json"
