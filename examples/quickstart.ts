@@ -2,7 +2,7 @@
  * What fallback reads and waits with, printed: the six wait ladders, a few places parsed, and a
  * chain of steps written the way a script writes them.
  *
- *   npm start
+ *   npm run quickstart
  */
 import { Duration, Effect, Either } from "effect"
 import { Place, Policy, Steps } from "@fallback/core"
