@@ -9,8 +9,9 @@ import type * as Duration from "effect/Duration"
 import type * as Either from "effect/Either"
 
 /**
- * A run of a CLI once it has ended: its exit status or the signal that ended it, and all it
- * printed. `readOutcome` of each CLI judges one.
+ * A run of a CLI once it has ended: its exit status or the signal that ended it, all it printed,
+ * and, for a CLI that keeps one (antigravity), what it wrote to its own log during the run.
+ * `readOutcome` of each CLI judges one.
  *
  * @since 0.1.0
  * @category models
@@ -20,6 +21,7 @@ export interface Finished {
   readonly signal: string | null
   readonly stdout: string
   readonly stderr: string
+  readonly log?: string | undefined
 }
 
 /**

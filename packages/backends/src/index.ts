@@ -3,6 +3,13 @@
  */
 
 /**
+ * Antigravity as a backend: run like the Gemini CLI, its log folder read for the HTTP status.
+ *
+ * @since 0.1.0
+ */
+export * as Antigravity from "./Antigravity.js"
+
+/**
  * The Anthropic Messages provider: Claude over its HTTP API.
  *
  * @since 0.1.0

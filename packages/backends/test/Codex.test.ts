@@ -60,6 +60,7 @@ describe("Codex.readOutcome", () => {
 
   it("a Reconnecting progress event names the failure when the run was stopped on it", () => {
     expect(kind({ exitCode: null, signal: "SIGTERM", stdout: lines(started, { type: "error", message: "Reconnecting... 1/5 (unexpected status 503 Service Unavailable)" }) })).toBe("RateLimited")
+    expect(kind({ exitCode: null, signal: "SIGTERM", stdout: lines(started, { type: "error", message: "Reconnecting... waiting for network (Connection failed: error sending request)" }) })).toBe("ConnectionLost")
   })
 
   it("stderr noise alone is not a reason; a resume of an unknown thread is Unknown; a kill is Killed", () => {

@@ -11,6 +11,7 @@ import { carry } from "./carry.js"
 import * as Child from "./child.js"
 import { environment } from "./environment.js"
 import * as Json from "./json.js"
+import * as Log from "./log.js"
 
 /**
  * What makes one CLI a backend: how it is told a turn, the environment it needs, how its live
@@ -35,6 +36,8 @@ export interface Description {
     env: Readonly<Record<string, string>>
   ) => Effect.Effect<Readonly<Record<string, string>>, never, Scope.Scope>
   readonly sessions?: (env: Readonly<Record<string, string>>) => string | undefined
+  readonly mark?: (sessionId: string) => string
+  readonly log?: (env: Readonly<Record<string, string>>) => string | undefined
 }
 
 /**
@@ -78,7 +81,7 @@ export const make = (description: Description, options: Cli.Options): Backend.Ba
     let current = opening.resume === undefined || opening.resume === "" ? undefined : opening.resume
     if (current !== undefined && sessions !== undefined) {
       const from = homes.get(current)
-      if (from !== undefined && from !== sessions) carry(current, from, sessions)
+      if (from !== undefined && from !== sessions) carry(description.mark?.(current) ?? current, from, sessions)
     }
     const known = (id: string) => {
       current = id
@@ -90,6 +93,8 @@ export const make = (description: Description, options: Cli.Options): Backend.Ba
           { prompt: prompt.text, model: place.model, resume: current, settings },
           options
         )
+        const logFolder = description.log?.(prepared)
+        const logMark = logFolder === undefined ? undefined : Log.mark(logFolder)
         const child = yield* Child.start(
           { bin: options.bin ?? description.cli, args, env: prepared, cwd: options.cwd ?? process.cwd() },
           grace
@@ -121,7 +126,12 @@ export const make = (description: Description, options: Cli.Options): Backend.Ba
           })
         )
         const judged = Stream.fromIterableEffect(Effect.flatMap(child.ended, (ended) => {
-          const finished = { ...ended, stdout: stdout.join("\n"), stderr: stderr.join("\n") }
+          const finished = {
+            ...ended,
+            stdout: stdout.join("\n"),
+            stderr: stderr.join("\n"),
+            ...(logFolder === undefined || logMark === undefined ? {} : { log: Log.since(logFolder, logMark) })
+          }
           options.record?.(finished)
           const outcome = description.readOutcome(finished, place)
           return Either.match(outcome, {

@@ -1,10 +1,10 @@
 import * as fs from "node:fs"
 import * as path from "node:path"
 
-const find = (root: string, id: string): ReadonlyArray<string> => {
+const find = (root: string, mark: string): ReadonlyArray<string> => {
   try {
     return fs.readdirSync(root, { recursive: true, encoding: "utf8" }).filter((file) =>
-      path.basename(file).includes(id)
+      path.basename(file).includes(mark)
     )
   } catch {
     return []
@@ -12,14 +12,15 @@ const find = (root: string, id: string): ReadonlyArray<string> => {
 }
 
 /**
- * Copies a session's files from one account's sessions folder to another's, at the same place
- * under it, so the CLI resumes it there; files already there are kept.
+ * Copies a session's files (those whose name holds `mark`, the id or the part of it the CLI puts
+ * in its file names) from one account's sessions folder to another's, at the same place under it,
+ * so the CLI resumes it there; files already there are kept.
  *
  * @internal
  */
-export const carry = (id: string, from: string, to: string): number => {
+export const carry = (mark: string, from: string, to: string): number => {
   let copied = 0
-  for (const file of find(from, id)) {
+  for (const file of find(from, mark)) {
     const target = path.join(to, file)
     if (fs.existsSync(target)) continue
     fs.mkdirSync(path.dirname(target), { recursive: true })

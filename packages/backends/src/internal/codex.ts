@@ -80,7 +80,7 @@ export const live = (fields: Json.Fields): ReadonlyArray<Backend.Event> => {
   }
 }
 
-const reconnecting = /^Reconnecting\.\.\. \d+\/\d+/
+const reconnecting = /^Reconnecting\.\.\./
 
 /** @internal */
 export const settled = (line: { readonly stream: string; readonly text: string }): boolean => {
@@ -124,7 +124,7 @@ export const readOutcome = (finished: Cli.Finished, place: Place.Place): Cli.Out
   const error = Json.last(events, (fields) => fields.type === "error")
   const errorMessage = Json.text(error, "message")
   if (errorMessage !== undefined) {
-    const inner = /^Reconnecting\.\.\. \d+\/\d+ \((.*)\)$/s.exec(errorMessage)
+    const inner = /^Reconnecting\.\.\. [^(]*\((.*)\)$/s.exec(errorMessage)
     return Either.left(judge(inner === null ? errorMessage : inner[1]!, place))
   }
   if (finished.signal !== null) {

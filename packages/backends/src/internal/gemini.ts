@@ -111,5 +111,6 @@ export const description: Description = {
   sessions: (env) => {
     const home = env.GEMINI_CLI_HOME ?? env.HOME
     return home === undefined ? undefined : `${home}/.gemini/tmp`
-  }
+  },
+  mark: (sessionId) => sessionId.slice(0, 8)
 }
