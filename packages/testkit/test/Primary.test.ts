@@ -4,7 +4,7 @@
  */
 import { Agent, Failure, Health, Place, Preset } from "@fallback/core"
 import { describe, expect, it } from "@effect/vitest"
-import { Duration, Effect, Exit, Fiber, Option, TestClock } from "effect"
+import { DateTime, Duration, Effect, Exit, Fiber, Option, TestClock } from "effect"
 import { Scripted } from "../src/index.js"
 import { Heard, world } from "./world.js"
 
@@ -126,7 +126,7 @@ describe("primary preset (000): each kind's answer", () => {
       accounts: { claude: ["work", "home"] }
     }))))
 
-  it.scoped("quota: the place cools down until the time it names, and the notice says the account needs nothing else", () =>
+  it.scoped("quota: with no time named, the place cools down for the default 30 min", () =>
     Effect.gen(function*() {
       const agent = yield* Agent.make(work)
       expect(yield* Agent.ask(agent, "hello")).toBe(`ok from ${home}`)
@@ -134,6 +134,23 @@ describe("primary preset (000): each kind's answer", () => {
       expect(Place.format(entry!.place)).toBe(work)
       expect(entry!.coolingUntil).toEqual(Option.some(Duration.toMillis(Duration.minutes(30))))
     }).pipe(Effect.provide(setup(rows[1]!))))
+
+  it.scoped("quota: the place cools down until the time the failure names", () =>
+    Effect.gen(function*() {
+      const agent = yield* Agent.make(work)
+      yield* Agent.ask(agent, "hello")
+      const [entry] = yield* Effect.flatMap(Health.Health, (health) => health.snapshot)
+      expect(entry!.coolingUntil).toEqual(Option.some(Duration.toMillis(Duration.hours(5))))
+    }).pipe(Effect.provide(world({
+      script: {
+        places: {
+          [work]: [Scripted.fail((place) =>
+            new Failure.QuotaExhausted({ place, said: Failure.said("402"), until: DateTime.unsafeMake(Duration.toMillis(Duration.hours(5))) })
+          )]
+        }
+      },
+      accounts: { claude: ["work", "home"] }
+    }))))
 
   it.scoped("refused credentials: the notice says the account it left needs signing in", () =>
     Effect.gen(function*() {
