@@ -37,7 +37,7 @@ import * as internal from "./internal/httpProvider.js"
  * @since 0.1.0
  * @category schemas
  */
-export const Kind = Schema.Literal("anthropic-messages", "openai-compatible")
+export const Kind = ConfigFile.Provider.fields.kind
 
 /**
  * @since 0.1.0
@@ -46,37 +46,19 @@ export const Kind = Schema.Literal("anthropic-messages", "openai-compatible")
 export type Kind = typeof Kind.Type
 
 /**
- * A model a provider serves, with its context window in tokens where known.
- *
- * @since 0.1.0
- * @category schemas
- */
-export const Model = Schema.Struct({
-  name: Place.Model,
-  contextWindow: Schema.optionalWith(Schema.Int.pipe(Schema.positive()), { exact: true })
-}).annotations({ identifier: "ProviderModel" })
-
-/**
- * A provider's definition.
- *
- * - `name`: the CLI part of the places it serves (`local` in `local/qwen3:8b`).
- * - `kind`: its wire format.
- * - `baseUrl`: for Anthropic Messages the origin without `/v1` (as `ANTHROPIC_BASE_URL`); for
- *   OpenAI-compatible the URL up to and including `/v1` (`http://127.0.0.1:11434/v1` for Ollama).
- * - `key`: the variable its key is read from; none for a local server that wants none.
- * - `models`: the models it serves and their context windows.
- * - `maxTokens`: the answer's length cap sent to Anthropic Messages (4096 unless said).
+ * A provider's definition: its `name` (the CLI part of the places it serves, `local` in
+ * `local/qwen3:8b`) and what the config file says of a provider (ConfigFile.Provider): `kind`,
+ * `baseUrl` (for Anthropic Messages the origin without `/v1`; for OpenAI-compatible up to and
+ * including `/v1`), the `key` variable, the `models` and their context windows, and `maxTokens`,
+ * the answer's length cap sent to Anthropic Messages (4096 unless said).
  *
  * @since 0.1.0
  * @category models
  */
 export class Provider extends Schema.Class<Provider>("@fallback/backends/HttpProvider/Provider")({
+  ...ConfigFile.Provider.fields,
   name: Place.Cli,
-  kind: Kind,
-  baseUrl: Schema.String.pipe(Schema.pattern(/^https?:\/\/[^\s]+$/, { message: () => "an http:// or https:// URL" })),
-  key: Schema.optionalWith(ConfigFile.FromEnv, { exact: true }),
-  models: Schema.optionalWith(Schema.Array(Model), { default: () => [], exact: true }),
-  maxTokens: Schema.optionalWith(Schema.Int.pipe(Schema.positive()), { exact: true })
+  models: Schema.optionalWith(ConfigFile.Provider.fields.models.from, { default: () => [], exact: true })
 }, { identifier: "Provider" }) {}
 
 /**

@@ -1,22 +1,48 @@
+import type * as CommandExecutor from "@effect/platform/CommandExecutor"
 import type * as HttpClient from "@effect/platform/HttpClient"
+import * as Antigravity from "@fallback/backends/Antigravity"
+import * as Claude from "@fallback/backends/Claude"
+import type * as Cli from "@fallback/backends/Cli"
+import * as Codex from "@fallback/backends/Codex"
+import * as Gemini from "@fallback/backends/Gemini"
 import * as HttpProvider from "@fallback/backends/HttpProvider"
+import * as OpenCode from "@fallback/backends/OpenCode"
 import * as Backend from "@fallback/core/Backend"
 import type * as ConfigFile from "@fallback/core/ConfigFile"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 
 /**
- * The backends a config names: each provider it defines, over HTTP.
+ * The agent CLIs fallback drives: how each is made and the line that installs it.
+ *
+ * @internal
+ */
+export const agentClis: ReadonlyArray<{
+  readonly cli: string
+  readonly install: string
+  readonly make: (options: Cli.Options) => Backend.Backend
+}> = [
+  { cli: "claude", install: Claude.install, make: Claude.make },
+  { cli: "codex", install: Codex.install, make: Codex.make },
+  { cli: "gemini", install: Gemini.install, make: Gemini.make },
+  { cli: "opencode", install: OpenCode.install, make: OpenCode.make },
+  { cli: "antigravity", install: Antigravity.install, make: Antigravity.make }
+]
+
+/**
+ * The backends a config names: every agent CLI (at the `bin` the config sets, else on `PATH`) and
+ * each provider it defines, over HTTP.
  *
  * @internal
  */
 export const backendsOf = (
   document: ConfigFile.Document
-): Layer.Layer<Backend.Backends, never, HttpClient.HttpClient> =>
+): Layer.Layer<Backend.Backends, never, HttpClient.HttpClient | CommandExecutor.CommandExecutor> =>
   Layer.unwrapEffect(
-    Effect.map(
-      Effect.forEach(Object.entries(document.providers), ([name, provider]) =>
-        HttpProvider.make(HttpProvider.Provider.make({ name, ...provider, models: provider.models ?? [] }))),
-      Backend.Backends.layer
-    )
+    Effect.gen(function*() {
+      const providers = yield* Effect.forEach(Object.entries(document.providers), ([name, provider]) =>
+        HttpProvider.make(HttpProvider.Provider.make({ name, ...provider, models: provider.models ?? [] })))
+      const clis = agentClis.map(({ cli, make }) => make({ bin: document.clis[cli]?.bin }))
+      return Backend.Backends.layer([...clis, ...providers])
+    })
   )
