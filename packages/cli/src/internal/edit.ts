@@ -1,4 +1,5 @@
 import * as Command from "@effect/cli/Command"
+import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import * as Terminal from "@effect/platform/Terminal"
 import * as Backend from "@fallback/core/Backend"
 import * as ConfigFile from "@fallback/core/ConfigFile"
@@ -10,8 +11,10 @@ import * as Console from "effect/Console"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
+import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
+import { backendsOf } from "./backends.js"
 import { config, editing } from "./config.js"
 import { choosePlace, modelsOf, type Places } from "./editPlaces.js"
 import { asked, choose, enter, Intent, page as pagePrompt } from "./editPrompts.js"
@@ -150,10 +153,16 @@ export const edit = Command.make("edit", { config }, ({ config }) =>
     const store = yield* ConfigFile.Store
     const document = yield* store.read
     const colour = yield* colourful
+    const backends = yield* Effect.serviceOption(Backend.Backends).pipe(
+      Effect.flatMap(Option.match({
+        onSome: (given) => Effect.succeed(given),
+        onNone: () => Effect.provide(Backend.Backends, backendsOf(document).pipe(Layer.provide(NodeHttpClient.layerUndici)))
+      }))
+    )
     const places: Places = {
-      clis: yield* ConfigFile.KnownClis,
+      clis: [...yield* ConfigFile.KnownClis, ...Object.keys(document.providers)],
       accounts: (cli) => (document.accounts[cli] ?? []).map((account) => account.name),
-      models: modelsOf(yield* Effect.serviceOption(Backend.Backends))
+      models: modelsOf(Option.some(backends))
     }
     let page = State.make(Option.getOrElse(store.file, () => "memory"), yield* (yield* Steps.Steps).all)
     while (true) {
