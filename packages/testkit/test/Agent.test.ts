@@ -102,6 +102,26 @@ describe("Agent", () => {
       accounts: { claude: ["work", "home"] }
     }))))
 
+  it.scoped("a turn that fails after trying a stand-in leaves the agent's conversation and history as they were", () =>
+    Effect.gen(function*() {
+      const agent = yield* Agent.make("claude@work/a")
+      yield* Agent.ask(agent, "one")
+      expect((yield* Effect.flip(Agent.ask(agent, "two")))._tag).toBe("Unknown")
+      expect(yield* Agent.ask(agent, "three")).toBe("ok from claude@home/a")
+      const seen = (yield* Scripted.Scripted).seen("claude@home/a")
+      expect(seen.resumed).toEqual(["claude@work/a#1"])
+      expect(seen.prompts.map((p) => p.history.map((e) => e.prompt))).toEqual([["one"]])
+    }).pipe(Effect.provide(world({
+      script: {
+        places: {
+          "claude@work/a": [Scripted.answer("first"), Scripted.fail("ModelNotFound"), Scripted.fail("AuthRefused")],
+          [b]: [Scripted.fail("Unknown")]
+        }
+      },
+      chain: ["claude@work/a", b],
+      accounts: { claude: ["work", "home"] }
+    }))))
+
   it.scoped("the place chain starts the stand-in fresh: a new session, no history carried", () =>
     Effect.gen(function*() {
       const agent = yield* Agent.make(a)

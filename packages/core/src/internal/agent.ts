@@ -23,7 +23,7 @@ import * as Place from "../Place.js"
 import * as Policy from "../Policy.js"
 import * as Settings from "../Settings.js"
 import { Steps } from "../Steps.js"
-import { attempt, type Run } from "./attempt.js"
+import { attempt, type Run, type State } from "./attempt.js"
 import { waits } from "./policy.js"
 
 class StandIn extends Context.Tag("@fallback/core/StandIn")<StandIn, Backend.Session>() {}
@@ -59,11 +59,7 @@ export const make = Effect.fnUntraced(function*(
   const notices = yield* Notices
   const agentScope = yield* Effect.scope
 
-  const state = {
-    at: origin,
-    conversation: Option.none<string>(),
-    history: [] as ReadonlyArray<Backend.Exchange>
-  }
+  const state: State = { at: origin, history: [], conversations: new Map() }
   const openings = new Map<string, Backend.Opening>()
   const held = new Map<string, { readonly session: Backend.Session; readonly scope: Scope.CloseableScope }>()
 
@@ -132,6 +128,7 @@ export const make = Effect.fnUntraced(function*(
         startedAt: yield* Clock.currentTimeMillis,
         deadline: 0,
         attempts: 0,
+        history: state.history,
         options,
         notices,
         state
@@ -160,16 +157,13 @@ export const make = Effect.fnUntraced(function*(
         return skipped(admission.last)
       }
       yield* announce
-      if (move === "place") {
-        state.history = []
-        state.conversation = Option.none()
-      }
+      if (move === "place") run.history = []
       const placeStartedAt = yield* Clock.currentTimeMillis
       let goes = 0
       let step: Policy.Retrying | undefined = undefined
       let stepWaits: ReadonlyArray<number> | undefined = undefined
       while (true) {
-        const prompt: Backend.Prompt = { text, history: state.history }
+        const prompt: Backend.Prompt = { text, history: run.history }
         const result = yield* attempt(run, place, hold(place), probeOf(place), prompt)
         if (Either.isRight(result)) {
           if (admission._tag !== "Go" || admission.held || goes > 0) yield* health.succeeded(place)
@@ -186,13 +180,13 @@ export const make = Effect.fnUntraced(function*(
         if (failure._tag === "ContextTooLong") {
           if (Option.isNone(compactor) || spent(run, now)) return failed(failure)
           const shorter = yield* compactor.value.compact(prompt)
-          if (Option.isSome(shorter) && shorter.value.length < state.history.length) {
-            state.history = shorter.value
+          if (Option.isSome(shorter) && shorter.value.length < run.history.length) {
+            run.history = shorter.value
             yield* notices.publish(Notice.Compacting({ place, failure, how: "compact" }))
             continue
           }
-          if (state.history.length === 0) return failed(failure)
-          state.history = state.history.slice(1)
+          if (run.history.length === 0) return failed(failure)
+          run.history = run.history.slice(1)
           yield* notices.publish(Notice.Compacting({ place, failure, how: "trim" }))
           continue
         }
@@ -216,7 +210,7 @@ export const make = Effect.fnUntraced(function*(
           Notice.Retrying({ place, failure, wait: Duration.millis(wait), go: goes, of: total, reopen: answer.reopen })
         )
         yield* Effect.sleep(Duration.millis(wait))
-        if (answer.reopen) yield* reopen(place, state.conversation)
+        if (answer.reopen) yield* reopen(place, Option.fromNullable(state.conversations.get(key(place))))
       }
     })
 
@@ -292,7 +286,10 @@ export const make = Effect.fnUntraced(function*(
         if (move === "account") {
           openings.set(
             key(place),
-            Option.match(state.conversation, { onNone: () => ({}), onSome: (id) => ({ resume: id }) })
+            Option.match(Option.fromNullable(state.conversations.get(key(last))), {
+              onNone: () => ({}),
+              onSome: (id) => ({ resume: id })
+            })
           )
         }
         const announce = run.notices.publish(Notice.Moving({ from: last, to: place, failure, by: move }))

@@ -12,22 +12,24 @@ import type * as Agent from "../Agent.js"
 import * as Backend from "../Backend.js"
 import * as Failure from "../Failure.js"
 import { type Channel, Notice } from "../Notice.js"
-import type * as Place from "../Place.js"
+import * as Place from "../Place.js"
 
 /**
- * What an agent carries from turn to turn: where it is, the conversation it is in, and the
- * exchanges of that conversation.
+ * What an agent carries from turn to turn: where it is, the exchanges of its conversation there,
+ * and the conversation (session id) running at each place it has a session at.
  *
  * @internal
  */
 export interface State {
   at: Place.Place
-  conversation: Option.Option<string>
   history: ReadonlyArray<Backend.Exchange>
+  readonly conversations: Map<string, string>
 }
 
 /**
- * One turn in progress: its scope, its budget and what it has spent.
+ * One turn in progress: its scope, its budget and what it has spent, and the history it sends
+ * (the agent's, until a move to another place starts it fresh or compaction shortens it; the
+ * agent keeps it only once an answer is whole).
  *
  * @internal
  */
@@ -36,6 +38,7 @@ export interface Run {
   readonly startedAt: number
   deadline: number
   attempts: number
+  history: ReadonlyArray<Backend.Exchange>
   readonly options: Agent.Options
   readonly notices: Channel
   readonly state: State
@@ -83,7 +86,7 @@ const firstContent = (
   Effect.gen(function*() {
     const run = limits.run
     const session = yield* open
-    run.state.conversation = Option.some(session.id)
+    run.state.conversations.set(Place.format(limits.place), session.id)
     const pull: Pull = yield* Scope.extend(Stream.toPull(session.turn(prompt)), scope)
     const before: Array<Backend.Event> = []
     while (true) {
@@ -93,7 +96,7 @@ const firstContent = (
       const chunk = next.value
       const first = Chunk.findFirstIndex(chunk, Backend.isContent)
       for (const event of Option.match(first, { onNone: () => chunk, onSome: (i) => Chunk.take(chunk, i) })) {
-        note(run, event)
+        note(limits, event)
         before.push(event)
       }
       if (Option.isSome(first)) {
@@ -102,8 +105,8 @@ const firstContent = (
     }
   })
 
-const note = (run: Run, event: Backend.Event) => {
-  if (event._tag === "SessionStarted") run.state.conversation = Option.some(event.sessionId)
+const note = (limits: Limits, event: Backend.Event) => {
+  if (event._tag === "SessionStarted") limits.run.state.conversations.set(Place.format(limits.place), event.sessionId)
 }
 
 /**
@@ -118,13 +121,13 @@ const deliver = (limits: Limits, prompt: Backend.Prompt, events: ReadonlyArray<B
   const answer = Stream.concat(Stream.fromIterable(events), tail).pipe(
     Stream.tap((event) =>
       Effect.sync(() => {
-        note(run, event)
+        note(limits, event)
         if (event._tag === "Text") text += event.text
         if (event._tag === "Result") result = Option.some(event.text)
       })
     ),
     Stream.onEnd(Effect.sync(() => {
-      run.state.history = [...run.state.history, { prompt: prompt.text, answer: Option.getOrElse(result, () => text) }]
+      run.state.history = [...prompt.history, { prompt: prompt.text, answer: Option.getOrElse(result, () => text) }]
     }))
   )
   return Option.isNone(rest) ? answer : afterContent(limits, answer)
