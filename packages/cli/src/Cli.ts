@@ -9,6 +9,7 @@ import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import { accounts } from "./internal/accounts.js"
 import { demo } from "./internal/demo.js"
+import { doctor } from "./internal/doctor.js"
 import { edit } from "./internal/edit.js"
 import { run as runTurn } from "./internal/run.js"
 import { status } from "./internal/status.js"
@@ -28,7 +29,7 @@ export const command = Command.make("fallback").pipe(
       "  fallback retry claude@work/claude-opus-5 --tries 3 --policy exponential --timeout 90s\n" +
       "  fallback chain claude@work/claude-opus-5"
   ),
-  Command.withSubcommands([list, point, retry, clear, chain, accounts, waits, runTurn, status, edit, demo])
+  Command.withSubcommands([list, point, retry, clear, chain, accounts, waits, runTurn, status, doctor, edit, demo])
 )
 
 /**

@@ -5,7 +5,7 @@ import * as NodeContext from "@effect/platform-node/NodeContext"
 import { Failure, Health, Place } from "@fallback/core"
 import { Duration, Effect, Either, FastCheck, Option, TestClock } from "effect"
 import { formatTime, parseTime } from "../src/internal/seconds.js"
-import { fallback } from "./run.js"
+import { fallback, fallbackWith } from "./run.js"
 
 const configFile = Effect.gen(function*() {
   const fs = yield* FileSystem.FileSystem
@@ -140,6 +140,46 @@ describe("fallback (in process)", () => {
         last: "claude failed: upstream 500"
       })
     }))
+
+  it.scoped("doctor finds each CLI with its version, and says the line that fixes each problem", () =>
+    Effect.gen(function*() {
+      const fs = yield* FileSystem.FileSystem
+      const file = yield* configFile
+      const bin = `${yield* fs.makeTempDirectoryScoped({ prefix: "fallback-bin-" })}`
+      yield* fs.writeFileString(`${bin}/claude`, "#!/bin/sh\necho '2.1.332 (Claude Code)'\n", { mode: 0o755 })
+      yield* fs.writeFileString(`${bin}/gemini`, "not a program", { mode: 0o644 })
+      yield* fs.writeFileString(file, JSON.stringify({
+        steps: { "claude@work/claude-opus-5": { to: "gemini/gemini-3-pro" } },
+        accounts: {
+          claude: [{ name: "work", configDir: bin, env: { ANTHROPIC_API_KEY: { fromEnv: "KEY_WORK" } } }],
+          gemini: [{ name: "home", configDir: "~/no-such-folder", env: { GEMINI_API_KEY: { fromEnv: "KEY_HOME" } } }]
+        }
+      }))
+      const env = { PATH: bin, HOME: bin, KEY_WORK: "sk-ant-api03-this-value-must-never-be-printed" }
+      const ran = yield* fallbackWith(env, file, "doctor")
+      expect(ran.ok).toBe(false)
+      expect(ran.out).toBe([
+        `✓ config           ${file}: 1 step, 2 accounts, 0 providers`,
+        `✓ claude           2.1.332 (Claude Code) at ${bin}/claude`,
+        "✗ gemini           not installed (not on PATH)",
+        "    fix: npm install -g @google/gemini-cli",
+        `✓ claude@work      config dir ${bin}`,
+        "✓ claude@work      ANTHROPIC_API_KEY from KEY_WORK (set)",
+        "✗ gemini@home      config dir ~/no-such-folder does not exist",
+        "    fix: mkdir -p ~/no-such-folder  # then sign gemini in there",
+        "✗ gemini@home      GEMINI_API_KEY is taken from KEY_HOME, which is not set",
+        "    fix: export KEY_HOME=…  # the value of GEMINI_API_KEY for account home"
+      ].join("\n"))
+      expect(ran.err).toBe("fallback: 3 problems found; the line that fixes each is above")
+      expect(ran.out).not.toContain("never-be-printed")
+      const report = JSON.parse((yield* fallbackWith({ ...env, KEY_HOME: "x" }, file, "doctor", "--json")).out)
+      expect(report.checks.filter((check: { ok: boolean }) => !check.ok).map((check: { subject: string }) => check.subject))
+        .toEqual(["gemini", "gemini@home"])
+      yield* fs.writeFileString(`${bin}/gemini`, "#!/bin/sh\necho 0.61.0\n")
+      yield* fs.chmod(`${bin}/gemini`, 0o755)
+      yield* fs.makeDirectory(`${bin}/no-such-folder`)
+      expect(yield* fallbackWith({ ...env, KEY_HOME: "x" }, file, "doctor")).toMatchObject({ ok: true, err: "" })
+    }).pipe(Effect.provide(NodeFileSystem.layer)))
 
   it.scoped("waits prints every ladder, or one, as a table or JSON", () =>
     Effect.gen(function*() {

@@ -10,7 +10,14 @@ export interface Ran {
 }
 
 /** Runs `fallback ARGS…` in this process, with FALLBACK_CONFIG set to `file`. */
-export const fallback = (file: string, ...args: Array<string>): Effect.Effect<Ran> =>
+export const fallback = (file: string, ...args: Array<string>): Effect.Effect<Ran> => fallbackWith({}, file, ...args)
+
+/** Runs `fallback ARGS…` in this process with these environment variables and FALLBACK_CONFIG. */
+export const fallbackWith = (
+  env: Readonly<Record<string, string>>,
+  file: string,
+  ...args: Array<string>
+): Effect.Effect<Ran> =>
   Effect.gen(function*() {
     const out: Array<string> = []
     const err: Array<string> = []
@@ -22,7 +29,7 @@ export const fallback = (file: string, ...args: Array<string>): Effect.Effect<Ra
     }
     const exit = yield* Cli.main(["node", "fallback", ...args]).pipe(
       Effect.withConsole(capturing),
-      Effect.withConfigProvider(ConfigProvider.fromMap(new Map([["FALLBACK_CONFIG", file]]))),
+      Effect.withConfigProvider(ConfigProvider.fromMap(new Map([...Object.entries(env), ["FALLBACK_CONFIG", file]]))),
       Effect.provide(NodeContext.layer),
       Effect.exit
     )

@@ -1,0 +1,195 @@
+import * as Command from "@effect/cli/Command"
+import * as PlatformCommand from "@effect/platform/Command"
+import * as FileSystem from "@effect/platform/FileSystem"
+import * as Path from "@effect/platform/Path"
+import * as ConfigFile from "@fallback/core/ConfigFile"
+import * as Place from "@fallback/core/Place"
+import * as Config from "effect/Config"
+import * as Console from "effect/Console"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
+import { agentClis } from "./backends.js"
+import { config, editing, json } from "./config.js"
+
+/**
+ * One thing the doctor looked at: what, whether it is fine, what it found, and the line that
+ * fixes it when it is not.
+ *
+ * @internal
+ */
+interface Check {
+  readonly subject: string
+  readonly ok: boolean
+  readonly detail: string
+  readonly fix?: string | undefined
+}
+
+/**
+ * The doctor found problems; each was printed with the line that fixes it.
+ *
+ * @internal
+ */
+export class ProblemsFound extends Schema.TaggedError<ProblemsFound>("@fallback/cli/ProblemsFound")("ProblemsFound", {
+  count: Schema.Int
+}) {
+  override get message(): string {
+    return `${this.count} ${this.count === 1 ? "problem" : "problems"} found; the line that fixes each is above`
+  }
+}
+
+const variable = (name: string) =>
+  Effect.map(Config.option(Config.string(name)), (value) => Option.isSome(value) && value.value !== "")
+
+const executable = (file: string) =>
+  Effect.flatMap(FileSystem.FileSystem, (fs) =>
+    fs.access(file, { ok: true }).pipe(
+      Effect.zipRight(fs.stat(file)),
+      Effect.map((info) => info.type === "File" && (info.mode & 0o111) !== 0),
+      Effect.orElseSucceed(() => false)
+    ))
+
+/** The binary a CLI runs: the config's `bin`, else the first executable of its name on PATH. */
+const binaryOf = (cli: string, bin: string | undefined) =>
+  Effect.gen(function*() {
+    const path = yield* Path.Path
+    if (bin !== undefined) return (yield* executable(bin)) ? Option.some(bin) : Option.none()
+    const dirs = (yield* Config.string("PATH").pipe(Config.withDefault(""))).split(process.platform === "win32" ? ";" : ":").filter((d) => d !== "")
+    for (const dir of dirs) {
+      if (yield* executable(path.join(dir, cli))) return Option.some(path.join(dir, cli))
+    }
+    return Option.none<string>()
+  })
+
+const versionOf = (bin: string) =>
+  PlatformCommand.lines(PlatformCommand.make(bin, "--version")).pipe(
+    Effect.map((lines) => Option.fromNullable(lines.find((line) => line.trim() !== "")?.trim())),
+    Effect.timeout(Duration.seconds(10)),
+    Effect.option,
+    Effect.map(Option.flatten)
+  )
+
+const cliChecks = (document: ConfigFile.Document, used: ReadonlySet<string>) =>
+  Effect.forEach(agentClis.filter(({ cli }) => used.has(cli)), ({ cli, install }) =>
+    Effect.gen(function*() {
+      const bin = document.clis[cli]?.bin
+      const found = yield* binaryOf(cli, bin)
+      if (Option.isNone(found)) {
+        return bin === undefined
+          ? { subject: cli, ok: false, detail: "not installed (not on PATH)", fix: install }
+          : { subject: cli, ok: false, detail: `${bin} (clis.${cli}.bin) is not an executable file`, fix: install }
+      }
+      const version = yield* versionOf(found.value)
+      return Option.match(version, {
+        onNone: (): Check => ({
+          subject: cli,
+          ok: false,
+          detail: `${found.value} does not start (no answer to --version)`,
+          fix: install
+        }),
+        onSome: (v): Check => ({ subject: cli, ok: true, detail: `${v} at ${found.value}` })
+      })
+    }))
+
+const accountChecks = (document: ConfigFile.Document) =>
+  Effect.gen(function*() {
+    const fs = yield* FileSystem.FileSystem
+    const home = yield* Config.string("HOME").pipe(Config.withDefault(""))
+    const checks: Array<Check> = []
+    for (const [cli, accounts] of Object.entries(document.accounts)) {
+      for (const account of accounts) {
+        const subject = `${cli}@${account.name}`
+        if (account.configDir !== undefined) {
+          const dir = account.configDir.replace(/^~(?=$|\/)/, home)
+          checks.push(
+            (yield* fs.exists(dir).pipe(Effect.orElseSucceed(() => false)))
+              ? { subject, ok: true, detail: `config dir ${account.configDir}` }
+              : {
+                subject,
+                ok: false,
+                detail: `config dir ${account.configDir} does not exist`,
+                fix: `mkdir -p ${account.configDir}  # then sign ${cli} in there`
+              }
+          )
+        }
+        for (const [name, value] of Object.entries(account.env ?? {})) {
+          if (typeof value === "string") continue
+          checks.push(
+            (yield* variable(value.fromEnv))
+              ? { subject, ok: true, detail: `${name} from ${value.fromEnv} (set)` }
+              : {
+                subject,
+                ok: false,
+                detail: `${name} is taken from ${value.fromEnv}, which is not set`,
+                fix: `export ${value.fromEnv}=…  # the value of ${name} for account ${account.name}`
+              }
+          )
+        }
+      }
+    }
+    for (const [name, provider] of Object.entries(document.providers)) {
+      if (provider.key === undefined) continue
+      const overridden = (document.accounts[name] ?? []).length > 0
+      if (overridden) continue
+      checks.push(
+        (yield* variable(provider.key.fromEnv))
+          ? { subject: name, ok: true, detail: `key from ${provider.key.fromEnv} (set)` }
+          : {
+            subject: name,
+            ok: false,
+            detail: `its key is taken from ${provider.key.fromEnv}, which is not set`,
+            fix: `export ${provider.key.fromEnv}=…  # the API key of ${name}`
+          }
+      )
+    }
+    return checks
+  })
+
+const usedClis = (document: ConfigFile.Document): ReadonlySet<string> =>
+  new Set([
+    ...Object.keys(document.accounts),
+    ...Object.keys(document.clis),
+    ...Object.entries(document.steps).flatMap(([from, step]) => [
+      Either.getOrThrow(Place.parse(from)).cli,
+      ...(step.to === undefined ? [] : [step.to.cli])
+    ])
+  ])
+
+const count = (n: number, what: string) => `${n} ${what}${n === 1 ? "" : "s"}`
+
+const show = (check: Check) =>
+  `${check.ok ? "✓" : "✗"} ${check.subject.padEnd(16)} ${check.detail}${check.fix === undefined ? "" : `\n    fix: ${check.fix}`}`
+
+/** @internal */
+export const doctor = Command.make("doctor", { config, json }, ({ config, json }) =>
+  Effect.gen(function*() {
+    const store = yield* ConfigFile.Store
+    const file = Option.getOrElse(store.file, () => "the config")
+    const read = yield* Effect.either(store.read)
+    const document = read._tag === "Right" ? read.right : ConfigFile.empty
+    const checks: Array<Check> = [
+      read._tag === "Right"
+        ? {
+          subject: "config",
+          ok: true,
+          detail: `${file}: ${count(Object.keys(document.steps).length, "step")}, ${
+            count(Object.values(document.accounts).flat().length, "account")
+          }, ${count(Object.keys(document.providers).length, "provider")}`
+        }
+        : { subject: "config", ok: false, detail: read.left.message, fix: `mend ${file} where the message says, or move it away` },
+      ...yield* cliChecks(document, usedClis(document)),
+      ...yield* accountChecks(document)
+    ]
+    const problems = checks.filter((check) => !check.ok).length
+    yield* Console.log(json ? JSON.stringify({ ok: problems === 0, checks }, null, 2) : checks.map(show).join("\n"))
+    if (problems > 0) return yield* new ProblemsFound({ count: problems })
+  }).pipe(Effect.provide(editing(config)))).pipe(
+    Command.withDescription(
+      "Checks what the config needs: every CLI its steps and accounts name is installed and starts (with its\n" +
+        "version), every account's config dir exists, every variable a key is taken from is set (never showing\n" +
+        "its value). Each problem comes with the line that fixes it; the exit status is 1 when there is one.\n\n" +
+        "  fallback doctor\n  fallback doctor --json"
+    )
+  )
