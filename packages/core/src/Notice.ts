@@ -34,7 +34,8 @@ import * as Place from "./Place.js"
  * - `Skipping`: a place not asked at all: parked, cooling, its one trial already out, failing its
  *   health check, served by a provider that failed, or with too small a context window.
  * - `Compacting`: sending a shorter history again (`how: "compact"` or `"trim"`).
- * - `Probing`: a stream has sent nothing for a while and its place is probed.
+ * - `Probing`: a stream has sent nothing for `quiet` and its place did not answer a probe (`failed`
+ *   of the `of` that end the attempt).
  * - `Stopping`: the turn fails as it failed, and `reason` says why it goes no further.
  *
  * @since 0.1.0
@@ -104,7 +105,7 @@ export const format: (notice: Notice) => string = Notice.$match({
       n.how === "compact" ? "compacting the history" : "trimming the oldest exchange"
     } and sending it again`,
   Probing: (n) =>
-    `${n.place.cli} has sent nothing for ${wait(n.quiet)}; probing it (${n.failed} of ${n.of} probes failed so far)`,
+    `${n.place.cli} has sent nothing for ${wait(n.quiet)} and did not answer a probe (${n.failed} of ${n.of})`,
   Stopping: (n) => `${Failure.describe(n.failure)}; the turn fails here: ${n.reason}`
 })
 

@@ -118,7 +118,7 @@ describe("escalating preset (002)", () => {
       expect(yield* turn()).toEqual(Exit.succeed(`ok from ${b}`))
       expect((yield* seen(b)).at).toEqual([80_000])
       expect((yield* Heard).timed()).toEqual(["60000 Probing", "70000 Probing", "80000 Probing", "80000 Moving"])
-      expect((yield* Heard).lines()[0]).toBe("claude has sent nothing for 1m; probing it (1 of 3 probes failed so far)")
+      expect((yield* Heard).lines()[0]).toBe("claude has sent nothing for 1m and did not answer a probe (1 of 3)")
     }).pipe(Effect.provide(escalating({
       script: { places: { [a]: [Scripted.hang] }, checks: { [a]: [true, false] } },
       chain: [a, b]

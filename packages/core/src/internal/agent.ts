@@ -379,12 +379,8 @@ export const make = Effect.fnUntraced(function*(
   } satisfies Agent.Agent
 })
 
-/**
- * Whether a backend's liveness check passes within `within`; a backend with no check passes.
- *
- * @internal
- */
-export const check = (backend: Backend.Backend, place: Place.Place, within: Duration.Duration) =>
+/** Whether a backend's liveness check passes within `within`; a backend with no check passes. */
+const check = (backend: Backend.Backend, place: Place.Place, within: Duration.Duration) =>
   backend.check === undefined
     ? Effect.succeed(true)
     : backend.check(place).pipe(
