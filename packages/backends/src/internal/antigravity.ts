@@ -60,6 +60,7 @@ export const readOutcome = (finished: Cli.Finished, place: Place.Place): Cli.Out
 /** @internal */
 export const description: Description = {
   ...gemini.description,
+  module: "Antigravity",
   cli: "antigravity",
   install,
   argv,

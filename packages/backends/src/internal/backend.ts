@@ -21,6 +21,7 @@ import * as Log from "./log.js"
  * @internal
  */
 export interface Description {
+  readonly module: string
   readonly cli: string
   readonly install: string
   readonly capabilities: Backend.Capabilities
@@ -60,7 +61,7 @@ export const notInstalled = (
 export const make = (description: Description, options: Cli.Options): Backend.Backend => {
   const grace = Duration.decode(options.grace ?? Duration.seconds(2))
   const homes = new Map<string, string>()
-  const open = Effect.fn(`${description.cli}.open`)(function*(
+  const open = Effect.fn(`${description.module}.open`)(function*(
     place: Place.Place,
     account: Option.Option<ConfigFile.Account>,
     settings: Settings.Settings,

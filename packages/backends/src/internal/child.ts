@@ -4,6 +4,7 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Mailbox from "effect/Mailbox"
+import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
 import type * as Stream from "effect/Stream"
 
@@ -45,9 +46,13 @@ export interface Ended {
  *
  * @internal
  */
-export interface Unstarted {
-  readonly code: string
-  readonly message: string
+export class Unstarted extends Schema.TaggedError<Unstarted>("@fallback/backends/Unstarted")("Unstarted", {
+  code: Schema.String,
+  reason: Schema.String
+}) {
+  override get message(): string {
+    return this.reason
+  }
 }
 
 /**
@@ -114,7 +119,7 @@ export const start = (spec: Spec, grace: Duration.Duration): Effect.Effect<Child
       child.stdout.on("data", out.push)
       child.stderr.on("data", err.push)
       child.once("error", (error: NodeJS.ErrnoException) => {
-        if (child.pid === undefined) resume(Effect.fail({ code: error.code ?? "UNKNOWN", message: error.message }))
+        if (child.pid === undefined) resume(Effect.fail(new Unstarted({ code: error.code ?? "UNKNOWN", reason: error.message })))
       })
       child.once("exit", () => {
         if (child.pid !== undefined) signalGroup(child.pid, "SIGKILL")

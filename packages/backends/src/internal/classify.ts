@@ -4,7 +4,10 @@ import type { Place } from "@fallback/core"
 
 type Make = (place: Place.Place, said: Failure.Said) => Failure.Failure
 
-const rateLimited: Make = (place, said) => new Failure.RateLimited({ place, said })
+const rateLimited: Make = (place, said) => {
+  const wait = retryAfterIn(said)
+  return new Failure.RateLimited({ place, said, ...(wait === undefined ? {} : { retryAfter: Duration.seconds(wait) }) })
+}
 const quota: Make = (place, said) => new Failure.QuotaExhausted({ place, said })
 const auth: Make = (place, said) => new Failure.AuthRefused({ place, said })
 const model: Make = (place, said) => new Failure.ModelNotFound({ place, said })
@@ -54,7 +57,7 @@ export const byWords = (message: string, place: Place.Place): Failure.Failure | 
  * @internal
  */
 export const retryAfterIn = (message: string): number | undefined => {
-  const found = /retry[- ]after:?\s*(\d+(?:\.\d+)?)\s*s?\b/i.exec(message)
+  const found = /retry[- ]after:?\s*(\d+(?:\.\d+)?)\s*s?\b/i.exec(message) ?? /try again in (\d+(?:\.\d+)?)\s*s\b/i.exec(message)
   return found === null ? undefined : Number(found[1])
 }
 

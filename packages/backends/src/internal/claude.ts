@@ -115,6 +115,7 @@ const failure = (
 
 /** @internal */
 export const description: Description = {
+  module: "Claude",
   cli: "claude",
   install,
   capabilities: { webSearchOff: true, callbacks: false, resume: true, models: [] },

@@ -140,6 +140,7 @@ export const readOutcome = (finished: Cli.Finished, place: Place.Place): Cli.Out
 
 /** @internal */
 export const description = (options: Cli.Options & { readonly provider?: Provider | undefined }): Description => ({
+  module: "Codex",
   cli: "codex",
   install,
   capabilities: { webSearchOff: true, callbacks: false, resume: true, models: [] },

@@ -89,6 +89,7 @@ export const readOutcome = (finished: Cli.Finished, place: Place.Place): Cli.Out
 
 /** @internal */
 export const description: Description = {
+  module: "Gemini",
   cli: "gemini",
   install,
   capabilities: { webSearchOff: false, callbacks: false, resume: true, models: [] },

@@ -103,6 +103,7 @@ export const readOutcome = (finished: Cli.Finished, place: Place.Place): Cli.Out
 
 /** @internal */
 export const description = (options: Cli.Options & { readonly config?: object | undefined }): Description => ({
+  module: "OpenCode",
   cli: "opencode",
   install,
   capabilities: { webSearchOff: true, callbacks: false, resume: true, models: [] },

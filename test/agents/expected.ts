@@ -1,0 +1,74 @@
+/**
+ * What each fault of the mock provider must be judged as, per CLI: the kind of the failure, or
+ * "answer" for a turn that lands. Both the agents suite (live) and the replay test (recorded)
+ * hold the backends to this table.
+ */
+import type { Failure } from "@fallback/core"
+
+export type Cli = "claude" | "codex" | "gemini" | "opencode"
+
+export type Fault =
+  | "answer"
+  | "rate-limit"
+  | "quota"
+  | "overloaded"
+  | "server-error"
+  | "bad-gateway"
+  | "unauthorized"
+  | "forbidden"
+  | "model-not-found"
+  | "context-too-long"
+  | "reset"
+  | "refused"
+  | "cut"
+  | "stream-error"
+
+/** The faults a turn ends on by itself; `hang` and `stall` end only by a deadline (see kill.agents.ts). */
+export const faults: ReadonlyArray<Fault> = [
+  "answer",
+  "rate-limit",
+  "quota",
+  "overloaded",
+  "server-error",
+  "bad-gateway",
+  "unauthorized",
+  "forbidden",
+  "model-not-found",
+  "context-too-long",
+  "reset",
+  "refused",
+  "cut",
+  "stream-error"
+]
+
+type Judged = Failure.Kind | "answer"
+
+const common: Record<Fault, Judged> = {
+  "answer": "answer",
+  "rate-limit": "RateLimited",
+  "quota": "QuotaExhausted",
+  "overloaded": "RateLimited",
+  "server-error": "Unknown",
+  "bad-gateway": "ConnectionLost",
+  "unauthorized": "AuthRefused",
+  "forbidden": "AuthRefused",
+  "model-not-found": "ModelNotFound",
+  "context-too-long": "ContextTooLong",
+  "reset": "ConnectionLost",
+  "refused": "ConnectionLost",
+  "cut": "ConnectionLost",
+  "stream-error": "Unknown"
+}
+
+export const expected: Record<Cli, Record<Fault, Judged>> = {
+  claude: { ...common },
+  codex: { ...common, "server-error": "RateLimited", "stream-error": "ConnectionLost" },
+  gemini: { ...common, "stream-error": "ConnectionLost" },
+  opencode: { ...common }
+}
+
+/**
+ * The wait a rate-limited turn carries (`RateLimited.retryAfter`, seconds) where the CLI passes
+ * the provider's on (the mock asks for 1 s); claude and codex drop it.
+ */
+export const waits: Record<Cli, number | undefined> = { claude: undefined, codex: undefined, gemini: 1, opencode: 1 }

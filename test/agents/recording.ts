@@ -1,0 +1,36 @@
+/**
+ * The recordings of what each CLI printed per fault, kept under test/fixtures/agents and replayed
+ * by the ordinary test run.
+ */
+import * as fs from "node:fs"
+import * as path from "node:path"
+import type { Cli as CliOptions } from "@fallback/backends"
+import type { Cli, Fault } from "./expected.js"
+
+export interface Recording extends CliOptions.Finished {
+  readonly cli: Cli
+  readonly version: string
+  readonly fault: Fault
+  readonly model: string
+  readonly judged: string
+  readonly ms: number
+}
+
+export const folder = path.resolve(import.meta.dirname, "../fixtures/agents")
+
+export const file = (cli: Cli, fault: Fault): string => path.join(folder, cli, `${fault}.json`)
+
+/** Writes a recording, with the run's folders turned into placeholders so it reads the same everywhere. */
+export const write = (recording: Recording, home: string): void => {
+  fs.mkdirSync(path.dirname(file(recording.cli, recording.fault)), { recursive: true })
+  const text = JSON.stringify(recording, null, 2).split(home).join("$HOME")
+  fs.writeFileSync(file(recording.cli, recording.fault), text + "\n")
+}
+
+export const read = (cli: Cli, fault: Fault): Recording | undefined => {
+  try {
+    return JSON.parse(fs.readFileSync(file(cli, fault), "utf8"))
+  } catch {
+    return undefined
+  }
+}
