@@ -24,6 +24,7 @@ import * as Policy from "../Policy.js"
 import * as Settings from "../Settings.js"
 import { Steps } from "../Steps.js"
 import { attempt, type Run, type State } from "./attempt.js"
+import { check, nextLink } from "./candidates.js"
 import { waits } from "./policy.js"
 
 class StandIn extends Context.Tag("@fallback/core/StandIn")<StandIn, Backend.Session>() {}
@@ -271,7 +272,7 @@ export const make = Effect.fnUntraced(function*(
           if (place !== undefined) next = { place, move: "account" }
         }
         if (next === undefined && answer.places) {
-          const found = yield* nextLink(run, links, link, tried, failedProviders, text)
+          const found = yield* nextLink({ run, links, from: link, tried, failedProviders, text, settings, backendOf })
           if (found._tag === "Refused") return yield* stop(run, found.place, failure, found.reason)
           if (found._tag === "Found") {
             link = found.index
@@ -325,52 +326,6 @@ export const make = Effect.fnUntraced(function*(
         )
     })
 
-  /** The next place in the chain that may take the turn, or why the walk stops. */
-  const nextLink = (
-    run: Run,
-    links: ReadonlyArray<Place.Place>,
-    from: number,
-    tried: ReadonlySet<string>,
-    failedProviders: ReadonlySet<string>,
-    text: string
-  ) =>
-    Effect.gen(function*() {
-      const size = Backend.tokens({ text, history: [] })
-      for (let round = 0; round < options.candidates.rounds; round++) {
-        for (let index = from + 1; index < links.length; index++) {
-          const place = links[index]!
-          if (tried.has(key(place))) continue
-          const backend = backendOf(place)
-          if (Either.isLeft(backend)) {
-            return { _tag: "Found", place, index } as const
-          }
-          const refusal = Settings.refusal(settings, backend.right.capabilities)
-          if (Option.isSome(refusal)) {
-            return { _tag: "Refused", place, reason: `${place.cli} ${refusal.value}` } as const
-          }
-          if (options.candidates.skipFailedProvider && failedProviders.has(Backend.providerOf(backend.right, place))) {
-            yield* run.notices.publish(Notice.Skipping({ place, why: "provider", until: undefined }))
-            continue
-          }
-          const window = Backend.modelAt(backend.right, place).contextWindow
-          if (options.candidates.fitWindow && window !== undefined && window < size) {
-            yield* run.notices.publish(Notice.Skipping({ place, why: "window", until: undefined }))
-            continue
-          }
-          if (Option.isSome(options.candidates.check)) {
-            const left = Duration.millis(Math.max(0, run.deadline - (yield* Clock.currentTimeMillis)))
-            const healthy = yield* check(backend.right, place, Duration.min(options.candidates.check.value, left))
-            if (!healthy) {
-              yield* run.notices.publish(Notice.Skipping({ place, why: "unhealthy", until: undefined }))
-              continue
-            }
-          }
-          return { _tag: "Found", place, index } as const
-        }
-      }
-      return { _tag: "None" } as const
-    })
-
   return {
     origin,
     settings,
@@ -378,15 +333,6 @@ export const make = Effect.fnUntraced(function*(
     turn
   } satisfies Agent.Agent
 })
-
-/** Whether a backend's liveness check passes within `within`; a backend with no check passes. */
-const check = (backend: Backend.Backend, place: Place.Place, within: Duration.Duration) =>
-  backend.check === undefined
-    ? Effect.succeed(true)
-    : backend.check(place).pipe(
-      Effect.timeout(within),
-      Effect.match({ onFailure: () => false, onSuccess: () => true })
-    )
 
 const coolUntil = (answer: Answer.Answer, failure: Failure.Failure, now: number): Option.Option<number> => {
   if (answer.cooldown === undefined) return Option.none()
