@@ -23,10 +23,10 @@ const models: Record<Cli, string> = {
 }
 
 /** The model that makes the mock play a fault. */
-export const modelFor = (cli: Cli, fault: Fault | "hang" | "stall"): string =>
-  fault === "answer" ? models[cli] : `${models[cli]}-fault-${fault}`
+export const modelFor = (cli: Cli, fault: Fault | "hang" | "stall" | "retry"): string =>
+  fault === "answer" ? models[cli] : fault === "retry" ? `${models[cli]}-retry` : `${models[cli]}-fault-${fault}`
 
-export const placeFor = (cli: Cli, account: string, fault: Fault | "hang" | "stall"): Place.Place =>
+export const placeFor = (cli: Cli, account: string, fault: Fault | "hang" | "stall" | "retry"): Place.Place =>
   new Place.Place({ cli, account, model: modelFor(cli, fault) })
 
 /** An account of a CLI with its own config folder under `home`, pointed at the mock. */

@@ -27,6 +27,11 @@ beforeAll(async () => {
   process.env[keyVariable] = key
   process.env[`${keyVariable}_B`] = `${key}b`
   mock = await MockProvider.start()
+  mock.script(clis.map((cli) => ({
+    model: modelFor(cli, "retry").replace(/^mock\//, ""),
+    fault: "unauthorized" as const,
+    times: cli === "opencode" ? 2 : 1
+  })))
 })
 afterAll(async () => {
   await mock?.stop()
@@ -88,14 +93,29 @@ describe.concurrent.each(clis)("%s", (cli) => {
       expect(started).toMatchObject({ sessionId: id })
     }), 240_000)
 
-  it.live(`${cli}: a turn cut short while the provider hangs leaves no process of it running`, () =>
+  it.live(`${cli}: a failed turn taken again in the same session lands`, () =>
     Effect.gen(function*() {
-      const folder = path.join(home, `${cli}-hang`)
+      const folder = path.join(home, `${cli}-retry`)
       fs.mkdirSync(folder, { recursive: true })
-      const backend = backendFor(cli, { home: folder, url: mock.url, faults: ["hang"] }, () => {})
-      const model = modelFor(cli, "hang")
+      const backend = backendFor(cli, { home: folder, url: mock.url, faults: ["retry"] }, () => {})
+      const [failed, landed] = yield* Effect.scoped(Effect.gen(function*() {
+        const session = yield* backend.open(placeFor(cli, "a", "retry"), Option.some(accountFor(cli, "a", folder, mock.url)), Settings.plain, {})
+        const failed = yield* Effect.either(Stream.runDrain(session.turn(prompt("say hi"))))
+        const landed = yield* Effect.either(Stream.runCollect(session.turn(prompt("say hi"))))
+        return [failed, landed] as const
+      }))
+      expect(failed._tag).toBe("Left")
+      expect(landed._tag).toBe("Right")
+    }), 240_000)
+
+  it.live.each(["hang", "stall"] as const)(`${cli}: a turn cut short while the provider %ss leaves no process of it running`, (fault) =>
+    Effect.gen(function*() {
+      const folder = path.join(home, `${cli}-${fault}`)
+      fs.mkdirSync(folder, { recursive: true })
+      const backend = backendFor(cli, { home: folder, url: mock.url, faults: [fault] }, () => {})
+      const model = modelFor(cli, fault)
       const fiber = yield* Effect.fork(Effect.scoped(Effect.gen(function*() {
-        const session = yield* backend.open(placeFor(cli, "a", "hang"), Option.some(accountFor(cli, "a", folder, mock.url)), Settings.plain, {})
+        const session = yield* backend.open(placeFor(cli, "a", fault), Option.some(accountFor(cli, "a", folder, mock.url)), Settings.plain, {})
         yield* Stream.runDrain(session.turn(prompt("say hi")))
       })))
       const asked = () => (mock.requests().byModel[model.replace(/^mock\//, "")] ?? 0) > 0

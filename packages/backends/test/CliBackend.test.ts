@@ -1,6 +1,6 @@
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { Claude } from "@fallback/backends"
+import { Claude, Gemini } from "@fallback/backends"
 import { ConfigFile, Failure, Place, Settings } from "@fallback/core"
 import { describe, expect, it } from "@effect/vitest"
 import * as Chunk from "effect/Chunk"
@@ -140,5 +140,33 @@ describe("a CLI backend, run with fake executables", () => {
       const broken = yield* Effect.flip(Stream.runDrain(stubbed.turn(prompt("hello"))))
       expect(broken).toBeInstanceOf(Failure.NotInstalled)
       expect(broken.message).toContain("npm install -g @anthropic-ai/claude-code")
+    }))
+
+  it.scopedLive("gemini keeps no session whose first turn failed: the retry starts afresh and names its session once it lands", () =>
+    Effect.gen(function*() {
+      const dir = folder()
+      const bin = executable(dir, "gemini", `const fs = require("node:fs"), path = require("node:path")
+const runs = path.join(${JSON.stringify(dir)}, "runs.jsonl")
+fs.appendFileSync(runs, JSON.stringify(process.argv.slice(2)) + "\\n")
+const first = fs.readFileSync(runs, "utf8").trim().split("\\n").length === 1
+const out = (event) => process.stdout.write(JSON.stringify(event) + "\\n")
+out({ type: "init", session_id: first ? "failed-session" : "good-session" })
+if (first) {
+  out({ type: "result", status: "error", error: { type: "unknown", message: "[API Error: Resource has been exhausted]" } })
+  process.exitCode = 173
+} else {
+  out({ type: "message", role: "assistant", content: "hi", delta: true })
+  out({ type: "result", status: "success", stats: {} })
+}`)
+      const place = new Place.Place({ cli: "gemini", model: "gemini-2.5-flash" })
+      const session = yield* Gemini.make({ bin, cwd: dir }).open(place, Option.none(), Settings.plain, {})
+      const failed = yield* Effect.flip(Stream.runDrain(session.turn(prompt("hello"))))
+      expect(failed._tag).toBe("RateLimited")
+      expect(session.id).toBe("")
+      const events = Chunk.toReadonlyArray(yield* Stream.runCollect(session.turn(prompt("hello"))))
+      const [, second] = fs.readFileSync(path.join(dir, "runs.jsonl"), "utf8").trim().split("\n").map((line) => JSON.parse(line))
+      expect(second).not.toContain("--resume")
+      expect(events.map((event) => event._tag)).toEqual(["Text", "SessionStarted", "Result"])
+      expect(session.id).toBe("good-session")
     }))
 })

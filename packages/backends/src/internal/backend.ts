@@ -39,6 +39,7 @@ export interface Description {
   readonly sessions?: (env: Readonly<Record<string, string>>) => string | undefined
   readonly mark?: (sessionId: string) => string
   readonly log?: (env: Readonly<Record<string, string>>) => string | undefined
+  readonly keepsFailed?: boolean
 }
 
 /**
@@ -54,7 +55,9 @@ export const notInstalled = (
 
 /**
  * A backend for a CLI: each turn is one run of it, in its own process group, resumed by the
- * session id its stream named.
+ * session id its stream named. A CLI that keeps no session whose first turn failed (gemini) has
+ * its session named only once a turn in it lands, so a retry starts afresh instead of resuming
+ * a session that is not there.
  *
  * @internal
  */
@@ -116,14 +119,13 @@ export const make = (description: Description, options: Cli.Options): Backend.Ba
             stdout.push(line.text)
             const fields = Json.object(line.text)
             if (fields === undefined) return []
-            const events = description.live(fields)
-            for (const event of events) {
-              if (event._tag === "SessionStarted") {
-                named = true
-                known(event.sessionId)
-              }
-            }
-            return events
+            return description.live(fields).filter((event) => {
+              if (event._tag !== "SessionStarted") return true
+              if (description.keepsFailed === false && event.sessionId !== current) return false
+              named = true
+              known(event.sessionId)
+              return true
+            })
           })
         )
         const judged = Stream.fromIterableEffect(Effect.flatMap(child.ended, (ended) => {

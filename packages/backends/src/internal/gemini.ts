@@ -113,5 +113,6 @@ export const description: Description = {
     const home = env.GEMINI_CLI_HOME ?? env.HOME
     return home === undefined ? undefined : `${home}/.gemini/tmp`
   },
-  mark: (sessionId) => sessionId.slice(0, 8)
+  mark: (sessionId) => sessionId.slice(0, 8),
+  keepsFailed: false
 }
