@@ -30,6 +30,13 @@ const rows: ReadonlyArray<Row> = [
     ends: [home, 30_000],
     notices: ["0 Retrying", "30000 Moving"]
   },
+  {
+    kind: "RateLimited",
+    work: [0, 30_000, 60_000, 90_000],
+    ends: [home, 90_000],
+    notices: ["0 Retrying", "30000 Retrying", "60000 Retrying", "90000 Moving"],
+    retrying: [2, "constant"]
+  },
   { kind: "QuotaExhausted", work: [0], ends: [home, 0], notices: ["0 Moving"] },
   { kind: "AuthRefused", work: [0], ends: [home, 0], notices: ["0 Moving"] },
   { kind: "ModelNotFound", work: [0], ends: [codex, 0], notices: ["0 Moving"] },
@@ -54,6 +61,8 @@ const rows: ReadonlyArray<Row> = [
     retrying: [2, "constant"]
   }
 ]
+
+const row = (kind: Failure.Kind) => rows.find((row) => row.kind === kind)!
 
 const setup = (row: Row) =>
   world({
@@ -103,7 +112,7 @@ describe("primary preset (000): each kind's answer", () => {
         "claude is rate-limited (this account has spent its quota; another one, or a wait, is what answers it); trying again in 30s (1 of 1)",
         "claude is rate-limited (this account has spent its quota; another one, or a wait, is what answers it); carrying on as home"
       ])
-    }).pipe(Effect.provide(setup(rows[0]!))))
+    }).pipe(Effect.provide(setup(row("RateLimited")))))
 
   it.scoped("a wait is announced before it starts, and a Retry-After longer than 30 s is honoured", () =>
     Effect.gen(function*() {
@@ -133,7 +142,7 @@ describe("primary preset (000): each kind's answer", () => {
       const [entry] = yield* Effect.flatMap(Health.Health, (health) => health.snapshot)
       expect(Place.format(entry!.place)).toBe(work)
       expect(entry!.coolingUntil).toEqual(Option.some(Duration.toMillis(Duration.minutes(30))))
-    }).pipe(Effect.provide(setup(rows[1]!))))
+    }).pipe(Effect.provide(setup(row("QuotaExhausted")))))
 
   it.scoped("quota: the place cools down until the time the failure names", () =>
     Effect.gen(function*() {
@@ -159,7 +168,7 @@ describe("primary preset (000): each kind's answer", () => {
       expect((yield* Heard).lines()).toEqual([
         "claude refused the credentials of account work (it needs signing in again; another account is what answers it); carrying on as home"
       ])
-    }).pipe(Effect.provide(setup(rows[2]!))))
+    }).pipe(Effect.provide(setup(row("AuthRefused")))))
 
   it.scoped("killed: the notice names the signal, and the session is reopened resuming its id", () =>
     Effect.gen(function*() {
@@ -174,7 +183,7 @@ describe("primary preset (000): each kind's answer", () => {
       expect(seen.opens).toBe(2)
       expect(seen.closes).toBe(1)
       expect(seen.resumed).toEqual([undefined, `${work}#1`])
-    }).pipe(Effect.provide(setup(rows[6]!))))
+    }).pipe(Effect.provide(setup(row("Killed")))))
 
   it.scoped("not installed: the failure says which line installs it", () =>
     Effect.gen(function*() {
@@ -183,7 +192,7 @@ describe("primary preset (000): each kind's answer", () => {
       expect((yield* Heard).lines()).toEqual([
         "claude is not installed here (install it with: npm install -g claude); carrying on at codex/gpt"
       ])
-    }).pipe(Effect.provide(setup(rows[7]!))))
+    }).pipe(Effect.provide(setup(row("NotInstalled")))))
 
   it.scoped("a first byte that does not come in 30 s yields to the next place", () =>
     Effect.gen(function*() {
