@@ -23,10 +23,19 @@ const models: Record<Cli, string> = {
 }
 
 /** The model that makes the mock play a fault. */
-export const modelFor = (cli: Cli, fault: Fault | "hang" | "stall" | "retry"): string =>
-  fault === "answer" ? models[cli] : fault === "retry" ? `${models[cli]}-retry` : `${models[cli]}-fault-${fault}`
+/** What a place plays: a fault of the mock, `retry` (scripted to fail once), or `killed` (hangs, to be killed from outside). */
+export type Play = Fault | "hang" | "stall" | "retry" | "killed"
 
-export const placeFor = (cli: Cli, account: string, fault: Fault | "hang" | "stall" | "retry"): Place.Place =>
+export const modelFor = (cli: Cli, play: Play): string =>
+  play === "answer"
+    ? models[cli]
+    : play === "retry"
+    ? `${models[cli]}-retry`
+    : play === "killed"
+    ? `${models[cli]}-killed-fault-hang`
+    : `${models[cli]}-fault-${play}`
+
+export const placeFor = (cli: Cli, account: string, fault: Play): Place.Place =>
   new Place.Place({ cli, account, model: modelFor(cli, fault) })
 
 /** An account of a CLI with its own config folder under `home`, pointed at the mock. */
@@ -57,7 +66,7 @@ export const accountFor = (cli: Cli, name: string, home: string, url: string): C
 }
 
 const faultModels = (cli: Cli, all: ReadonlyArray<string>) =>
-  Object.fromEntries(all.map((fault) => [modelFor(cli, fault as Fault).replace(/^mock\//, ""), { name: fault }]))
+  Object.fromEntries(all.map((fault) => [modelFor(cli, fault as Play).replace(/^mock\//, ""), { name: fault }]))
 
 /**
  * The backend of a CLI as the suite runs it: the binary from the cache, turns in `home`, the

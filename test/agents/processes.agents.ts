@@ -130,6 +130,40 @@ describe.concurrent.each(clis)("%s", (cli) => {
     }), 240_000)
 })
 
+/** The process group of the running process whose command line holds `mark` and leads its group. */
+const leaderOf = (mark: string): number | undefined =>
+  fs.readdirSync("/proc").filter((entry) => /^\d+$/.test(entry)).map(Number).find((pid) => {
+    try {
+      const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8")
+      const group = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[2])
+      return group === pid && fs.readFileSync(`/proc/${pid}/cmdline`, "utf8").includes(mark)
+    } catch {
+      return false
+    }
+  })
+
+describe.concurrent.each(clis)("%s killed", (cli) => {
+  it.live(`${cli}: killed from outside (SIGKILL to its group, as an out-of-memory kill) is Killed naming the signal`, () =>
+    Effect.gen(function*() {
+      const folder = path.join(home, `${cli}-killed`)
+      fs.mkdirSync(folder, { recursive: true })
+      const backend = backendFor(cli, { home: folder, url: mock.url, faults: ["killed"] }, () => {})
+      const model = modelFor(cli, "killed")
+      const fiber = yield* Effect.fork(Effect.scoped(Effect.gen(function*() {
+        const session = yield* backend.open(placeFor(cli, "a", "killed"), Option.some(accountFor(cli, "a", folder, mock.url)), Settings.plain, {})
+        return yield* Effect.flip(Stream.runDrain(session.turn(prompt("say hi"))))
+      })))
+      const asked = () => (mock.requests().byModel[model.replace(/^mock\//, "")] ?? 0) > 0
+      for (let i = 0; i < 600 && !asked(); i++) yield* Effect.sleep(Duration.millis(100))
+      const leader = leaderOf(model)
+      expect(leader).toBeDefined()
+      process.kill(-leader!, "SIGKILL")
+      const failure = yield* Fiber.join(fiber).pipe(Effect.timeout(Duration.seconds(20)))
+      expect(failure).toMatchObject({ _tag: "Killed", signal: "SIGKILL" })
+      expect(running(model)).toEqual([])
+    }), 240_000)
+})
+
 describe("not installed", () => {
   const place = placeFor("claude", "a", "answer")
 
