@@ -28,6 +28,7 @@ beforeAll(async () => {
 })
 afterAll(async () => {
   await mock?.stop()
+  if (process.env.FALLBACK_AGENTS_KEEP === undefined) fs.rmSync(home, { recursive: true, force: true })
 })
 
 const clis: ReadonlyArray<Cli> = ["claude", "codex", "gemini", "opencode"]
