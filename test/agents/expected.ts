@@ -72,3 +72,9 @@ export const expected: Record<Cli, Record<Fault, Judged>> = {
  * the provider's on (the mock asks for 1 s); claude and codex drop it.
  */
 export const waits: Record<Cli, number | undefined> = { claude: undefined, codex: undefined, gemini: 1, opencode: 1 }
+
+/**
+ * Whether a spent quota carries when it comes back (`QuotaExhausted.until`): only opencode passes
+ * the provider's reset headers on.
+ */
+export const quotaEnds: Record<Cli, boolean> = { claude: false, codex: false, gemini: false, opencode: true }

@@ -15,7 +15,7 @@ import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
 import { afterAll, beforeAll } from "vitest"
 import { pinned } from "./clis.js"
-import { type Cli, expected, faults, waits } from "./expected.js"
+import { type Cli, expected, faults, quotaEnds, waits } from "./expected.js"
 import { accountFor, backendFor, key, keyVariable, modelFor, placeFor } from "./places.js"
 import * as Recording from "./recording.js"
 
@@ -78,6 +78,9 @@ describe.concurrent.each(clis)("%s", (cli) => {
           const wait = waits[cli]
           expect(failure._tag === "RateLimited" ? failure.retryAfter : "not rate-limited")
             .toEqual(wait === undefined ? undefined : Duration.seconds(wait))
+        }
+        if (fault === "quota") {
+          expect(failure._tag === "QuotaExhausted" && failure.until !== undefined).toBe(quotaEnds[cli])
         }
       }
     }), 240_000)

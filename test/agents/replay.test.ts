@@ -8,7 +8,7 @@ import { Backend, Place } from "@fallback/core"
 import * as Duration from "effect/Duration"
 import * as Either from "effect/Either"
 import { describe, expect, it } from "vitest"
-import { type Cli, expected, faults, waits } from "./expected.js"
+import { type Cli, expected, faults, quotaEnds, waits } from "./expected.js"
 import { key } from "./places.js"
 import * as Recording from "./recording.js"
 
@@ -37,6 +37,9 @@ describe.each(Object.keys(judges) as ReadonlyArray<Cli>)("%s, as recorded", (cli
           const wait = waits[cli]
           expect(failure._tag === "RateLimited" ? failure.retryAfter : "not rate-limited")
             .toEqual(wait === undefined ? undefined : Duration.seconds(wait))
+        }
+        if (fault === "quota") {
+          expect(failure._tag === "QuotaExhausted" && failure.until !== undefined).toBe(quotaEnds[cli])
         }
       },
       onRight: (turned) => {

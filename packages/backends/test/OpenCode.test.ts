@@ -1,6 +1,7 @@
 import { OpenCode } from "@fallback/backends"
 import { Place, Settings } from "@fallback/core"
 import { describe, expect, it } from "@effect/vitest"
+import * as DateTime from "effect/DateTime"
 import * as Duration from "effect/Duration"
 import * as Either from "effect/Either"
 import * as FastCheck from "effect/FastCheck"
@@ -44,6 +45,17 @@ describe("OpenCode.readOutcome", () => {
       stdout: lines(start, error("APIError", { message: "Too Many Requests", statusCode: 429, responseHeaders: { "retry-after": "12" } }))
     })))
     expect(limited).toMatchObject({ _tag: "RateLimited", retryAfter: Duration.seconds(12) })
+  })
+
+  it("a spent quota comes back when the reset headers say, counted from the response's own date", () => {
+    const quota = Either.getOrThrow(Either.flip(judged({
+      stdout: lines(start, error("APIError", {
+        message: "You exceeded your current quota",
+        statusCode: 429,
+        responseHeaders: { date: "Mon, 30 Nov 2026 06:45:01 GMT", "x-ratelimit-reset-requests": "1h0m0s", "x-ratelimit-reset-tokens": "30s" }
+      }))
+    })))
+    expect(quota).toMatchObject({ _tag: "QuotaExhausted", until: DateTime.unsafeMake("2026-11-30T07:45:01.000Z") })
   })
 
   it("stderr with its colour codes: a locked database is StoreBusy; an unknown session is Unknown", () => {

@@ -1,3 +1,4 @@
+import * as DateTime from "effect/DateTime"
 import * as Duration from "effect/Duration"
 import { Failure } from "@fallback/core"
 import type { Place } from "@fallback/core"
@@ -135,3 +136,29 @@ export const other = (said: string, place: Place.Place): Failure.Failure => unkn
  */
 export const tail = (text: string, lines = 6): string =>
   text.trim().split("\n").filter((line) => line.trim().length > 0).slice(-lines).join("\n").slice(-800)
+
+/** Go-style durations as OpenAI writes its reset headers (`1s`, `6m0s`, `20ms`), in millis. */
+const spelled = (value: string): number | undefined => {
+  const parts = [...value.matchAll(/(\d+(?:\.\d+)?)(ms|h|m|s)/g)]
+  const unit = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 } as const
+  return parts.length === 0
+    ? undefined
+    : parts.reduce((sum, [, amount, name]) => sum + Number(amount) * unit[name as keyof typeof unit], 0)
+}
+
+/**
+ * When a spent quota comes back, from response headers a CLI passed on: the latest
+ * `x-ratelimit-reset-*` after the response's own `date`, so judging stays a pure function of what
+ * was recorded.
+ *
+ * @internal
+ */
+export const quotaUntil = (headers: Readonly<Record<string, unknown>> | undefined): DateTime.Utc | undefined => {
+  const date = typeof headers?.date === "string" ? Date.parse(headers.date) : NaN
+  if (headers === undefined || Number.isNaN(date)) return undefined
+  const resets = Object.entries(headers).flatMap(([name, value]) => {
+    const after = name.toLowerCase().startsWith("x-ratelimit-reset-") && typeof value === "string" ? spelled(value) : undefined
+    return after === undefined ? [] : [after]
+  })
+  return resets.length === 0 ? undefined : DateTime.unsafeMake(date + Math.max(...resets))
+}

@@ -70,10 +70,12 @@ const judge = (error: Json.Fields, place: Place.Place): Failure.Failure => {
   const message = Json.text(data, "message") ?? name
   if (name === "ContextOverflowError") return new Failure.ContextTooLong({ place, said: Failure.said(message) })
   const status = Json.number(data, "statusCode")
-  if (status !== undefined) {
-    return Classify.byStatus(status, message, place, retryAfter(Json.field(data, "responseHeaders")))
-  }
-  return Classify.byMessage(message, place)
+  const headers = Json.field(data, "responseHeaders")
+  const failure = status === undefined
+    ? Classify.byMessage(message, place)
+    : Classify.byStatus(status, message, place, retryAfter(headers))
+  const until = failure._tag === "QuotaExhausted" ? Classify.quotaUntil(headers) : undefined
+  return until === undefined ? failure : new Failure.QuotaExhausted({ place, said: failure.said, until })
 }
 
 /** @internal */
