@@ -1,0 +1,27 @@
+/**
+ * The hot path alone, for a profiler: a held agent's turns that land at the first place of a
+ * 3-place chain, and the same session's stream with no engine round it.
+ *
+ *   npx tsx --conditions=@fallback/source bench/profile.ts
+ *   node --cpu-prof --import tsx --conditions=@fallback/source bench/profile.ts
+ */
+import { Agent, Place } from "@fallback/core"
+import * as Effect from "effect/Effect"
+import * as Stream from "effect/Stream"
+import { spread } from "./figures.js"
+import { inEffect } from "./loops.js"
+import { chain, heard, opened, session, world } from "./world.js"
+
+const turns = Number(process.env.BENCH_TURNS ?? 5_000)
+const at = session(Place.Place.make({ cli: "claude", model: "a" }))
+const prompt = { text: "hi", history: [] }
+
+const program = Effect.gen(function*() {
+  const agent = yield* Agent.make("claude/a")
+  const bare = spread(yield* inEffect(turns, Stream.runDrain(at.turn(prompt))))
+  const ours = spread(yield* inEffect(turns, Agent.ask(agent, "hi")))
+  console.log(`bare stream ${bare.median.toFixed(1)} µs, Agent.ask ${ours.median.toFixed(1)} µs a turn`)
+  console.log(`sessions opened ${opened.count}, notices ${heard.count}`)
+}).pipe(Effect.scoped, Effect.provide(world(chain(["claude/a", "codex/b", "gemini/c"]))))
+
+await Effect.runPromise(program)

@@ -1,0 +1,97 @@
+/**
+ * B1 happy path and B2 failover: one turn at a time, in one loop, at a 3-place chain whose places
+ * answer in-process at once; in B2 the first place fails with a kind that moves at once.
+ */
+import { Agent, Backend, Place } from "@fallback/core"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Option from "effect/Option"
+import * as Scope from "effect/Scope"
+import * as Stream from "effect/Stream"
+import { against, figure, type Figure, repetitions } from "./figures.js"
+import { inEffect, inPromises } from "./loops.js"
+import * as peers from "./peers.js"
+import { chain, opened, session, world } from "./world.js"
+
+const turns = Number(process.env.BENCH_TURNS ?? 5_000)
+const fresh = Math.max(200, Math.floor(turns / 20))
+
+const up = ["claude/a", "codex/b", "gemini/c"]
+const down = ["claude/down", "codex/b", "gemini/c"]
+
+/** The fold Agent.ask makes over a turn's events, over a session's stream with no engine round it. */
+const bare = (stream: Stream.Stream<Backend.Event, unknown>) =>
+  Stream.runFold(stream, { text: "", result: Option.none<string>() }, (acc, event) =>
+    event._tag === "Text"
+      ? { ...acc, text: acc.text + event.text }
+      : event._tag === "Result"
+      ? { ...acc, result: Option.some(event.text) }
+      : acc)
+
+/** Figures of the engine at `chain`: a held agent, and a fresh agent per turn (its first-time build). */
+const ours = (bench: string, places: ReadonlyArray<string>) =>
+  Effect.gen(function*() {
+    const scope = yield* Scope.make()
+    const agent = yield* Agent.make(places[0]!, undefined, { moved: "returns" }).pipe(Scope.extend(scope))
+    const held = yield* inEffect(turns, Agent.ask(agent, "hi"))
+    yield* Scope.close(scope, Exit.void)
+    const before = opened.count
+    const once = yield* inEffect(fresh, Effect.scoped(Effect.flatMap(Agent.make(places[0]!), (agent) => Agent.ask(agent, "hi"))))
+    const builds = (opened.count - before) / (fresh * (repetitions + 1))
+    return [
+      figure(bench, "fallback Agent.ask (held agent)", "µs", held),
+      figure(bench, "fallback, fresh agent per turn", "µs", once, `${builds.toFixed(2)} sessions opened a turn`)
+    ]
+  }).pipe(Effect.provide(world(chain(places))))
+
+/** B1: a turn that lands at the first place. */
+export const happy = async (): Promise<Array<Figure>> => {
+  const prompt = { text: "hi", history: [] }
+  const at = session(Place.Place.make({ cli: "claude", model: "a" }))
+  const breaker = peers.retryBreaker()
+  const figures = [
+    figure("B1", "Effect.tryPromise (bare)", "µs", await Effect.runPromise(inEffect(turns, peers.answerEffect))),
+    figure("B1", "plain promise", "µs", await inPromises(turns, peers.answer)),
+    figure("B1", "fallback's session stream (bare)", "µs", await Effect.runPromise(inEffect(turns, bare(at.turn(prompt))))),
+    ...await Effect.runPromise(ours("B1", up)),
+    figure("B1", "cockatiel retry+breaker", "µs", await inPromises(turns, () => breaker.execute(peers.answer))),
+    figure(
+      "B1",
+      "ExecutionPlan, Layer steps",
+      "µs",
+      await Effect.runPromise(inEffect(turns, Effect.withExecutionPlan(peers.ask, peers.layerPlan(false))))
+    ),
+    figure(
+      "B1",
+      "ExecutionPlan, Context steps",
+      "µs",
+      await Effect.runPromise(inEffect(turns, Effect.withExecutionPlan(peers.ask, peers.contextPlan(false))))
+    )
+  ]
+  return against(figures, "Effect.tryPromise (bare)")
+}
+
+/** B2: the first place fails with a kind that moves at once; the second answers. */
+export const failover = async (): Promise<Array<Figure>> => {
+  const caught = Effect.catchAll(peers.refuseEffect, () => peers.answerEffect)
+  const cockatiel = peers.fallbackTo(peers.answer)
+  const figures = [
+    figure("B2", "hand-written Effect.catchAll", "µs", await Effect.runPromise(inEffect(turns, caught))),
+    figure("B2", "plain promise .catch", "µs", await inPromises(turns, () => peers.refuse().catch(peers.answer))),
+    ...await Effect.runPromise(ours("B2", down)),
+    figure("B2", "cockatiel fallback", "µs", await inPromises(turns, () => cockatiel.execute(peers.refuse))),
+    figure(
+      "B2",
+      "ExecutionPlan, Layer steps",
+      "µs",
+      await Effect.runPromise(inEffect(turns, Effect.withExecutionPlan(peers.ask, peers.layerPlan(true))))
+    ),
+    figure(
+      "B2",
+      "ExecutionPlan, Context steps",
+      "µs",
+      await Effect.runPromise(inEffect(turns, Effect.withExecutionPlan(peers.ask, peers.contextPlan(true))))
+    )
+  ]
+  return against(figures, "hand-written Effect.catchAll")
+}

@@ -1,0 +1,63 @@
+/**
+ * The in-process world the engine benches run in: a backend that answers at once (or fails with
+ * ModelNotFound, a kind that moves at once, at places whose model starts with `down`), a chain of places in
+ * memory, and health whose breaker never parks, so every turn fails over the same way.
+ */
+import { Backend, Failure, Health, Notice, Place, Steps } from "@fallback/core"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Stream from "effect/Stream"
+
+const events = [
+  Backend.Event.SessionStarted({ sessionId: "bench" }),
+  Backend.Event.Text({ text: "ok" }),
+  Backend.Event.Result({ text: "ok", usage: { input: 1, output: 1 } })
+]
+
+/** The answer, as a stream that is already there. */
+export const answering: Stream.Stream<Backend.Event, Failure.Failure> = Stream.fromIterable(events)
+
+/** The session every place opens: it answers at once, or fails at a `down…` model. */
+export const session = (place: Place.Place): Backend.Session => {
+  const down = Stream.fail(new Failure.ModelNotFound({ place, said: Failure.said("bench down") }))
+  return { id: "bench", turn: () => place.model.startsWith("down") ? down : answering }
+}
+
+/** How many sessions were opened: a stand-in counted once per agent that needed it. */
+export const opened = { count: 0 }
+
+/** How many notices were published: none on a turn that lands. */
+export const heard = { count: 0 }
+
+const counted = Layer.succeed(Notice.Notices, {
+  publish: () => Effect.sync(() => void (heard.count += 1)),
+  watch: Effect.succeed(Stream.empty)
+})
+
+/** The in-process backend for `cli`. */
+export const instant = (cli: string): Backend.Backend => ({
+  cli,
+  capabilities: { webSearchOff: true, callbacks: true, resume: true, models: [] },
+  open: (place) => Effect.sync(() => (opened.count += 1, session(place)))
+})
+
+/** A breaker that never parks: a bench fails over on every turn, not once. */
+const neverParks: Health.Breaker = { failures: Number.MAX_SAFE_INTEGER, park: Duration.seconds(1) }
+
+/** The steps of one chain: each place points at the next. */
+export const chain = (places: ReadonlyArray<string>): Array<readonly [string, string]> =>
+  places.slice(1).map((place, i) => [places[i]!, place] as const)
+
+/** The world: instant backends for the places' CLIs, the steps written in memory, health in memory. */
+export const world = (steps: ReadonlyArray<readonly [string, string]>) => {
+  const clis = [...new Set(steps.flat().map((place) => place.slice(0, place.search(/[@/]/))))]
+  const written = Layer.effectDiscard(Effect.gen(function*() {
+    const store = yield* Steps.Steps
+    for (const [from, to] of steps) yield* store.points(from, to)
+  }).pipe(Effect.orDie))
+  return Layer.provideMerge(
+    written,
+    Layer.mergeAll(Backend.Backends.layer(clis.map(instant)), Steps.Steps.layerMemory, Health.Health.layerMemory(neverParks), counted)
+  )
+}
