@@ -1,6 +1,7 @@
 /**
  * The hot path alone, for a profiler: a held agent's turns that land at the first place of a
- * 3-place chain, and the same session's stream with no engine round it.
+ * 3-place chain, and the same session's stream with no engine round it; with what such turns
+ * build, publish, write and fork.
  *
  *   npx tsx --conditions=@fallback/source bench/profile.ts
  *   node --cpu-prof --import tsx --conditions=@fallback/source bench/profile.ts
@@ -8,20 +9,42 @@
 import { Agent, Place } from "@fallback/core"
 import * as Effect from "effect/Effect"
 import * as Stream from "effect/Stream"
+import * as Supervisor from "effect/Supervisor"
 import { spread } from "./figures.js"
 import { inEffect } from "./loops.js"
-import { chain, heard, opened, session, world } from "./world.js"
+import { chain, heard, opened, session, world, written } from "./world.js"
 
 const turns = Number(process.env.BENCH_TURNS ?? 5_000)
 const at = session(Place.Place.make({ cli: "claude", model: "a" }))
 const prompt = { text: "hi", history: [] }
+
+/** Counts the fibers started under it. */
+class Started extends Supervisor.AbstractSupervisor<number> {
+  count = 0
+  get value() {
+    return Effect.sync(() => this.count)
+  }
+  override onStart() {
+    this.count += 1
+  }
+}
+
+const forks = <E>(turn: Effect.Effect<unknown, E>) =>
+  Effect.gen(function*() {
+    const started = new Started()
+    yield* Effect.supervised(Effect.repeatN(turn, 99), started)
+    return started.count / 100
+  })
 
 const program = Effect.gen(function*() {
   const agent = yield* Agent.make("claude/a")
   const bare = spread(yield* inEffect(turns, Stream.runDrain(at.turn(prompt))))
   const ours = spread(yield* inEffect(turns, Agent.ask(agent, "hi")))
   console.log(`bare stream ${bare.median.toFixed(1)} µs, Agent.ask ${ours.median.toFixed(1)} µs a turn`)
-  console.log(`sessions opened ${opened.count}, notices ${heard.count}`)
+  console.log(`fibers started a turn: bare stream ${yield* forks(Stream.runDrain(at.turn(prompt)))}, Agent.ask ${
+    yield* forks(Agent.ask(agent, "hi"))
+  }`)
+  console.log(`over every turn: sessions opened ${opened.count}, notices ${heard.count}, health writes ${written.count}`)
 }).pipe(Effect.scoped, Effect.provide(world(chain(["claude/a", "codex/b", "gemini/c"]))))
 
 await Effect.runPromise(program)

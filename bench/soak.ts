@@ -9,7 +9,7 @@ const summary = await Effect.runPromise(soak({
   turns: Number(process.env.SOAK_TURNS ?? 10_000),
   seconds: Number(process.env.SOAK_SECONDS ?? 600),
   seed: Number(process.env.SOAK_SEED ?? 1),
-  parallel: Number(process.env.SOAK_PARALLEL ?? 8),
+  parallel: Number(process.env.SOAK_PARALLEL ?? 16),
   turnsPerTrial: 25
 }))
 console.log(describe(summary))

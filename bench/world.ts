@@ -1,7 +1,8 @@
 /**
  * The in-process world the engine benches run in: a backend that answers at once (or fails with
  * ModelNotFound, a kind that moves at once, at places whose model starts with `down`), a chain of places in
- * memory, and health whose breaker never parks, so every turn fails over the same way.
+ * memory, and health whose breaker never parks, so every turn fails over the same way. It counts
+ * the sessions opened, notices published and health writes.
  */
 import { Backend, Failure, Health, Notice, Place, Steps } from "@fallback/core"
 import * as Duration from "effect/Duration"
@@ -42,6 +43,20 @@ export const instant = (cli: string): Backend.Backend => ({
   open: (place) => Effect.sync(() => (opened.count += 1, session(place)))
 })
 
+/** How many times health was written (a success after failures, or a failure). */
+export const written = { count: 0 }
+
+const counting = (breaker: Health.Breaker) =>
+  Layer.effect(
+    Health.Health,
+    Effect.map(Effect.provide(Health.Health, Health.Health.layerMemory(breaker)), (health) =>
+      Health.Health.of({
+        ...health,
+        succeeded: (place) => Effect.andThen(Effect.sync(() => void (written.count += 1)), health.succeeded(place)),
+        failed: (place, failed) => Effect.andThen(Effect.sync(() => void (written.count += 1)), health.failed(place, failed))
+      }))
+  )
+
 /** A breaker that never parks: a bench fails over on every turn, not once. */
 const neverParks: Health.Breaker = { failures: Number.MAX_SAFE_INTEGER, park: Duration.seconds(1) }
 
@@ -58,6 +73,6 @@ export const world = (steps: ReadonlyArray<readonly [string, string]>) => {
   }).pipe(Effect.orDie))
   return Layer.provideMerge(
     written,
-    Layer.mergeAll(Backend.Backends.layer(clis.map(instant)), Steps.Steps.layerMemory, Health.Health.layerMemory(neverParks), counted)
+    Layer.mergeAll(Backend.Backends.layer(clis.map(instant)), Steps.Steps.layerMemory, counting(neverParks), counted)
   )
 }
