@@ -18,8 +18,8 @@ import * as Stream from "effect/Stream"
 import { against, figure, type Figure, repetitions, spread } from "./figures.js"
 import * as Portkey from "./portkey.js"
 
-const sequential = Number(process.env.BENCH_HTTP_TURNS ?? 300)
-const parallel = Number(process.env.BENCH_HTTP_PARALLEL_TURNS ?? 2_000)
+const sequential = Number(process.env.BENCH_HTTP_TURNS ?? 200)
+const parallel = Number(process.env.BENCH_HTTP_PARALLEL_TURNS ?? 1_000)
 const lanes = 50
 
 /** One turn as a promise. */

@@ -5,8 +5,8 @@
  *   npm run bench                 every bench
  *   npm run bench -- B1 B4        some of them
  *
- * BENCH_REPETITIONS (5), BENCH_TURNS (5,000 a B1/B2 loop), BENCH_HTTP_TURNS (300 at concurrency 1)
- * and BENCH_HTTP_PARALLEL_TURNS (2,000 at concurrency 50) size them.
+ * BENCH_REPETITIONS (5), BENCH_TURNS (5,000 a B1/B2 loop), BENCH_HTTP_TURNS (200 at concurrency 1)
+ * and BENCH_HTTP_PARALLEL_TURNS (1,000 at concurrency 50) size them.
  */
 import { cpus, loadavg } from "node:os"
 import { join } from "node:path"
