@@ -10,6 +10,7 @@ describe("chaos soak", () => {
       console.log(summarise(summary))
       expect(summary.turns).toBeGreaterThan(40)
       expect(Object.keys(summary.mix).filter((ending) => ending.startsWith("failed")).length).toBeGreaterThan(3)
-      expect(summary.broken, `replay: SOAK_SEED=<seed> SOAK_TURNS=25 SOAK_PARALLEL=1 npm run soak`).toEqual([])
+      expect(summary.broken, "replay a seed named below: SOAK_SEED=<seed> SOAK_TURNS=25 SOAK_PARALLEL=1 npm run soak")
+        .toEqual([])
     }), 40_000)
 })
