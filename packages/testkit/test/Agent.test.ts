@@ -1,6 +1,6 @@
 import { Agent, Backend, Compactor, Failure, Health, Place, Settings, Steps } from "@fallback/core"
 import { describe, expect, it } from "@effect/vitest"
-import { Chunk, Effect, Exit, Fiber, Layer, Option, Scope, Stream, TestClock } from "effect"
+import { Chunk, Duration, Effect, Exit, Fiber, Layer, Option, Scope, Stream, TestClock } from "effect"
 import { Scripted } from "../src/index.js"
 import { Heard, texts, world } from "./world.js"
 
@@ -152,6 +152,23 @@ describe("Agent", () => {
       expect(scripted.seen(b).turns).toBe(0)
       expect((yield* Heard).notices).toEqual([])
     }).pipe(Effect.provide(world({ script: { places: { [a]: [Scripted.die(2, "Unknown")] } }, chain: [a, b] }))))
+
+  it.scoped("a stream that stalls after its first content ends at the turn's deadline with what was delivered", () =>
+    Effect.gen(function*() {
+      const agent = yield* Agent.make(a, undefined, { budget: { deadline: Duration.minutes(15), attempts: 20 } })
+      const delivered: Array<Backend.Event> = []
+      const fiber = yield* Stream.runForEach(agent.turn("hi"), (event) => Effect.sync(() => delivered.push(event))).pipe(
+        Effect.flip,
+        Effect.fork
+      )
+      yield* TestClock.adjust(Duration.minutes(15).pipe(Duration.subtract(Duration.millis(1))))
+      expect(Option.isNone(yield* Fiber.poll(fiber))).toBe(true)
+      yield* TestClock.adjust(Duration.millis(1))
+      const failure = yield* Fiber.join(fiber)
+      expect(failure).toMatchObject({ _tag: "Timeout", phase: "whole-send" })
+      expect(texts(delivered)).toEqual(["part 1 "])
+      expect((yield* Scripted.Scripted).seen(b).turns).toBe(0)
+    }).pipe(Effect.provide(world({ script: { places: { [a]: [Scripted.stall(1)] } }, chain: [a, b] }))))
 
   it.scoped("session events before the first content are held back, and a hang after them still fails over", () =>
     Effect.gen(function*() {

@@ -156,12 +156,25 @@ const beforeContent = (limits: Limits) => <A>(self: Effect.Effect<A, Failure.Fai
 }
 
 /**
- * The limits on an answer already streaming: the send ceiling still holds, and a stream that stops
- * moving is probed; either fails it with what was delivered, and nothing moves.
+ * The limits on an answer already streaming: the turn's deadline and the send ceiling still hold,
+ * and a stream that stops moving is probed; each fails it with what was delivered, and nothing
+ * moves. The deadline keeps a stream that stalls after its first content from running unbounded.
  */
 const afterContent = (limits: Limits, answer: Stream.Stream<Backend.Event, Failure.Failure>) => {
   const options = limits.run.options
+  const { place, run } = limits
   let out = answer
+  if (Number.isFinite(run.deadline)) {
+    const budget = Duration.millis(run.deadline - run.startedAt)
+    const deadline = Effect.flatMap(Clock.currentTimeMillis, (now) =>
+      Effect.andThen(
+        Effect.sleep(Duration.millis(Math.max(0, run.deadline - now))),
+        Effect.fail(
+          new Failure.Timeout({ place, said: Failure.said("the turn's deadline"), phase: "whole-send", after: budget })
+        )
+      ))
+    out = Stream.interruptWhen(out, deadline)
+  }
   if (Option.isSome(options.send)) {
     const after = options.send.value
     const ceiling = Effect.flatMap(Clock.currentTimeMillis, (now) =>
