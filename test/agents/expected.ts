@@ -4,42 +4,16 @@
  * hold the backends to this table.
  */
 import type { Failure } from "@fallback/core"
+import * as MockProvider from "@fallback/testkit/MockProvider"
 
 export type Cli = "claude" | "codex" | "gemini" | "opencode"
 
-export type Fault =
-  | "answer"
-  | "rate-limit"
-  | "quota"
-  | "overloaded"
-  | "server-error"
-  | "bad-gateway"
-  | "unauthorized"
-  | "forbidden"
-  | "model-not-found"
-  | "context-too-long"
-  | "reset"
-  | "refused"
-  | "cut"
-  | "stream-error"
-
 /** The faults a turn ends on by itself; `hang` and `stall` end only by a deadline (see kill.agents.ts). */
-export const faults: ReadonlyArray<Fault> = [
-  "answer",
-  "rate-limit",
-  "quota",
-  "overloaded",
-  "server-error",
-  "bad-gateway",
-  "unauthorized",
-  "forbidden",
-  "model-not-found",
-  "context-too-long",
-  "reset",
-  "refused",
-  "cut",
-  "stream-error"
-]
+export type Fault = Exclude<MockProvider.Fault, "hang" | "stall">
+
+export const faults: ReadonlyArray<Fault> = MockProvider.faults.filter((fault): fault is Fault =>
+  fault !== "hang" && fault !== "stall"
+)
 
 type Judged = Failure.Kind | "answer"
 

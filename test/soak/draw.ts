@@ -3,7 +3,7 @@
  * the breaker, and for every request a fault (or an answer).
  */
 import { Agent, Answer, Failure, Health, Policy } from "@fallback/core"
-import type { MockProvider } from "@fallback/testkit"
+import { MockProvider } from "@fallback/testkit"
 import { Scripted } from "@fallback/testkit"
 import * as Duration from "effect/Duration"
 import * as Option from "effect/Option"
@@ -92,20 +92,4 @@ export const rulesOf = (random: Random, chain: ReadonlyArray<Drawn>): Array<Mock
       : [{ fault: random.pick(faults), model: drawn.place.slice(drawn.place.indexOf("/") + 1), times: random.int(1, 3) }]
   )
 
-const faults: ReadonlyArray<MockProvider.Fault> = [
-  "rate-limit",
-  "quota",
-  "overloaded",
-  "server-error",
-  "bad-gateway",
-  "unauthorized",
-  "forbidden",
-  "model-not-found",
-  "context-too-long",
-  "reset",
-  "refused",
-  "hang",
-  "stall",
-  "cut",
-  "stream-error"
-]
+const faults: ReadonlyArray<MockProvider.Fault> = MockProvider.faults.filter((fault) => fault !== "answer")
