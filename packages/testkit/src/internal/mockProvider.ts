@@ -7,8 +7,8 @@ import * as Net from "node:net"
 import { anthropic } from "./mockAnthropic.js"
 import { gemini } from "./mockGemini.js"
 import { chat, responses } from "./mockOpenAi.js"
-import type { Asked, Dialect, ErrorFault, Fault, Reply, Route } from "./mockWire.js"
-import { faults, json } from "./mockWire.js"
+import type { Asked, Dialect, Fault, Reply, Route } from "./mockWire.js"
+import { faults, isErrorFault, json } from "./mockWire.js"
 
 /** @internal */
 export interface Rule {
@@ -76,18 +76,6 @@ const dialects: { readonly [R in Route]: Dialect } = {
   models: chat,
   other: chat
 }
-
-const errorFaults: ReadonlySet<Fault> = new Set<Fault>([
-  "rate-limit",
-  "quota",
-  "overloaded",
-  "server-error",
-  "bad-gateway",
-  "unauthorized",
-  "forbidden",
-  "model-not-found",
-  "context-too-long"
-])
 
 const byLength = [...faults].sort((a, b) => b.length - a.length)
 
@@ -278,7 +266,7 @@ export const start = async (options: Options = {}, port = 0): Promise<Running> =
     request: Http.IncomingMessage,
     response: Http.ServerResponse
   ): Promise<void> => {
-    if (errorFaults.has(fault)) return write(response, dialect.error(fault as ErrorFault, asked))
+    if (isErrorFault(fault)) return write(response, dialect.error(fault, asked))
     switch (fault) {
       case "answer":
         return write(response, dialect.answer(asked))

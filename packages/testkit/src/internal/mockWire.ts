@@ -29,6 +29,11 @@ export type Fault = typeof faults[number]
 /** The faults answered with an HTTP error in the vendor's own shape. */
 export type ErrorFault = Exclude<Fault, "answer" | "reset" | "refused" | "hang" | "stall" | "cut" | "stream-error">
 
+const unanswered: ReadonlySet<Fault> = new Set<Fault>(["answer", "reset", "refused", "hang", "stall", "cut", "stream-error"])
+
+/** @internal */
+export const isErrorFault = (fault: Fault): fault is ErrorFault => !unanswered.has(fault)
+
 /** @internal */
 export const routes = ["anthropic", "responses", "chat", "gemini", "models", "other"] as const
 
