@@ -23,7 +23,9 @@ export const file = (cli: Cli, fault: Fault): string => path.join(folder, cli, `
 /** Writes a recording, with the run's folders turned into placeholders so it reads the same everywhere. */
 export const write = (recording: Recording, home: string): void => {
   fs.mkdirSync(path.dirname(file(recording.cli, recording.fault)), { recursive: true })
-  const text = JSON.stringify(recording, null, 2).split(home).join("$HOME")
+  const text = JSON.stringify(recording, null, 2)
+    .split(path.join(home, "tmp")).join("$TMPDIR")
+    .split(home).join("$HOME")
   fs.writeFileSync(file(recording.cli, recording.fault), text + "\n")
 }
 
