@@ -18,6 +18,8 @@ export interface Recording extends CliOptions.Finished {
 
 export const folder = path.resolve(import.meta.dirname, "../fixtures/agents")
 
+const repository = path.resolve(import.meta.dirname, "../..")
+
 export const file = (cli: Cli, fault: Fault): string => path.join(folder, cli, `${fault}.json`)
 
 /** Writes a recording, with the run's folders turned into placeholders so it reads the same everywhere. */
@@ -26,6 +28,7 @@ export const write = (recording: Recording, home: string): void => {
   const text = JSON.stringify(recording, null, 2)
     .split(path.join(home, "tmp")).join("$TMPDIR")
     .split(home).join("$HOME")
+    .split(repository).join("$REPO")
   fs.writeFileSync(file(recording.cli, recording.fault), text + "\n")
 }
 
