@@ -119,7 +119,27 @@ export interface Capabilities extends Settings.Honours {
 }
 
 /**
+ * What bounds one attempt, as times on the Clock (epoch milliseconds): `by`, when the answer must
+ * have started (for a reply, when the whole reply must be there: the first byte, the send ceiling
+ * and the turn's deadline, whichever comes first), and `deadline`, the turn's.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Limits {
+  readonly by: number
+  readonly deadline: number
+}
+
+/**
  * A session open at a place: its id (what a resume names) and its turns.
+ *
+ * - `turn` answers with a stream of events.
+ * - `reply`, where the backend has it, answers the same turn whole, without a stream: all its
+ *   events at once, or a failure that delivered nothing (so the turn may still move on). An agent's
+ *   `reply` uses it, which spares a stream's cost on every turn.
+ * - `keepsLimits`: the reply ends by `limits.by` by itself (a Timeout failure when it cannot), so
+ *   the engine does not race it with a timer of its own. Without it the engine times every reply.
  *
  * @since 0.1.0
  * @category models
@@ -127,6 +147,23 @@ export interface Capabilities extends Settings.Honours {
 export interface Session {
   readonly id: string
   readonly turn: (prompt: Prompt) => Stream.Stream<Event, Failure.Failure>
+  readonly reply?: ((prompt: Prompt, limits: Limits) => Effect.Effect<ReadonlyArray<Event>, Failure.Failure>) | undefined
+  readonly keepsLimits?: boolean | undefined
+}
+
+/**
+ * The answer events carry: the result's text, or the text events joined when there is no result.
+ *
+ * @since 0.1.0
+ * @category getters
+ */
+export const textOf = (events: Iterable<Event>): string => {
+  let text = ""
+  for (const event of events) {
+    if (event._tag === "Result") return event.text
+    if (event._tag === "Text") text += event.text
+  }
+  return text
 }
 
 /**
