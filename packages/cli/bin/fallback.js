@@ -1,7 +1,11 @@
 #!/usr/bin/env node
 // The installed `fallback` command: the bundle that `npm ci` builds (packages/cli/build.mjs).
-import("../dist/fallback.mjs").catch((error) => {
-  if (error?.code !== "ERR_MODULE_NOT_FOUND" || !String(error.message).includes("fallback.mjs")) throw error
+import { bundle, run } from "./load.js"
+
+try {
+  run()
+} catch (error) {
+  if (error?.code !== "ENOENT" || error.path !== bundle) throw error
   process.stderr.write("fallback: the command is not built yet; run `npm run build --workspace @fallback/cli`\n")
   process.exitCode = 1
-})
+}
