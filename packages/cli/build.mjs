@@ -3,7 +3,29 @@
 // `fallback --help` once to write the V8 code cache the bin starts from (bin/load.js).
 import { execFileSync } from "node:child_process"
 import { randomUUID } from "node:crypto"
+import { readFileSync } from "node:fs"
+import { dirname } from "node:path"
 import { build } from "esbuild"
+
+// @effect/platform-node's HTTP client reaches undici through one module, which re-exports all of
+// it, so every start would load undici (a third of the bundle) though only run, demo and edit make
+// requests. In the bundle that module is one that loads undici when the client first asks for a
+// dispatcher; it offers what the client takes from undici, which the checks below hold to.
+const undici = /@effect[\\/]platform-node[\\/]dist[\\/]esm[\\/]Undici\.js$/
+const undiciTaken = ["Agent", "getGlobalDispatcher"]
+const lazyUndici = {
+  name: "lazy-undici",
+  setup: (build) =>
+    build.onLoad({ filter: undici }, (args) => ({
+      loader: "js",
+      resolveDir: dirname(args.path),
+      contents: `let undici
+const load = () => (undici ??= require("undici"))
+export const Agent = function Agent(options) { return new (load().Agent)(options) }
+export const getGlobalDispatcher = () => load().getGlobalDispatcher()
+`
+    }))
+}
 
 const built = await build({
   entryPoints: [new URL("src/bin.ts", import.meta.url).pathname],
@@ -20,6 +42,7 @@ const built = await build({
   // to this build (bin/load.js)
   banner: { js: `"use strict";/* fallback build ${randomUUID()} */` },
   metafile: true,
+  plugins: [lazyUndici],
   logLevel: "warning"
 })
 
@@ -27,6 +50,15 @@ const built = await build({
 const dynamic = Object.values(built.metafile.outputs).flatMap((output) => output.imports)
   .filter((imported) => imported.kind === "dynamic-import")
 if (dynamic.length > 0) throw new Error(`the bundle imports ${dynamic.map((i) => i.path).join(", ")} at run time`)
+
+for (const [path, input] of Object.entries(built.metafile.inputs)) {
+  if (!input.imports.some((imported) => undici.test(imported.path))) continue
+  const taken = new Set(Array.from(readFileSync(path, "utf8").matchAll(/(?<![\w./])Undici\.(\w+)/g), ([, name]) => name))
+  const missing = [...taken].filter((name) => !undiciTaken.includes(name))
+  if (!path.endsWith("httpClientUndici.js") || missing.length > 0) {
+    throw new Error(`${path} takes ${[...taken].join(", ")} from undici; the lazy stand-in offers ${undiciTaken.join(", ")}`)
+  }
+}
 
 execFileSync(
   process.execPath,
