@@ -78,10 +78,11 @@ const dialects: { readonly [R in Route]: Dialect } = {
 }
 
 const byLength = [...faults].sort((a, b) => b.length - a.length)
+  .map((fault) => [fault, new RegExp(`fault-${fault}(?![a-z])`)] as const)
 
 /** The fault a name asks for: `fault-<name>` anywhere in it, not followed by a letter. */
 const named = (text: string): Fault | undefined =>
-  byLength.find((fault) => new RegExp(`fault-${fault}(?![a-z])`).test(text))
+  text.includes("fault-") ? byLength.find(([, pattern]) => pattern.test(text))?.[0] : undefined
 
 const route = (method: string, path: string): Route =>
   method === "POST" && /^\/v1\/messages$/.test(path)
@@ -131,14 +132,20 @@ const parse = (text: string): Record<string, unknown> => {
   }
 }
 
-/** Writes a reply's pieces in order; `end` false leaves the body open (a stall, a cut to come). */
+/**
+ * Writes a reply's pieces in order, with its headers, in one write to the socket; `end` false
+ * leaves the body open (a stall, a cut to come). An event stream is sent chunked, as providers
+ * send it; anything else with its length.
+ */
 const write = (response: Http.ServerResponse, reply: Reply, end = true): Promise<void> =>
   new Promise((resolve) => {
-    response.writeHead(reply.status, reply.headers)
+    const body = reply.body.join("")
+    const streamed = reply.headers["content-type"] === "text/event-stream"
+    response.writeHead(reply.status, streamed ? { ...reply.headers, "transfer-encoding": "chunked" } : reply.headers)
+    if (end) return response.end(body, () => resolve())
+    if (body !== "") return response.write(body, () => resolve())
     response.flushHeaders()
-    for (const piece of reply.body) response.write(piece)
-    if (end) response.end(() => resolve())
-    else response.write("", () => resolve())
+    resolve()
   })
 
 const count = (book: Record<string, number>, name: string) => {
@@ -293,7 +300,7 @@ export const start = async (options: Options = {}, port = 0): Promise<Running> =
 
   const listen = (at: number): Promise<Net.Server> =>
     new Promise((resolve, reject) => {
-      const front = Net.createServer((socket) => {
+      const front = Net.createServer({ noDelay: true }, (socket) => {
         sockets.add(socket)
         socket.on("close", () => sockets.delete(socket))
         http.emit("connection", socket)
