@@ -8,17 +8,22 @@ import { main } from "./Cli.js"
 import { colourful, withoutColour } from "./internal/colour.js"
 import { Unanswered } from "./internal/outcome.js"
 
+// A command that succeeded has nothing left running: its scopes are closed. Exiting once stdout
+// and stderr have taken what was written, rather than when the event loop empties, spares the wait
+// a natural exit makes for V8 to finish optimizing code in the background (60 ms and more).
+const finished = () => process.stdout.write("", () => process.stderr.write("", () => process.exit(0)))
+
 main(process.argv).pipe(
   (program) => colourful(process.env, process.stdout) ? program : withoutColour(program),
   Effect.provide(NodeContext.layer),
   NodeRuntime.runMain({
     disableErrorReporting: true,
     teardown: (exit, onExit) =>
-      onExit(
-        Exit.isSuccess(exit) ? 0 : Option.match(Cause.failureOption(exit.cause), {
+      Exit.isSuccess(exit)
+        ? finished()
+        : onExit(Option.match(Cause.failureOption(exit.cause), {
           onNone: () => Cause.isInterruptedOnly(exit.cause) ? 130 : 1,
           onSome: (error) => error instanceof Unanswered ? error.status : 1
-        })
-      )
+        }))
   })
 )
