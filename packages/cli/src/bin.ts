@@ -1,8 +1,12 @@
-import * as NodeContext from "@effect/platform-node/NodeContext"
+import * as NodeCommandExecutor from "@effect/platform-node/NodeCommandExecutor"
+import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
+import * as NodePath from "@effect/platform-node/NodePath"
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
+import * as NodeTerminal from "@effect/platform-node/NodeTerminal"
 import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
+import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import { main } from "./Cli.js"
 import { colourful, withoutColour } from "./internal/colour.js"
@@ -13,9 +17,15 @@ import { Unanswered } from "./internal/outcome.js"
 // a natural exit makes for V8 to finish optimizing code in the background (60 ms and more).
 const finished = () => process.stdout.write("", () => process.stderr.write("", () => process.exit(0)))
 
+// What the commands run on: NodeContext.layer less its workers, which no command starts (and
+// whose modules a start would otherwise load)
+const platform = Layer.mergeAll(NodePath.layer, NodeCommandExecutor.layer, NodeTerminal.layer).pipe(
+  Layer.provideMerge(NodeFileSystem.layer)
+)
+
 main(process.argv).pipe(
   (program) => colourful(process.env, process.stdout) ? program : withoutColour(program),
-  Effect.provide(NodeContext.layer),
+  Effect.provide(platform),
   NodeRuntime.runMain({
     disableErrorReporting: true,
     teardown: (exit, onExit) =>
