@@ -20,6 +20,11 @@
  * conversation did not), and a stream that sends nothing for the `idle` time is Unresponsive. A
  * request that never answers at all is left to the engine's first-byte timeout.
  *
+ * A session answers a turn two ways, read alike: `turn` streams the events as the body arrives;
+ * `reply` sends the same request, reads the body whole and answers with all its events at once, or
+ * with the same failure the stream would have had. A reply has no idle time of its own: the engine
+ * times the whole reply.
+ *
  * @since 0.1.0
  */
 import { type Backend, ConfigFile, Place } from "@fallback/core"

@@ -1,8 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Place } from "@fallback/core"
-import { Chunk, DateTime, Duration, Effect, FastCheck, Stream } from "effect"
+import { DateTime, Duration } from "effect"
 import { classify } from "../src/internal/httpFailure.js"
-import { events } from "../src/internal/httpSse.js"
 
 const place = Place.Place.make({ cli: "local", model: "qwen3:8b" })
 const now = Date.parse("2026-01-01T00:00:00Z")
@@ -101,36 +100,4 @@ describe("classifying what an HTTP provider refused with", () => {
     expect(echoed._tag).toBe("AuthRefused")
     expect(echoed.said).not.toContain("abcdefghijklmnop")
   })
-})
-
-describe("reading server-sent events", () => {
-  const body = "event: message_start\ndata: {\"a\":1}\n\n: a comment\r\ndata: first\r\ndata: second\r\n\r\ndata: [DONE]\n\n" +
-    "data: cut off"
-
-  const read = (pieces: ReadonlyArray<string>) =>
-    Stream.fromIterable(pieces.map((piece) => new TextEncoder().encode(piece))).pipe(
-      events,
-      Stream.runCollect,
-      Effect.map(Chunk.toArray)
-    )
-
-  it.effect("named events, joined data lines, CRLF and comments; an event the body ends inside is dropped", () =>
-    Effect.gen(function*() {
-      expect(yield* read([body])).toEqual([
-        { event: "message_start", data: "{\"a\":1}" },
-        { event: "", data: "first\nsecond" },
-        { event: "", data: "[DONE]" }
-      ])
-    }))
-
-  it.prop(
-    "however the body is split into chunks, the events are the same",
-    [FastCheck.array(FastCheck.integer({ min: 1, max: body.length - 1 }), { maxLength: 12 })],
-    ([cuts]) => {
-      const at = [...new Set(cuts)].sort((a, b) => a - b)
-      const pieces = [0, ...at].map((start, i) => body.slice(start, at[i] ?? body.length))
-      expect(Effect.runSync(read(pieces))).toEqual(Effect.runSync(read([body])))
-    },
-    { fastCheck: { numRuns: 50 } }
-  )
 })

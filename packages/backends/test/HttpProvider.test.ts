@@ -30,8 +30,14 @@ const kinds: ReadonlyArray<Kind> = [
 
 const prompt: Backend.Prompt = { text: "hello", history: [{ prompt: "before", answer: "earlier answer" }] }
 
-/** One turn at a place through a fresh session: its events, or its failure. */
-const turn = (
+/** The two ways a session answers: a stream of events (`turn`), or all of them at once (`reply`). */
+type Way = "turn" | "reply"
+
+const ways: ReadonlyArray<Way> = ["turn", "reply"]
+
+/** One turn at a place through a fresh session, taken `way`: its events, or its failure. */
+const taken = (way: Way) =>
+(
   provider: HttpProvider.Provider,
   place: Place.Place,
   options: HttpProvider.Options = {},
@@ -40,10 +46,10 @@ const turn = (
   Effect.gen(function*() {
     const backend = yield* HttpProvider.make(provider, options)
     const session = yield* backend.open(place, account, Settings.plain, {})
-    return Chunk.toArray(yield* Stream.runCollect(session.turn(prompt)))
+    return way === "turn"
+      ? Chunk.toArray(yield* Stream.runCollect(session.turn(prompt)))
+      : yield* session.reply!(prompt, { by: Infinity, deadline: Infinity })
   }).pipe(Effect.scoped, Effect.withConfigProvider(keys), Effect.provide(NodeHttpClient.layerUndici))
-
-const failure = (...args: Parameters<typeof turn>) => Effect.flip(turn(...args))
 
 const expected: ReadonlyArray<
   readonly [MockProvider.Fault, Failure.Kind, Failure.Kind, ((failure: Failure.Failure, now: number) => void)?]
@@ -63,89 +69,108 @@ const expected: ReadonlyArray<
   ["model-not-found", "ModelNotFound", "ModelNotFound"],
   ["context-too-long", "ContextTooLong", "ContextTooLong"],
   ["reset", "ConnectionLost", "ConnectionLost"],
-  ["cut", "ConnectionLost", "ConnectionLost"],
+  ["cut", "ConnectionLost", "ConnectionLost", (failure) => expect(failure.said).toContain("in the middle of the answer")],
   ["stream-error", "RateLimited", "Unknown"]
 ]
 
 describe("HTTP providers against the mock provider", () => {
   for (const [index, kind] of kinds.entries()) {
     describe(kind.name, () => {
-      it.scopedLive("answers: the session, the text in pieces, then the result with the provider's usage", () =>
-        Effect.gen(function*() {
-          const mock = yield* MockProvider.make({ text: "the answer is 42" })
-          const events = yield* turn(kind.backend(mock.url), kind.place("model-a"))
-          expect(events[0]!._tag).toBe("SessionStarted")
-          const texts = events.flatMap((event) => event._tag === "Text" ? [event.text] : [])
-          expect(texts.length).toBeGreaterThan(1)
-          expect(texts.join("")).toBe("the answer is 42")
-          const result = events.at(-1)!
-          expect(result._tag === "Result" && result.text).toBe("the answer is 42")
-          expect(result._tag === "Result" && result.usage.output).toBe(4)
-          const counts = yield* mock.requests
-          expect(counts.byModel).toEqual({ "model-a": 1 })
-          expect(counts.byKey).toEqual({ [secret]: 1 })
-        }))
+      for (const way of ways) {
+        const turn = taken(way)
+        const failure = (...args: Parameters<typeof turn>) => Effect.flip(turn(...args))
+        describe(`by ${way}`, () => {
+          it.scopedLive("answers: the session, the text in pieces, then the result with the provider's usage", () =>
+            Effect.gen(function*() {
+              const mock = yield* MockProvider.make({ text: "the answer is 42" })
+              const events = yield* turn(kind.backend(mock.url), kind.place("model-a"))
+              expect(events[0]!._tag).toBe("SessionStarted")
+              const texts = events.flatMap((event) => event._tag === "Text" ? [event.text] : [])
+              expect(texts.length).toBeGreaterThan(1)
+              expect(texts.join("")).toBe("the answer is 42")
+              const result = events.at(-1)!
+              expect(result._tag === "Result" && result.text).toBe("the answer is 42")
+              expect(result._tag === "Result" && result.usage.output).toBe(4)
+              const counts = yield* mock.requests
+              expect(counts.byModel).toEqual({ "model-a": 1 })
+              expect(counts.byKey).toEqual({ [secret]: 1 })
+            }))
 
-      for (const [fault, anthropic, openAi, check] of expected) {
-        const kindOf = index === 0 ? anthropic : openAi
-        it.scopedLive(`${fault} is ${kindOf}`, () =>
-          Effect.gen(function*() {
-            const mock = yield* MockProvider.make()
-            yield* mock.script([{ fault, retryAfter: 7 }])
-            const now = Date.now()
-            const failed = yield* failure(kind.backend(mock.url), kind.place("model-a"))
-            expect(failed._tag).toBe(kindOf)
-            expect(Place.format(failed.place)).toBe(Place.format(kind.place("model-a")))
-            check?.(failed, now)
-            expect(JSON.stringify(failed) + failed.message).not.toContain(secret)
-          }))
+          for (const [fault, anthropic, openAi, check] of expected) {
+            const kindOf = index === 0 ? anthropic : openAi
+            it.scopedLive(`${fault} is ${kindOf}`, () =>
+              Effect.gen(function*() {
+                const mock = yield* MockProvider.make()
+                yield* mock.script([{ fault, retryAfter: 7 }])
+                const now = Date.now()
+                const failed = yield* failure(kind.backend(mock.url), kind.place("model-a"))
+                expect(failed._tag).toBe(kindOf)
+                expect(Place.format(failed.place)).toBe(Place.format(kind.place("model-a")))
+                check?.(failed, now)
+                expect(JSON.stringify(failed) + failed.message).not.toContain(secret)
+              }))
+          }
+
+          it.scopedLive("connection refused is ConnectionLost", () =>
+            Effect.gen(function*() {
+              const mock = yield* MockProvider.make()
+              const failed = yield* failure(kind.backend(mock.refusedUrl), kind.place("model-a"))
+              expect(failed._tag).toBe("ConnectionLost")
+              expect(failed.said).toContain("ECONNREFUSED")
+            }))
+
+          if (way === "turn") {
+            it.scopedLive("a stream that stops moving is Unresponsive after the idle time", () =>
+              Effect.gen(function*() {
+                const mock = yield* MockProvider.make()
+                yield* mock.script([{ fault: "stall" }])
+                const failed = yield* failure(kind.backend(mock.url), kind.place("model-a"), { idle: "200 millis" })
+                expect(failed._tag).toBe("Unresponsive")
+              }))
+          } else {
+            it.scopedLive("a reply that stops moving is left to the engine, which times every reply", () =>
+              Effect.gen(function*() {
+                const mock = yield* MockProvider.make()
+                yield* mock.script([{ fault: "stall" }])
+                const outcome = yield* turn(kind.backend(mock.url), kind.place("model-a"), { idle: "100 millis" }).pipe(
+                  Effect.timeout("400 millis"),
+                  Effect.option
+                )
+                expect(outcome).toEqual(Option.none())
+              }))
+          }
+
+          it.scopedLive("a request that never answers sends nothing, not even the session (the engine's first-byte timeout owns it)", () =>
+            Effect.gen(function*() {
+              const mock = yield* MockProvider.make()
+              yield* mock.script([{ fault: "hang" }])
+              const outcome = yield* turn(kind.backend(mock.url), kind.place("model-a")).pipe(
+                Effect.timeout("300 millis"),
+                Effect.option
+              )
+              expect(outcome).toEqual(Option.none())
+            }))
+
+          it.scopedLive("an account's key reference replaces the provider's; an unset variable is AuthRefused", () =>
+            Effect.gen(function*() {
+              const mock = yield* MockProvider.make()
+              const second = new ConfigFile.Account({ name: "two", env: { TEST_KEY: { fromEnv: "TEST_KEY_TWO" } } })
+              yield* turn(kind.backend(mock.url), kind.place("model-a"), {}, Option.some(second))
+              expect((yield* mock.requests).byKey).toEqual({ "second-account-key": 1 })
+              const unset = new ConfigFile.Account({ name: "three", env: { TEST_KEY: { fromEnv: "NOT_SET_ANYWHERE" } } })
+              const failed = yield* failure(kind.backend(mock.url), kind.place("model-a"), {}, Option.some(unset))
+              expect(failed._tag).toBe("AuthRefused")
+              expect(failed.said).toContain("NOT_SET_ANYWHERE")
+            }))
+
+          it.scopedLive("the conversation so far is sent with the prompt", () =>
+            Effect.gen(function*() {
+              const mock = yield* MockProvider.make({ contextWindows: { small: 8 } })
+              const failed = yield* failure(kind.backend(mock.url), kind.place("small"))
+              expect(failed._tag).toBe("ContextTooLong")
+            }))
+        })
       }
-
-      it.scopedLive("connection refused is ConnectionLost", () =>
-        Effect.gen(function*() {
-          const mock = yield* MockProvider.make()
-          const failed = yield* failure(kind.backend(mock.refusedUrl), kind.place("model-a"))
-          expect(failed._tag).toBe("ConnectionLost")
-          expect(failed.said).toContain("ECONNREFUSED")
-        }))
-
-      it.scopedLive("a stream that stops moving is Unresponsive after the idle time", () =>
-        Effect.gen(function*() {
-          const mock = yield* MockProvider.make()
-          yield* mock.script([{ fault: "stall" }])
-          const failed = yield* failure(kind.backend(mock.url), kind.place("model-a"), { idle: "200 millis" })
-          expect(failed._tag).toBe("Unresponsive")
-        }))
-
-      it.scopedLive("a request that never answers sends nothing, not even the session (the engine's first-byte timeout owns it)", () =>
-        Effect.gen(function*() {
-          const mock = yield* MockProvider.make()
-          yield* mock.script([{ fault: "hang" }])
-          const outcome = yield* turn(kind.backend(mock.url), kind.place("model-a")).pipe(
-            Effect.timeout("300 millis"),
-            Effect.option
-          )
-          expect(outcome).toEqual(Option.none())
-        }))
-
-      it.scopedLive("an account's key reference replaces the provider's; an unset variable is AuthRefused", () =>
-        Effect.gen(function*() {
-          const mock = yield* MockProvider.make()
-          const second = new ConfigFile.Account({ name: "two", env: { TEST_KEY: { fromEnv: "TEST_KEY_TWO" } } })
-          yield* turn(kind.backend(mock.url), kind.place("model-a"), {}, Option.some(second))
-          expect((yield* mock.requests).byKey).toEqual({ "second-account-key": 1 })
-          const unset = new ConfigFile.Account({ name: "three", env: { TEST_KEY: { fromEnv: "NOT_SET_ANYWHERE" } } })
-          const failed = yield* failure(kind.backend(mock.url), kind.place("model-a"), {}, Option.some(unset))
-          expect(failed._tag).toBe("AuthRefused")
-          expect(failed.said).toContain("NOT_SET_ANYWHERE")
-        }))
-
-      it.scopedLive("the conversation so far is sent with the prompt", () =>
-        Effect.gen(function*() {
-          const mock = yield* MockProvider.make({ contextWindows: { small: 8 } })
-          const failed = yield* failure(kind.backend(mock.url), kind.place("small"))
-          expect(failed._tag).toBe("ContextTooLong")
-        }))
 
       it.scopedLive("check probes the model list with the key", () =>
         Effect.gen(function*() {

@@ -3,35 +3,24 @@ import * as HttpClient from "@effect/platform/HttpClient"
 import type * as HttpClientError from "@effect/platform/HttpClientError"
 import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import type * as HttpClientResponse from "@effect/platform/HttpClientResponse"
+import * as Chunk from "effect/Chunk"
 import * as Clock from "effect/Clock"
 import * as Config from "effect/Config"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
+import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import { randomUUID } from "node:crypto"
 import type { Provider } from "../HttpProvider.js"
 import { anthropic } from "./httpAnthropic.js"
+import { Answer, cut, lost } from "./httpAnswer.js"
 import { classify } from "./httpFailure.js"
 import { openAi } from "./httpOpenAi.js"
-import { events } from "./httpSse.js"
-import type { Reading, Wire } from "./httpWire.js"
+import type { Wire } from "./httpWire.js"
 
 const wires: Readonly<Record<Provider["kind"], Wire>> = { "anthropic-messages": anthropic, "openai-compatible": openAi }
-
-/** The system error code somewhere down an error's causes (`ECONNREFUSED`, `ECONNRESET`, …). */
-const codeOf = (error: unknown): string | undefined => {
-  for (let at = error, depth = 0; typeof at === "object" && at !== null && depth < 5; depth++) {
-    const code = (at as { code?: unknown }).code
-    if (typeof code === "string") return code
-    at = (at as { cause?: unknown }).cause
-  }
-  return undefined
-}
-
-const lost = (place: Place.Place, what: string, error: unknown): Failure.Failure =>
-  new Failure.ConnectionLost({ place, said: Failure.said(`${what}${codeOf(error) ? ` (${codeOf(error)})` : ""}`) })
 
 const unreached = (place: Place.Place, error: HttpClientError.HttpClientError): Failure.Failure =>
   error._tag === "RequestError" && error.reason === "Transport"
@@ -44,6 +33,8 @@ const refused = (place: Place.Place, response: HttpClientResponse.HttpClientResp
     Effect.all([response.text.pipe(Effect.orElseSucceed(() => "")), Clock.currentTimeMillis]),
     ([body, now]) => Effect.fail(classify({ status: response.status, headers: response.headers, body }, place, now))
   )
+
+const ok = (response: HttpClientResponse.HttpClientResponse) => response.status >= 200 && response.status < 300
 
 /**
  * The variable a provider's key is read from for an account: the account's own reference when it
@@ -79,6 +70,53 @@ const readKey = (
         )
   })
 
+/**
+ * The answer's stream, for the scope the response lives in: the session first, once the headers
+ * are in; then the body read as it arrives, its events out as each piece completes them;
+ * Unresponsive when a piece takes longer than `idle`.
+ */
+const streamed = (
+  answer: Answer,
+  id: string,
+  response: HttpClientResponse.HttpClientResponse,
+  stalled: () => Failure.Failure,
+  idle: Duration.Duration,
+  place: Place.Place
+): Effect.Effect<Stream.Stream<Backend.Event, Failure.Failure>, never, Scope.Scope> =>
+  Effect.map(Stream.toPull(response.stream), (pull) => {
+    const decoder = new TextDecoder()
+    const body = pull.pipe(
+      Effect.mapError(Option.map((error) => cut(place, error.cause))),
+      Effect.timeoutFail({ duration: idle, onTimeout: () => Option.some(stalled()) })
+    )
+    let started = false
+    const next: Effect.Effect<Chunk.Chunk<Backend.Event>, Option.Option<Failure.Failure>> = Effect.suspend(() => {
+      if (!started) {
+        started = true
+        return Effect.succeed(Chunk.of(Backend.Event.SessionStarted({ sessionId: id })))
+      }
+      if (answer.over) return Effect.fail(Option.none())
+      const out: Array<Backend.Event> = []
+      return Effect.matchEffect(body, {
+        onFailure: (end) =>
+          Option.isSome(end)
+            ? Effect.fail(end)
+            : Effect.zipRight(answer.more(decoder.decode(), out), answer.end(out)).pipe(
+              Effect.mapBoth({ onFailure: Option.some, onSuccess: () => Chunk.unsafeFromArray(out) })
+            ),
+        onSuccess: (chunk) => {
+          let text = ""
+          for (const bytes of chunk) text += decoder.decode(bytes, { stream: true })
+          return Effect.mapBoth(answer.more(text, out), {
+            onFailure: Option.some,
+            onSuccess: () => Chunk.unsafeFromArray(out)
+          })
+        }
+      })
+    })
+    return Stream.repeatEffectChunkOption(next)
+  })
+
 /** @internal */
 export const make = (
   provider: Provider,
@@ -89,50 +127,8 @@ export const make = (
     const base = provider.baseUrl.replace(/\/+$/, "")
     const scoped = HttpClient.withScope(client)
     const sources = new Map<string, Option.Option<{ readonly variable: string } | { readonly value: string }>>()
-
-    const answer = (
-      place: Place.Place,
-      prompt: Backend.Prompt,
-      response: HttpClientResponse.HttpClientResponse
-    ): Stream.Stream<Backend.Event, Failure.Failure> =>
-      Stream.suspend(() => {
-        const reading: Reading = { text: "", input: 0, output: 0, finished: false }
-        const body = response.stream.pipe(
-          Stream.mapError((error) => lost(place, "the connection closed in the middle of the answer", error.cause)),
-          Stream.timeoutFail(
-            () =>
-              new Failure.Unresponsive({
-                place,
-                said: Failure.said(`the answer's stream sent nothing for ${Duration.format(options.idle)}`)
-              }),
-            options.idle
-          )
-        )
-        const text = events(body).pipe(
-          Stream.map((event) => wire.read(reading, event)),
-          Stream.takeUntil((step) => step.done || step.error !== undefined),
-          Stream.mapEffect((step) =>
-            step.error === undefined
-              ? Effect.succeed(step.texts)
-              : Effect.flatMap(Clock.currentTimeMillis, (now) =>
-                Effect.fail(classify({ headers: {}, body: step.error! }, place, now)))
-          ),
-          Stream.flattenIterables,
-          Stream.map((text) => Backend.Event.Text({ text }))
-        )
-        const result = Stream.suspend(() =>
-          reading.finished
-            ? Stream.make(Backend.Event.Result({
-              text: reading.text,
-              usage: {
-                input: reading.input || Backend.tokens(prompt),
-                output: reading.output || Math.ceil(reading.text.length / 4)
-              }
-            }))
-            : Stream.fail(lost(place, "the stream ended before the answer was finished", undefined))
-        )
-        return Stream.concat(text, result)
-      })
+    const maxTokens = provider.maxTokens ?? 4096
+    const stalledFor = `the answer's stream sent nothing for ${Duration.format(options.idle)}`
 
     return {
       cli: provider.name,
@@ -153,23 +149,34 @@ export const make = (
           const key = yield* readKey(place, source)
           sources.set(Place.format(place), source)
           const id = opening.resume ?? randomUUID()
+          const asked = HttpClientRequest.post(`${base}${wire.turnPath}`).pipe(
+            HttpClientRequest.setHeaders({ accept: "text/event-stream", ...wire.headers(key) })
+          )
+          const request = (prompt: Backend.Prompt) =>
+            HttpClientRequest.bodyUnsafeJson(asked, wire.body(place.model, prompt, maxTokens))
+          const stalled = () => new Failure.Unresponsive({ place, said: Failure.said(stalledFor) })
           return {
             id,
             turn: (prompt) =>
               Stream.unwrapScoped(Effect.gen(function*() {
-                const request = HttpClientRequest.post(`${base}${wire.turnPath}`).pipe(
-                  HttpClientRequest.setHeaders({ accept: "text/event-stream", ...wire.headers(key) }),
-                  HttpClientRequest.bodyUnsafeJson(wire.body(place.model, prompt, provider.maxTokens ?? 4096))
-                )
-                const response = yield* scoped.execute(request).pipe(
+                const response = yield* scoped.execute(request(prompt)).pipe(
                   Effect.mapError((error) => unreached(place, error))
                 )
-                if (response.status < 200 || response.status >= 300) return yield* refused(place, response)
-                return Stream.concat(
-                  Stream.make(Backend.Event.SessionStarted({ sessionId: id })),
-                  answer(place, prompt, response)
-                )
-              }))
+                if (!ok(response)) return yield* refused(place, response)
+                return yield* streamed(new Answer(wire, place, prompt), id, response, stalled, options.idle, place)
+              })),
+            reply: (prompt) =>
+              Effect.flatMap(
+                Effect.mapError(client.execute(request(prompt)), (error) => unreached(place, error)),
+                (response) =>
+                  ok(response)
+                    ? Effect.flatMap(Effect.mapError(response.text, (error) => cut(place, error.cause)), (body) => {
+                      const answer = new Answer(wire, place, prompt)
+                      const out: Array<Backend.Event> = [Backend.Event.SessionStarted({ sessionId: id })]
+                      return Effect.as(Effect.zipRight(answer.more(body, out), answer.end(out)), out)
+                    })
+                    : refused(place, response)
+              )
           } satisfies Backend.Session
         }
       ),
@@ -178,7 +185,7 @@ export const make = (
         const response = yield* scoped.execute(
           HttpClientRequest.get(`${base}${wire.modelsPath}`).pipe(HttpClientRequest.setHeaders(wire.headers(key)))
         ).pipe(Effect.mapError((error) => unreached(place, error)))
-        if (response.status < 200 || response.status >= 300) return yield* refused(place, response)
+        if (!ok(response)) return yield* refused(place, response)
       }, Effect.scoped)
     }
   })

@@ -1,5 +1,7 @@
-import * as Option from "effect/Option"
-import * as Stream from "effect/Stream"
+/**
+ * Server-sent events read with plain string code: one parser for a body read whole and for a body
+ * read as it arrives, so both ways of taking a turn see the same events.
+ */
 
 /**
  * One server-sent event: its name (empty when not named) and its data lines joined.
@@ -11,40 +13,67 @@ export interface SseEvent {
   readonly data: string
 }
 
-interface Pending {
-  readonly event: string
-  readonly data: ReadonlyArray<string>
-}
-
-const empty: Pending = { event: "", data: [] }
-
-const field = (pending: Pending, line: string): readonly [Pending, Option.Option<SseEvent>] => {
-  if (line === "") {
-    return pending.data.length === 0
-      ? [empty, Option.none()]
-      : [empty, Option.some({ event: pending.event, data: pending.data.join("\n") })]
-  }
-  if (line.startsWith(":")) return [pending, Option.none()]
-  const colon = line.indexOf(":")
-  const name = colon === -1 ? line : line.slice(0, colon)
-  const value = colon === -1 ? "" : line.slice(colon + 1).replace(/^ /, "")
-  return name === "event"
-    ? [{ ...pending, event: value }, Option.none()]
-    : name === "data"
-    ? [{ ...pending, data: [...pending.data, value] }, Option.none()]
-    : [pending, Option.none()]
-}
-
 /**
- * The events of an SSE body; an event the body ends in the middle of is dropped, as the
- * EventSource rules say.
+ * Reads an SSE body piece by piece: `feed` takes the next text and returns the events it
+ * completed. Lines end at CRLF, LF or CR; an event ends at a blank line; comments and fields other
+ * than `event` and `data` are skipped; an event the body ends in the middle of is never returned,
+ * as the EventSource rules say.
  *
  * @internal
  */
-export const events = <E, R>(body: Stream.Stream<Uint8Array, E, R>): Stream.Stream<SseEvent, E, R> =>
-  body.pipe(
-    Stream.decodeText(),
-    Stream.splitLines,
-    Stream.mapAccum(empty, field),
-    Stream.filterMap((event) => event)
-  )
+export class SseParser {
+  private line = ""
+  private afterCr = false
+  private event = ""
+  private data: Array<string> = []
+
+  /** The events `text` completes, in order. */
+  feed(text: string): Array<SseEvent> {
+    const done: Array<SseEvent> = []
+    if (text === "") return done
+    let from = 0
+    if (this.afterCr && text.charCodeAt(0) === 10) from = 1
+    this.afterCr = false
+    while (from < text.length) {
+      const cr = text.indexOf("\r", from)
+      const lf = text.indexOf("\n", from)
+      const end = cr === -1 ? lf : lf === -1 ? cr : Math.min(cr, lf)
+      if (end === -1) {
+        this.line += text.slice(from)
+        break
+      }
+      const line = this.line === "" ? text.slice(from, end) : this.line + text.slice(from, end)
+      this.line = ""
+      this.take(line, done)
+      if (end === cr && text.charCodeAt(end + 1) === 10) from = end + 2
+      else if (end === cr && end + 1 === text.length) {
+        this.afterCr = true
+        from = end + 1
+      } else from = end + 1
+    }
+    return done
+  }
+
+  private take(line: string, done: Array<SseEvent>): void {
+    if (line === "") {
+      if (this.data.length > 0) done.push({ event: this.event, data: this.data.join("\n") })
+      this.event = ""
+      this.data = []
+      return
+    }
+    if (line.charCodeAt(0) === 58) return
+    const colon = line.indexOf(":")
+    const name = colon === -1 ? line : line.slice(0, colon)
+    let value = colon === -1 ? "" : line.slice(colon + 1)
+    if (value.charCodeAt(0) === 32) value = value.slice(1)
+    if (name === "data") this.data.push(value)
+    else if (name === "event") this.event = value
+  }
+}
+
+/**
+ * The events of a whole SSE body.
+ *
+ * @internal
+ */
+export const parse = (body: string): Array<SseEvent> => new SseParser().feed(body)

@@ -41,6 +41,35 @@ export interface Wire {
   readonly read: (reading: Reading, event: SseEvent) => Step
 }
 
+/**
+ * What a stream's events came to so far: more to read, the end of the answer, or an error inside
+ * the stream (its data, to classify).
+ *
+ * @internal
+ */
+export type Progress = "more" | "done" | { readonly error: string }
+
+/**
+ * Reads events into `reading` in order, adding each text they carry to `texts`, up to the end of
+ * the answer or an error inside the stream; events after either are not read.
+ *
+ * @internal
+ */
+export const readEvents = (
+  wire: Wire,
+  reading: Reading,
+  events: ReadonlyArray<SseEvent>,
+  texts: Array<string>
+): Progress => {
+  for (const event of events) {
+    const step = wire.read(reading, event)
+    for (const text of step.texts) texts.push(text)
+    if (step.error !== undefined) return { error: step.error }
+    if (step.done) return "done"
+  }
+  return "more"
+}
+
 /** @internal */
 export const parseData = (data: string): Record<string, any> | undefined => {
   try {
