@@ -9,6 +9,7 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as ExecutionPlan from "effect/ExecutionPlan"
 import * as Layer from "effect/Layer"
+import * as Runtime from "effect/Runtime"
 import { wrap } from "cockatiel"
 import { against, figure, type Figure, repetitions } from "./figures.js"
 import * as peers from "./peers.js"
@@ -55,6 +56,10 @@ const variants: ReadonlyArray<readonly [string, () => Promise<() => Promise<unkn
         discard: true
       })
     )],
+  ["Effect.catchAll, a runPromise per turn", async () => () =>
+    Promise.all(
+      Array.makeBy(turns, (t) => Effect.runPromise(Effect.catchAll(effectAt(placeOf(t)), () => peers.answerEffect)))
+    )],
   ["ExecutionPlan, Layer steps", async () => {
     const plans = Array.makeBy(places, (place) =>
       ExecutionPlan.make(
@@ -83,7 +88,10 @@ const variants: ReadonlyArray<readonly [string, () => Promise<() => Promise<unkn
   }]
 ]
 
-/** The engine: 1,000 held agents, one per place, each taking its first turn before the clock starts. */
+/**
+ * The engine: 1,000 held agents, one per place, each taking its first turn before the clock starts;
+ * each of the 10,000 turns is its own fiber, started with `runPromise`, as the peers' promises are.
+ */
 const ours = async (): Promise<{ readonly runs: Array<Run>; readonly idle: number }> => {
   const chain = Array.makeBy(places, nameOf)
   const layer = world(chain.map((place) => [place, "codex/b"] as const))
@@ -91,6 +99,7 @@ const ours = async (): Promise<{ readonly runs: Array<Run>; readonly idle: numbe
     collect()
     const empty = heap()
     const agents = yield* Effect.forEach(chain, (place) => Agent.make(place, undefined, { moved: "returns" }))
+    const run = Runtime.runPromise(yield* Effect.runtime<never>())
     yield* Effect.forEach(agents, (agent) => Agent.ask(agent, "hi"), { concurrency: "unbounded", discard: true })
     collect()
     const idle = ((heap() - empty) * 2 ** 20) / places
@@ -99,10 +108,7 @@ const ours = async (): Promise<{ readonly runs: Array<Run>; readonly idle: numbe
       collect()
       const before = heap()
       const start = performance.now()
-      yield* Effect.forEach(Array.range(0, turns - 1), (t) => Agent.ask(agents[placeOf(t)]!, "hi"), {
-        concurrency: "unbounded",
-        discard: true
-      })
+      yield* Effect.promise(() => Promise.all(Array.makeBy(turns, (t) => run(Agent.ask(agents[placeOf(t)]!, "hi")))))
       runs.push({ wall: performance.now() - start, heap: heap() - before })
     }
     return { runs, idle }

@@ -4,9 +4,7 @@
  */
 import { Agent, Backend, Place } from "@fallback/core"
 import * as Effect from "effect/Effect"
-import * as Exit from "effect/Exit"
 import * as Option from "effect/Option"
-import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import { against, figure, type Figure, repetitions } from "./figures.js"
 import { inEffect, inPromises } from "./loops.js"
@@ -28,31 +26,45 @@ const bare = (stream: Stream.Stream<Backend.Event, unknown>) =>
       ? { ...acc, result: Option.some(event.text) }
       : acc)
 
-/** Figures of the engine at `chain`: a held agent, and a fresh agent per turn (its first-time build). */
+/**
+ * Figures of the engine at `chain`: a held agent's turns answered whole (replies that keep their
+ * limits, then replies the engine times), its turns as streams, and a fresh agent per turn (its
+ * first-time build).
+ */
 const ours = (bench: string, places: ReadonlyArray<string>) =>
   Effect.gen(function*() {
-    const scope = yield* Scope.make()
-    const agent = yield* Agent.make(places[0]!, undefined, { moved: "returns" }).pipe(Scope.extend(scope))
-    const held = yield* inEffect(turns, Agent.ask(agent, "hi"))
-    yield* Scope.close(scope, Exit.void)
+    const held = (timed: boolean) =>
+      Effect.scoped(Effect.gen(function*() {
+        const agent = yield* Agent.make(places[0]!, undefined, { moved: "returns" })
+        return yield* inEffect(turns, Agent.ask(agent, "hi"))
+      })).pipe(Effect.provide(world(chain(places), timed)))
+    const streamed = yield* Effect.scoped(Effect.gen(function*() {
+      const agent = yield* Agent.make(places[0]!, undefined, { moved: "returns" })
+      return yield* inEffect(fresh, bare(agent.turn("hi")))
+    })).pipe(Effect.provide(world(chain(places))))
     const before = opened.count
     const once = yield* inEffect(fresh, Effect.scoped(Effect.flatMap(Agent.make(places[0]!), (agent) => Agent.ask(agent, "hi"))))
+      .pipe(Effect.provide(world(chain(places))))
     const builds = (opened.count - before) / (fresh * (repetitions + 1))
     return [
-      figure(bench, "fallback Agent.ask (held agent)", "µs", held),
+      figure(bench, "fallback Agent.ask (held agent)", "µs", yield* held(false)),
+      figure(bench, "fallback Agent.ask, reply timed by the engine", "µs", yield* held(true)),
+      figure(bench, "fallback agent.turn, streamed", "µs", streamed),
       figure(bench, "fallback, fresh agent per turn", "µs", once, `${builds.toFixed(2)} sessions opened a turn`)
     ]
-  }).pipe(Effect.provide(world(chain(places))))
+  })
 
 /** B1: a turn that lands at the first place. */
 export const happy = async (): Promise<Array<Figure>> => {
   const prompt = { text: "hi", history: [] }
+  const limits = { by: Infinity, deadline: Infinity }
   const at = session(Place.Place.make({ cli: "claude", model: "a" }))
   const breaker = peers.retryBreaker()
   const figures = [
     figure("B1", "Effect.tryPromise (bare)", "µs", await Effect.runPromise(inEffect(turns, peers.answerEffect))),
     figure("B1", "plain promise", "µs", await inPromises(turns, peers.answer)),
-    figure("B1", "fallback's session stream (bare)", "µs", await Effect.runPromise(inEffect(turns, bare(at.turn(prompt))))),
+    figure("B1", "fallback's session reply (bare)", "µs", await Effect.runPromise(inEffect(turns, at.reply!(prompt, limits)))),
+    figure("B1", "fallback's session stream (bare)", "µs", await Effect.runPromise(inEffect(fresh, bare(at.turn(prompt))))),
     ...await Effect.runPromise(ours("B1", up)),
     figure("B1", "cockatiel retry+breaker", "µs", await inPromises(turns, () => breaker.execute(peers.answer))),
     figure(

@@ -19,10 +19,26 @@ const events = [
 /** The answer, as a stream that is already there. */
 export const answering: Stream.Stream<Backend.Event, Failure.Failure> = Stream.fromIterable(events)
 
-/** The session every place opens: it answers at once, or fails at a `down…` model. */
-export const session = (place: Place.Place): Backend.Session => {
-  const down = Stream.fail(new Failure.ModelNotFound({ place, said: Failure.said("bench down") }))
-  return { id: "bench", turn: () => place.model.startsWith("down") ? down : answering }
+/**
+ * The session every place opens: it answers at once, or fails at a `down…` model, as a stream or
+ * whole (the whole reply a promise that is already settled, as the peers' model is), and keeps its
+ * conversation itself, as a CLI does. Its reply never waits, so it keeps any limit it is given;
+ * `timed` says the engine times it all the same, as it does a reply that could wait.
+ */
+export const session = (place: Place.Place, timed = false): Backend.Session => {
+  const failure = new Failure.ModelNotFound({ place, said: Failure.said("bench down") })
+  const isDown = place.model.startsWith("down")
+  const down = Stream.fail(failure)
+  const reply = isDown
+    ? Effect.tryPromise({ try: () => Promise.reject(failure), catch: () => failure })
+    : Effect.tryPromise({ try: () => Promise.resolve(events), catch: () => failure })
+  return {
+    id: "bench",
+    turn: () => isDown ? down : answering,
+    reply: () => reply,
+    keepsLimits: !timed,
+    keepsConversation: true
+  }
 }
 
 /** How many sessions were opened: a stand-in counted once per agent that needed it. */
@@ -36,11 +52,11 @@ const counted = Layer.succeed(Notice.Notices, {
   watch: Effect.succeed(Stream.empty)
 })
 
-/** The in-process backend for `cli`. */
-export const instant = (cli: string): Backend.Backend => ({
+/** The in-process backend for `cli`; `timed`: the engine times its replies. */
+export const instant = (cli: string, timed = false): Backend.Backend => ({
   cli,
   capabilities: { webSearchOff: true, callbacks: true, resume: true, models: [] },
-  open: (place) => Effect.sync(() => (opened.count += 1, session(place)))
+  open: (place) => Effect.sync(() => (opened.count += 1, session(place, timed)))
 })
 
 /** How many times health was written (a success after failures, or a failure). */
@@ -64,8 +80,11 @@ const neverParks: Health.Breaker = { failures: Number.MAX_SAFE_INTEGER, park: Du
 export const chain = (places: ReadonlyArray<string>): Array<readonly [string, string]> =>
   places.slice(1).map((place, i) => [places[i]!, place] as const)
 
-/** The world: instant backends for the places' CLIs, the steps written in memory, health in memory. */
-export const world = (steps: ReadonlyArray<readonly [string, string]>) => {
+/**
+ * The world: instant backends for the places' CLIs (`timed`: the engine times their replies), the
+ * steps written in memory, health in memory.
+ */
+export const world = (steps: ReadonlyArray<readonly [string, string]>, timed = false) => {
   const clis = [...new Set(steps.flat().map((place) => place.slice(0, place.search(/[@/]/))))]
   const written = Layer.effectDiscard(Effect.gen(function*() {
     const store = yield* Steps.Steps
@@ -73,6 +92,6 @@ export const world = (steps: ReadonlyArray<readonly [string, string]>) => {
   }).pipe(Effect.orDie))
   return Layer.provideMerge(
     written,
-    Layer.mergeAll(Backend.Backends.layer(clis.map(instant)), Steps.Steps.layerMemory, counting(neverParks), counted)
+    Layer.mergeAll(Backend.Backends.layer(clis.map((cli) => instant(cli, timed))), Steps.Steps.layerMemory, counting(neverParks), counted)
   )
 }

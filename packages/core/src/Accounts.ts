@@ -73,9 +73,8 @@ const make = (store: ConfigFile.Store["Type"]): Accounts["Type"] => {
     )
   const refuse = (cli: string, reason: string) => Either.left(new AccountsRefused({ cli, reason }))
   return Accounts.of({
-    list: Effect.fn("Accounts.list")(function*(cli) {
-      return (yield* store.read).accounts[cli] ?? []
-    }),
+    // Read on turns that walk accounts: not traced, as Steps' reads are not.
+    list: (cli) => Effect.map(store.read, (document) => document.accounts[cli] ?? []),
     add: Effect.fn("Accounts.add")((cli, account) =>
       edit(cli, (accounts) =>
         accounts.some((a) => a.name === account.name)

@@ -21,7 +21,7 @@ import * as Option from "effect/Option"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import * as Answer from "./Answer.js"
-import type * as Backend from "./Backend.js"
+import * as Backend from "./Backend.js"
 import type * as Failure from "./Failure.js"
 import type * as Health from "./Health.js"
 import * as internal from "./internal/agent.js"
@@ -134,6 +134,12 @@ export interface Agent {
   readonly at: Effect.Effect<Place.Place>
   /** Takes a turn: the answer as a stream of events. */
   readonly turn: (prompt: string) => Stream.Stream<Backend.Event, Failure.Failure>
+  /**
+   * Takes a turn and answers it whole: the same five steps, with each place's `reply` where its
+   * session has one (no stream is read, and a failed reply delivered nothing, so the turn may
+   * still move on), else its stream read to the end.
+   */
+  readonly reply: (prompt: string) => Effect.Effect<ReadonlyArray<Backend.Event>, Failure.Failure>
 }
 
 /**
@@ -170,9 +176,4 @@ export const make: (
  * @category combinators
  */
 export const ask = (agent: Agent, prompt: string): Effect.Effect<string, Failure.Failure> =>
-  Stream.runFold(agent.turn(prompt), { text: "", result: Option.none<string>() }, (acc, event) =>
-    event._tag === "Text"
-      ? { ...acc, text: acc.text + event.text }
-      : event._tag === "Result"
-      ? { ...acc, result: Option.some(event.text) }
-      : acc).pipe(Effect.map((acc) => Option.getOrElse(acc.result, () => acc.text)))
+  Effect.map(agent.reply(prompt), Backend.textOf)

@@ -140,6 +140,8 @@ export interface Limits {
  *   `reply` uses it, which spares a stream's cost on every turn.
  * - `keepsLimits`: the reply ends by `limits.by` by itself (a Timeout failure when it cannot), so
  *   the engine does not race it with a timer of its own. Without it the engine times every reply.
+ * - `keepsConversation`: the backend holds the conversation itself (a CLI resuming its session by
+ *   id), so the agent keeps no exchanges for it and its prompts' history stays empty.
  *
  * @since 0.1.0
  * @category models
@@ -149,6 +151,7 @@ export interface Session {
   readonly turn: (prompt: Prompt) => Stream.Stream<Event, Failure.Failure>
   readonly reply?: ((prompt: Prompt, limits: Limits) => Effect.Effect<ReadonlyArray<Event>, Failure.Failure>) | undefined
   readonly keepsLimits?: boolean | undefined
+  readonly keepsConversation?: boolean | undefined
 }
 
 /**

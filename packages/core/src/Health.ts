@@ -142,14 +142,19 @@ interface Keeping {
 
 const make = (keeping: Keeping, breaker: Breaker): Health["Type"] => {
   const numbers = numbersOf(breaker)
+  const clean = (book: internal.Book): readonly [Admission, internal.Book] => [internal.clean, book]
   return Health.of({
     admit: (place) =>
-      Effect.flatMap(Clock.currentTimeMillis, (now) =>
-        keeping.modify(now, (book) => {
+      Effect.clockWith((clock) => {
+        const now = clock.unsafeCurrentTimeMillis()
+        return keeping.modify(now, (book) => {
           const key = Place.format(place)
-          const [admission, entry] = internal.admit(book.get(key), now)
-          return [admission, entry === book.get(key) ? book : new Map(book).set(key, entry!)]
-        })),
+          const was = book.get(key)
+          if (was === undefined) return clean(book)
+          const [admission, entry] = internal.admit(was, now)
+          return [admission, entry === was ? book : new Map(book).set(key, entry!)]
+        })
+      }),
     succeeded: (place) =>
       Effect.flatMap(Clock.currentTimeMillis, (now) =>
         keeping.modify(now, (book) => {
@@ -159,14 +164,15 @@ const make = (keeping: Keeping, breaker: Breaker): Health["Type"] => {
           next.delete(key)
           return [undefined, next]
         })),
-    failed: Effect.fn("Health.failed")(function*(place, { counts, coolUntil, failure }) {
-      const now = yield* Clock.currentTimeMillis
-      yield* keeping.modify(now, (book) => {
-        const key = Place.format(place)
-        const entry = internal.failed(book.get(key), place, failure, counts, Option.getOrUndefined(coolUntil), numbers, now)
-        return [undefined, new Map(book).set(key, entry)]
-      })
-    }),
+    failed: (place, { counts, coolUntil, failure }) =>
+      Effect.clockWith((clock) => {
+        const now = clock.unsafeCurrentTimeMillis()
+        return keeping.modify(now, (book) => {
+          const key = Place.format(place)
+          const entry = internal.failed(book.get(key), place, failure, counts, Option.getOrUndefined(coolUntil), numbers, now)
+          return [undefined, new Map(book).set(key, entry)]
+        })
+      }),
     snapshot: Effect.flatMap(Clock.currentTimeMillis, (now) =>
       Effect.map(keeping.get(now), (book) =>
         [...book.values()].map((entry): PlaceHealth => ({

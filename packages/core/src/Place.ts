@@ -114,7 +114,14 @@ export const parse = (input: string): Either.Either<Place, InvalidPlace> =>
  * @since 0.1.0
  * @category formatting
  */
-export const format = (place: Place): string => internal.join(place)
+export const format = (place: Place): string => {
+  let written = formatted.get(place)
+  if (written === undefined) formatted.set(place, written = internal.join(place))
+  return written
+}
+
+/** A place is immutable, so it is written once: a place used as a key on every turn costs no new string. */
+const formatted = new WeakMap<Place, string>()
 
 /**
  * A place in its written form, decoded into a {@link Place} and encoded back exactly.

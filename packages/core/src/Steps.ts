@@ -107,9 +107,16 @@ const stepOf = (entry: { readonly place: Place.Place } & internal.Entry): Step =
 })
 
 const make = (store: ConfigFile.Store["Type"]): Steps["Type"] => {
+  // A document read is immutable: its places are parsed once, not on every turn that walks a chain.
+  const books = new WeakMap<ConfigFile.Document, internal.Book>()
+  const bookOf = (document: ConfigFile.Document) => {
+    let found = books.get(document)
+    if (found === undefined) books.set(document, found = ConfigFile.bookOf(document))
+    return found
+  }
   const edit = (change: (book: internal.Book) => Either.Either<internal.Book, ConfigFile.ConfigFileError>) =>
-    store.modify((document) => Either.map(change(ConfigFile.bookOf(document)), (book) => ConfigFile.withBook(document, book)))
-  const book = Effect.map(store.read, ConfigFile.bookOf)
+    store.modify((document) => Either.map(change(bookOf(document)), (book) => ConfigFile.withBook(document, book)))
+  const book = Effect.map(store.read, bookOf)
   return Steps.of({
     points: Effect.fn("Steps.points")(function*(from, to) {
       const [a, b] = [yield* placeOf(from), yield* placeOf(to)]
@@ -124,17 +131,15 @@ const make = (store: ConfigFile.Store["Type"]): Steps["Type"] => {
       [...book.values()].sort((a, b) => String(a.place) < String(b.place) ? -1 : 1).map(stepOf)).pipe(
         Effect.withSpan("Steps.all")
       ),
-    get: Effect.fn("Steps.get")(function*(place) {
-      const at = yield* placeOf(place)
-      return Option.map(Option.fromNullable((yield* book).get(String(at))), stepOf)
-    }),
+    // `get` and `chain` are read on turns that fail over, so they are not traced: a span and the
+    // stack an Effect.fn captures cost more than the read.
+    get: (place) =>
+      Effect.flatMap(placeOf(place), (at) =>
+        Effect.map(book, (book) => Option.map(Option.fromNullable(book.get(String(at))), stepOf))),
     clear: Effect.fn("Steps.clear")(function*(place) {
       const at = yield* placeOf(place)
       yield* edit((book) => Either.right(internal.clear(book, at)))
     }),
-    chain: Effect.fn("Steps.chain")(function*(place) {
-      const at = yield* placeOf(place)
-      return internal.walk(yield* book, at)
-    })
+    chain: (place) => Effect.flatMap(placeOf(place), (at) => Effect.map(book, (book) => internal.walk(book, at)))
   })
 }

@@ -6,6 +6,7 @@
  * @since 0.1.0
  */
 import { Backend, Failure, Place } from "@fallback/core"
+import * as Chunk from "effect/Chunk"
 import * as Context from "effect/Context"
 import * as Data from "effect/Data"
 import * as Duration from "effect/Duration"
@@ -126,7 +127,9 @@ export const stall = (after: number): Outcome => Outcome.Stall({ after })
  * A script: for each place (written `CLI[@ACCOUNT]/MODEL`), the outcomes of its turns in order;
  * the last repeats, and a place with no script answers `ok from <place>`. `capabilities` are per
  * CLI (everything on when not said); `checks` are the outcomes of a place's health checks in
- * order (true when not said; the last repeats; `"hang"` never answers).
+ * order (true when not said; the last repeats; `"hang"` never answers). With `whole`, sessions
+ * also answer a turn whole (`reply`), playing the same outcome: a failure after parts delivers
+ * nothing then.
  *
  * @since 0.1.0
  * @category models
@@ -136,6 +139,7 @@ export interface Script {
   readonly capabilities?: Readonly<Record<string, Partial<Backend.Capabilities>>>
   readonly checks?: Readonly<Record<string, ReadonlyArray<boolean | "hang">>>
   readonly clis?: ReadonlyArray<string>
+  readonly whole?: boolean
 }
 
 /**
@@ -244,19 +248,23 @@ const backend = (
           counts.opens += 1
           counts.resumed.push(opening.resume)
           const id = opening.resume ?? `${name}#${counts.opens}`
+          const turn = (prompt: Backend.Prompt) =>
+            Stream.unwrap(Effect.gen(function*() {
+              const now = yield* Effect.clockWith((clock) => clock.currentTimeMillis)
+              if (counts.turns === 0 && !asked.includes(name)) asked.push(name)
+              const outcomes = script.places[name] ?? [answer(`ok from ${name}`)]
+              const outcome = outcomes[Math.min(counts.turns, outcomes.length - 1)]!
+              counts.turns += 1
+              counts.prompts.push(prompt)
+              counts.at.push(now)
+              return play(outcome, place, id, prompt)
+            }))
           return {
             id,
-            turn: (prompt) =>
-              Stream.unwrap(Effect.gen(function*() {
-                const now = yield* Effect.clockWith((clock) => clock.currentTimeMillis)
-                if (counts.turns === 0 && !asked.includes(name)) asked.push(name)
-                const outcomes = script.places[name] ?? [answer(`ok from ${name}`)]
-                const outcome = outcomes[Math.min(counts.turns, outcomes.length - 1)]!
-                counts.turns += 1
-                counts.prompts.push(prompt)
-                counts.at.push(now)
-                return play(outcome, place, id, prompt)
-              }))
+            turn,
+            reply: script.whole === true
+              ? (prompt) => Effect.map(Stream.runCollect(turn(prompt)), Chunk.toReadonlyArray)
+              : undefined
           } satisfies Backend.Session
         }),
         () => Effect.sync(() => void (of(Place.format(place)).closes += 1))

@@ -64,9 +64,9 @@ const rows: ReadonlyArray<Row> = [
 
 const row = (kind: Failure.Kind) => rows.find((row) => row.kind === kind)!
 
-const setup = (row: Row) =>
+const setup = (row: Row, whole = false) =>
   world({
-    script: { places: { [work]: [Scripted.fail(row.kind)] } },
+    script: { places: { [work]: [Scripted.fail(row.kind)] }, whole },
     chain: [work, codex],
     accounts: { claude: ["work", "home"] },
     ...(row.retrying === undefined ? {} : { retrying: { [work]: row.retrying } })
@@ -77,8 +77,10 @@ describe("primary preset (000): each kind's answer", () => {
     expect(new Set(rows.map((row) => row.kind))).toEqual(new Set(Failure.kinds))
   })
 
-  for (const row of rows) {
-    it.scoped(`${row.kind}${row.retrying ? ` with ${row.retrying[0]} ${row.retrying[1]} tries` : ""}`, () =>
+  // Every row twice: with the sessions' streams, and with sessions that also answer whole (`reply`).
+  for (const [row, whole] of rows.flatMap((row) => [[row, false], [row, true]] as const)) {
+    const name = `${row.kind}${row.retrying ? ` with ${row.retrying[0]} ${row.retrying[1]} tries` : ""}`
+    it.scoped(whole ? `${name}, answered whole` : name, () =>
       Effect.gen(function*() {
         const agent = yield* Agent.make(work, undefined, Preset.primary.options)
         const fiber = yield* Effect.fork(Agent.ask(agent, "hello"))
@@ -99,7 +101,7 @@ describe("primary preset (000): each kind's answer", () => {
           expect(Place.format(yield* agent.at)).toBe(place)
           expect(scripted.requests()).toBe(row.work.length + 1)
         }
-      }).pipe(Effect.provide(setup(row))))
+      }).pipe(Effect.provide(setup(row, whole))))
   }
 
   it.scoped("the notices read as the reference page's lines", () =>
@@ -194,7 +196,8 @@ describe("primary preset (000): each kind's answer", () => {
       ])
     }).pipe(Effect.provide(setup(row("NotInstalled")))))
 
-  it.scoped("a first byte that does not come in 30 s yields to the next place", () =>
+  for (const whole of [false, true]) {
+  it.scoped(`a first byte that does not come in 30 s yields to the next place${whole ? ", answered whole" : ""}`, () =>
     Effect.gen(function*() {
       const agent = yield* Agent.make(work)
       const fiber = yield* Effect.fork(Agent.ask(agent, "hello"))
@@ -207,8 +210,9 @@ describe("primary preset (000): each kind's answer", () => {
       ])
       expect((yield* Scripted.Scripted).seen(work).closes).toBe(0)
     }).pipe(Effect.provide(world({
-      script: { places: { [work]: [Scripted.hang] } },
+      script: { places: { [work]: [Scripted.hang] }, whole },
       chain: [work, codex],
       accounts: { claude: ["work", "home"] }
     }))))
+  }
 })

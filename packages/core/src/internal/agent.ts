@@ -1,3 +1,4 @@
+import * as Chunk from "effect/Chunk"
 import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
@@ -17,29 +18,45 @@ import * as Backend from "../Backend.js"
 import { Compactor } from "../Compactor.js"
 import type * as ConfigFile from "../ConfigFile.js"
 import * as Failure from "../Failure.js"
-import { Health } from "../Health.js"
+import * as Health from "../Health.js"
 import { Notice, Notices } from "../Notice.js"
 import * as Place from "../Place.js"
 import * as Policy from "../Policy.js"
 import * as Settings from "../Settings.js"
 import { Steps } from "../Steps.js"
-import { attempt, type Run, type State } from "./attempt.js"
+import { attempt, type Probe, promptOf, reply as replyAttempt, type Run, type State } from "./attempt.js"
 import { check, nextLink } from "./candidates.js"
 import { waits } from "./policy.js"
 
 class StandIn extends Context.Tag("@fallback/core/StandIn")<StandIn, Backend.Session>() {}
 
-/** What one place gave: an answer, a failure, or a skip without a request. */
-type Outcome =
-  | { readonly _tag: "Answered"; readonly stream: Stream.Stream<Backend.Event, Failure.Failure> }
+/** What one place gave: an answer (a stream, or a whole reply), a failure, or a skip without a request. */
+type Outcome<A> =
+  | { readonly _tag: "Answered"; readonly answer: A }
   | { readonly _tag: "Failed"; readonly failure: Failure.Failure }
   | { readonly _tag: "Skipped"; readonly last: Failure.Failure }
 
-const answered = (stream: Stream.Stream<Backend.Event, Failure.Failure>): Outcome => ({ _tag: "Answered", stream })
-const failed = (failure: Failure.Failure): Outcome => ({ _tag: "Failed", failure })
-const skipped = (last: Failure.Failure): Outcome => ({ _tag: "Skipped", last })
-const failureOf = (outcome: Exclude<Outcome, { _tag: "Answered" }>) =>
-  outcome._tag === "Failed" ? outcome.failure : outcome.last
+type Unanswered = { readonly _tag: "Failed"; readonly failure: Failure.Failure } | {
+  readonly _tag: "Skipped"
+  readonly last: Failure.Failure
+}
+
+const answered = <A>(answer: A): Outcome<A> => ({ _tag: "Answered", answer })
+const failed = (failure: Failure.Failure): Unanswered => ({ _tag: "Failed", failure })
+const skipped = (last: Failure.Failure): Unanswered => ({ _tag: "Skipped", last })
+const failureOf = (outcome: Unanswered) => outcome._tag === "Failed" ? outcome.failure : outcome.last
+
+/**
+ * One request at a place, the way a turn takes it: as a stream (`turn`) or answered whole
+ * (`reply`).
+ */
+type Go<A> = (run: Run, place: Place.Place, prompt: Backend.Prompt) => Effect.Effect<Either.Either<A, Failure.Failure>>
+
+/** Where a place's turn stands when it starts: its admission, and the first attempt's result if already made. */
+interface Entry<A> {
+  readonly admission: Health.Admission
+  readonly first?: Either.Either<A, Failure.Failure> | undefined
+}
 
 /** How a turn reached a place. */
 type Move = "start" | "account" | "place"
@@ -54,13 +71,13 @@ export const make = Effect.fnUntraced(function*(
 ) {
   const backends = yield* Backend.Backends
   const steps = yield* Steps
-  const health = yield* Health
+  const health = yield* Health.Health
   const accounts = yield* Effect.serviceOption(Accounts.Accounts)
   const compactor = yield* Effect.serviceOption(Compactor)
   const notices = yield* Notices
   const agentScope = yield* Effect.scope
 
-  const state: State = { at: origin, history: [], conversations: new Map() }
+  const state: State = { at: origin, history: Chunk.empty(), conversations: new Map() }
   const openings = new Map<string, Backend.Opening>()
   const held = new Map<string, { readonly session: Backend.Session; readonly scope: Scope.CloseableScope }>()
 
@@ -122,26 +139,113 @@ export const make = Effect.fnUntraced(function*(
       )
     })
 
+  const newRun = (startedAt: number, scope: Scope.Scope | undefined): Run => ({
+    scope,
+    made: undefined,
+    startedAt,
+    deadline: startedAt + Duration.toMillis(options.budget.deadline),
+    attempts: 0,
+    history: state.history,
+    options,
+    notices,
+    state
+  })
+
+  const startOf = () => options.moved === "stays" ? state.at : origin
+
+  /** The whole turn from its first place: that place, then the walk. */
+  const whole = <A>(run: Run, start: Place.Place, text: string, go: Go<A>, entry: Entry<A> | undefined) =>
+    Effect.flatMap(atPlace(run, start, "start", Effect.void, text, go, entry), (first) =>
+      first._tag === "Answered" ? Effect.succeed(first.answer) : walk(run, start, first, text, go))
+
+  const streamed: Go<Stream.Stream<Backend.Event, Failure.Failure>> = (run, place, prompt) =>
+    attempt(run, place, hold(place), probe, prompt)
+
   const turn = (text: string): Stream.Stream<Backend.Event, Failure.Failure> =>
     Stream.unwrapScoped(Effect.gen(function*() {
-      const run: Run = {
-        scope: yield* Effect.scope,
-        startedAt: yield* Clock.currentTimeMillis,
-        deadline: 0,
-        attempts: 0,
-        history: state.history,
-        options,
-        notices,
-        state
-      }
-      run.deadline = run.startedAt + Duration.toMillis(options.budget.deadline)
-      const start = options.moved === "stays" ? state.at : origin
-      const first = yield* atPlace(run, start, "start", Effect.void, text)
-      if (first._tag === "Answered") return first.stream
-      return yield* walk(run, start, first, text)
+      const run = newRun(yield* Clock.currentTimeMillis, yield* Effect.scope)
+      return yield* whole(run, startOf(), text, streamed, undefined)
     }))
 
-  const probeOf = (place: Place.Place) => (within: Duration.Duration) =>
+  /**
+   * A request answered whole: by the session's `reply` where it has one, else its stream, the
+   * rest of which is read once the first content is there (a failure after that surfaces as it is).
+   */
+  const collected: Go<Effect.Effect<ReadonlyArray<Backend.Event>, Failure.Failure>> = (run, place, prompt) =>
+    Effect.flatMap(Effect.either(hold(place)), (opened) => {
+      if (Either.isLeft(opened)) {
+        run.attempts += 1
+        return Effect.succeed(Either.left(opened.left))
+      }
+      const session = opened.right
+      if (session.reply === undefined) {
+        return Effect.andThen(
+          run.scope === undefined ? Effect.map(Scope.make(), (scope) => void (run.scope = run.made = scope)) : Effect.void,
+          Effect.map(
+            attempt(run, place, Effect.succeed(session), probe, prompt),
+            Either.map((stream) => Effect.map(Stream.runCollect(stream), Chunk.toReadonlyArray))
+          )
+        )
+      }
+      return Effect.flatMap(Clock.currentTimeMillis, (now) =>
+        Effect.either(Effect.map(
+          replyAttempt(run, place, session, probe, prompt, now),
+          (events) => Effect.succeed(landed(run, place, session, prompt, events))
+        )))
+    })
+
+  /** A whole reply that came: its session is noted and the exchange joins the conversation. */
+  const landed = (
+    run: Run,
+    place: Place.Place,
+    session: Backend.Session,
+    prompt: Backend.Prompt,
+    events: ReadonlyArray<Backend.Event>
+  ) => {
+    let id = session.id
+    for (const event of events) if (event._tag === "SessionStarted") id = event.sessionId
+    const at = key(place)
+    if (run.state.conversations.get(at) !== id) run.state.conversations.set(at, id)
+    if (session.keepsConversation !== true) {
+      run.state.history = Chunk.append(run.history, { prompt: prompt.text, answer: Backend.textOf(events) })
+    }
+    return events
+  }
+
+  /**
+   * A turn answered whole. A turn that lands at a healthy place whose session is already open and
+   * replies whole runs bare: one admission, the reply, no scope, no lookup, nothing written.
+   */
+  const reply = (text: string): Effect.Effect<ReadonlyArray<Backend.Event>, Failure.Failure> =>
+    Effect.clockWith((clock) => {
+      const startedAt = clock.unsafeCurrentTimeMillis()
+      const start = startOf()
+      const session = held.get(key(start))?.session
+      if (session?.reply === undefined) return rest(newRun(startedAt, undefined), start, text, undefined)
+      return Effect.flatMap(health.admit(start), (admission) => {
+        const run = newRun(startedAt, undefined)
+        if (admission._tag !== "Go" || admission.held) return rest(run, start, text, { admission })
+        const prompt = promptOf(text, state.history)
+        return Effect.matchEffect(replyAttempt(run, start, session, probe, prompt, startedAt), {
+          onSuccess: (events) => Effect.succeed(landed(run, start, session, prompt, events)),
+          onFailure: (failure) => rest(run, start, text, { admission, first: Either.left(failure) })
+        })
+      })
+    })
+
+  /** The rest of a whole turn; the scope a stream it reads needs is made then, and closed at its end. */
+  const rest = (
+    run: Run,
+    start: Place.Place,
+    text: string,
+    entry: Entry<Effect.Effect<ReadonlyArray<Backend.Event>, Failure.Failure>> | undefined
+  ) =>
+    Effect.onExit(
+      Effect.flatten(whole(run, start, text, collected, entry)),
+      (exit) => run.made === undefined ? Effect.void : Scope.close(run.made, exit)
+    )
+
+  const probe: Probe = (place, within) =>
     Either.match(backendOf(place), {
       onLeft: () => Effect.succeed(false),
       onRight: (backend) => check(backend, place, within)
@@ -149,23 +253,36 @@ export const make = Effect.fnUntraced(function*(
 
   const spent = (run: Run, now: number) => run.attempts >= options.budget.attempts || now >= run.deadline
 
-  /** Step 3: goes at one place, with the waits the step and the failure's answer ask for. */
-  const atPlace = (run: Run, place: Place.Place, move: Move, announce: Effect.Effect<void>, text: string) =>
+  /**
+   * Step 3: goes at one place, with the waits the step and the failure's answer ask for. `entry`
+   * is given when the place was already admitted, and its first attempt perhaps already made.
+   */
+  const atPlace = <A>(
+    run: Run,
+    place: Place.Place,
+    move: Move,
+    announce: Effect.Effect<void>,
+    text: string,
+    go: Go<A>,
+    entry: Entry<A> | undefined
+  ): Effect.Effect<Outcome<A>> =>
     Effect.gen(function*() {
-      const admission = yield* health.admit(place)
+      const admission = entry?.admission ?? (yield* health.admit(place))
       if (admission._tag === "Skip") {
         yield* notices.publish(Notice.Skipping({ place, why: admission.why, until: admission.until }))
         return skipped(admission.last)
       }
       yield* announce
-      if (move === "place") run.history = []
-      const placeStartedAt = yield* Clock.currentTimeMillis
+      if (move === "place") run.history = Chunk.empty()
+      const placeStartedAt = entry?.first === undefined ? yield* Clock.currentTimeMillis : run.startedAt
+      let first = entry?.first
       let goes = 0
       let step: Policy.Retrying | undefined = undefined
       let stepWaits: ReadonlyArray<number> | undefined = undefined
       while (true) {
-        const prompt: Backend.Prompt = { text, history: run.history }
-        const result = yield* attempt(run, place, hold(place), probeOf(place), prompt)
+        const prompt = promptOf(text, run.history)
+        const result = first ?? (yield* go(run, place, prompt))
+        first = undefined
         if (Either.isRight(result)) {
           if (admission._tag !== "Go" || admission.held || goes > 0) yield* health.succeeded(place)
           return answered(result.right)
@@ -181,13 +298,13 @@ export const make = Effect.fnUntraced(function*(
         if (failure._tag === "ContextTooLong") {
           if (Option.isNone(compactor) || spent(run, now)) return failed(failure)
           const shorter = yield* compactor.value.compact(prompt)
-          if (Option.isSome(shorter) && shorter.value.length < run.history.length) {
-            run.history = shorter.value
+          if (Option.isSome(shorter) && shorter.value.length < Chunk.size(run.history)) {
+            run.history = Chunk.fromIterable(shorter.value)
             yield* notices.publish(Notice.Compacting({ place, failure, how: "compact" }))
             continue
           }
-          if (run.history.length === 0) return failed(failure)
-          run.history = run.history.slice(1)
+          if (Chunk.isEmpty(run.history)) return failed(failure)
+          run.history = Chunk.drop(run.history, 1)
           yield* notices.publish(Notice.Compacting({ place, failure, how: "trim" }))
           continue
         }
@@ -215,6 +332,7 @@ export const make = Effect.fnUntraced(function*(
       }
     })
 
+
   const retryingAt = (place: Place.Place) =>
     steps.get(place).pipe(
       Effect.map((step) => Option.getOrElse(Option.flatMap(step, (s) => s.retrying), () => Policy.never)),
@@ -228,7 +346,7 @@ export const make = Effect.fnUntraced(function*(
     )
 
   /** Steps 4 and 5: the account chain, then the place chain. */
-  const walk = (run: Run, start: Place.Place, first: Exclude<Outcome, { _tag: "Answered" }>, text: string) =>
+  const walk = <A>(run: Run, start: Place.Place, first: Unanswered, text: string, go: Go<A>) =>
     Effect.gen(function*() {
       let last = start
       let failure = failureOf(first)
@@ -294,10 +412,10 @@ export const make = Effect.fnUntraced(function*(
           )
         }
         const announce = run.notices.publish(Notice.Moving({ from: last, to: place, failure, by: move }))
-        const outcome = yield* atPlace(run, place, move, announce, text)
+        const outcome = yield* atPlace(run, place, move, announce, text, go, undefined)
         if (outcome._tag === "Answered") {
           if (options.moved === "stays") state.at = place
-          return outcome.stream
+          return outcome.answer
         }
         if (outcome._tag === "Failed") {
           failure = outcome.failure
@@ -329,8 +447,9 @@ export const make = Effect.fnUntraced(function*(
   return {
     origin,
     settings,
-    at: Effect.sync(() => options.moved === "stays" ? state.at : origin),
-    turn
+    at: Effect.sync(startOf),
+    turn,
+    reply
   } satisfies Agent.Agent
 })
 

@@ -22,7 +22,7 @@ import * as Place from "../Place.js"
  */
 export interface State {
   at: Place.Place
-  history: ReadonlyArray<Backend.Exchange>
+  history: Chunk.Chunk<Backend.Exchange>
   readonly conversations: Map<string, string>
 }
 
@@ -34,11 +34,14 @@ export interface State {
  * @internal
  */
 export interface Run {
-  readonly scope: Scope.Scope
+  /** Where an attempt's stream lives; a turn answered whole gets one only once it needs it. */
+  scope: Scope.Scope | undefined
+  /** The scope a turn answered whole made for itself, closed when it ends. */
+  made: Scope.CloseableScope | undefined
   readonly startedAt: number
   deadline: number
   attempts: number
-  history: ReadonlyArray<Backend.Exchange>
+  history: Chunk.Chunk<Backend.Exchange>
   readonly options: Agent.Options
   readonly notices: Channel
   readonly state: State
@@ -46,11 +49,30 @@ export interface Run {
 
 type Pull = Effect.Effect<Chunk.Chunk<Backend.Event>, Option.Option<Failure.Failure>>
 
+/**
+ * The prompt a turn sends. Its history is laid out as an array only when a backend reads it (a
+ * CLI resuming by session id never does), so a long conversation costs a turn nothing until then.
+ *
+ * @internal
+ */
+export const promptOf = (text: string, history: Chunk.Chunk<Backend.Exchange>): Backend.Prompt =>
+  new LaidOut(text, history)
+
+class LaidOut implements Backend.Prompt {
+  constructor(readonly text: string, private readonly exchanges: Chunk.Chunk<Backend.Exchange>) {}
+  get history() {
+    return Chunk.toReadonlyArray(this.exchanges)
+  }
+}
+
+/** How a place is probed: its backend's check, within a time. */
+export type Probe = (place: Place.Place, within: Duration.Duration) => Effect.Effect<boolean>
+
 /** What bounds one attempt: where it runs, how its place is probed, and when it started. */
 interface Limits {
   readonly run: Run
   readonly place: Place.Place
-  readonly probe: (within: Duration.Duration) => Effect.Effect<boolean>
+  readonly probe: Probe
   readonly startedAt: number
 }
 
@@ -65,17 +87,44 @@ export const attempt = (
   run: Run,
   place: Place.Place,
   open: Effect.Effect<Backend.Session, Failure.Failure>,
-  probe: (within: Duration.Duration) => Effect.Effect<boolean>,
+  probe: Probe,
   prompt: Backend.Prompt
 ): Effect.Effect<Either.Either<Stream.Stream<Backend.Event, Failure.Failure>, Failure.Failure>> =>
   Effect.gen(function*() {
     run.attempts += 1
-    const scope = yield* Scope.fork(run.scope, ExecutionStrategy.sequential)
+    const scope = yield* Scope.fork(run.scope!, ExecutionStrategy.sequential)
     const limits: Limits = { run, place, probe, startedAt: yield* Clock.currentTimeMillis }
     const result = yield* firstContent(limits, open, prompt, scope).pipe(beforeContent(limits), Effect.either)
     if (Either.isLeft(result)) yield* Scope.close(scope, Exit.void)
     return result
   })
+
+const millisOr = (limit: Option.Option<Duration.Duration>) =>
+  Option.isSome(limit) ? Duration.toMillis(limit.value) : Infinity
+
+/**
+ * One request answered whole, by a session's `reply`, started at `now`. The reply is given the
+ * time it must end by; the engine races it with its own timer unless the session keeps that
+ * time itself and no watchdog is asked for, so a reply that keeps it costs no fiber.
+ *
+ * @internal
+ */
+export const reply = (
+  run: Run,
+  place: Place.Place,
+  session: Backend.Session,
+  probe: Probe,
+  prompt: Backend.Prompt,
+  now: number
+): Effect.Effect<ReadonlyArray<Backend.Event>, Failure.Failure> => {
+  run.attempts += 1
+  const options = run.options
+  const by = Math.min(run.deadline, now + millisOr(options.firstByte), now + millisOr(options.send))
+  const call = session.reply!(prompt, { by, deadline: run.deadline })
+  return session.keepsLimits === true && Option.isNone(options.watchdog)
+    ? call
+    : beforeContent({ run, place, probe, startedAt: now })(call)
+}
 
 const firstContent = (
   limits: Limits,
@@ -92,7 +141,7 @@ const firstContent = (
     while (true) {
       const next = yield* Effect.catchAll(Effect.map(pull, Option.some), (end) =>
         Option.match(end, { onNone: () => Effect.succeed(Option.none()), onSome: Effect.fail }))
-      if (Option.isNone(next)) return deliver(limits, prompt, before, Option.none())
+      if (Option.isNone(next)) return deliver(limits, session, prompt, before, Option.none())
       const chunk = next.value
       const first = Chunk.findFirstIndex(chunk, Backend.isContent)
       for (const event of Option.match(first, { onNone: () => chunk, onSome: (i) => Chunk.take(chunk, i) })) {
@@ -100,7 +149,7 @@ const firstContent = (
         before.push(event)
       }
       if (Option.isSome(first)) {
-        return deliver(limits, prompt, [...before, ...Chunk.drop(chunk, first.value)], Option.some(pull))
+        return deliver(limits, session, prompt, [...before, ...Chunk.drop(chunk, first.value)], Option.some(pull))
       }
     }
   })
@@ -113,7 +162,13 @@ const note = (limits: Limits, event: Backend.Event) => {
  * The answer as the caller sees it, within the send ceiling and watched for a stall; the exchange
  * joins the conversation once it is whole.
  */
-const deliver = (limits: Limits, prompt: Backend.Prompt, events: ReadonlyArray<Backend.Event>, rest: Option.Option<Pull>) => {
+const deliver = (
+  limits: Limits,
+  session: Backend.Session,
+  prompt: Backend.Prompt,
+  events: ReadonlyArray<Backend.Event>,
+  rest: Option.Option<Pull>
+) => {
   const run = limits.run
   let text = ""
   let result = Option.none<string>()
@@ -127,7 +182,8 @@ const deliver = (limits: Limits, prompt: Backend.Prompt, events: ReadonlyArray<B
       })
     ),
     Stream.onEnd(Effect.sync(() => {
-      run.state.history = [...prompt.history, { prompt: prompt.text, answer: Option.getOrElse(result, () => text) }]
+      if (session.keepsConversation === true) return
+      run.state.history = Chunk.append(run.history, { prompt: prompt.text, answer: Option.getOrElse(result, () => text) })
     }))
   )
   return Option.isNone(rest) ? answer : afterContent(limits, answer)
@@ -213,7 +269,7 @@ const watchdog = (limits: Limits, dog: Agent.Watchdog, moved: () => number): Eff
           continue
         }
       }
-      if (yield* probe(dog.within)) {
+      if (yield* probe(place, dog.within)) {
         failed = 0
         checked = yield* Clock.currentTimeMillis
         continue

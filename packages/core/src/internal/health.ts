@@ -31,7 +31,8 @@ export type Admission =
   | { readonly _tag: "Trial" }
   | { readonly _tag: "Skip"; readonly why: "parked" | "cooling" | "trial"; readonly until: number; readonly last: Failure.Failure }
 
-const clean: Admission = { _tag: "Go", held: false }
+/** @internal */
+export const clean: Admission = { _tag: "Go", held: false }
 const held: Admission = { _tag: "Go", held: true }
 
 /**

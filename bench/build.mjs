@@ -1,0 +1,17 @@
+// Bundles the benchmarks with esbuild, as a user's build would ship the library: run under tsx,
+// every arrow function our sources hand over as an option gets tsx's keep-names helper, which costs
+// about as much per turn as the engine's whole happy path. The bundle sits beside the sources, so
+// the paths the benches resolve from their own folder hold.
+import { build } from "esbuild"
+
+await build({
+  entryPoints: [new URL("main.ts", import.meta.url).pathname],
+  bundle: true,
+  platform: "node",
+  format: "esm",
+  target: "node20",
+  conditions: ["@fallback/source"],
+  outfile: new URL("main.bundle.mjs", import.meta.url).pathname,
+  banner: { js: "import { createRequire as __createRequire } from \"node:module\"; const require = __createRequire(import.meta.url);" },
+  logLevel: "warning"
+})
