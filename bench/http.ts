@@ -13,8 +13,10 @@ import { Agent, Answer, Backend, Health, Notice, Steps } from "@fallback/core"
 import { MockProvider } from "@fallback/testkit"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
 import * as Runtime from "effect/Runtime"
+import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import { against, figure, type Figure, repetitions, spread } from "./figures.js"
 import * as Portkey from "./portkey.js"
@@ -26,27 +28,34 @@ const lanes = 50
 /** One turn as a promise. */
 type Turn = () => Promise<unknown>
 
-/** p50 in ms of `n` turns one after another. */
-const p50 = async (turn: Turn) => {
+/** Makes `count` turns ready to take, the i-th as `turn(i)`, before the clock starts. */
+type Turns = (count: number) => Promise<(i: number) => Turn>
+
+/** p50 in ms of turns one after another. */
+const p50 = async (turns: Turns) => {
+  const turn = await turns(sequential)
   const took: Array<number> = []
   for (let i = 0; i < sequential; i++) {
     const start = performance.now()
-    await turn()
+    await turn(i)()
     took.push(performance.now() - start)
   }
   return spread(took).median
 }
 
-/** Turns a second with `lanes` turns in flight, `lane(i)` giving lane i's turn. */
-const throughput = async (lane: (i: number) => Turn) => {
-  let left = parallel
+/** Turns a second with `lanes` turns in flight. */
+const throughput = async (turns: Turns) => {
+  const turn = await turns(parallel)
+  let next = 0
   const start = performance.now()
-  await Promise.all(Array.from({ length: lanes }, async (_, i) => {
-    const turn = lane(i)
-    while (left-- > 0) await turn()
+  await Promise.all(Array.from({ length: lanes }, async () => {
+    while (next < parallel) await turn(next++)()
   }))
   return (parallel * 1000) / (performance.now() - start)
 }
+
+/** The same turn every time. */
+const always = (turn: Turn): Turns => () => Promise.resolve(() => turn)
 
 /**
  * The direct client: undici's keep-alive Agent, the dispatcher fallback's HTTP client runs on,
@@ -54,9 +63,12 @@ const throughput = async (lane: (i: number) => Turn) => {
  */
 const direct = new Undici.Agent()
 
+/** The conversation every turn sends, direct or through fallback: one exchange so far, then the prompt. */
+const conversation = [{ role: "user", content: "hi" }, { role: "assistant", content: "ok" }, { role: "user", content: "hi" }]
+
 const chat = (url: string, model: string, stream: boolean, headers: Record<string, string> = {}): Turn => {
   const { origin } = new URL(url)
-  const body = JSON.stringify({ model, stream, messages: [{ role: "user", content: "hi" }] })
+  const body = JSON.stringify({ model, stream, messages: conversation })
   const sent = { "content-type": "application/json", ...headers }
   return async () => {
     const response = await direct.request({ origin, path: "/v1/chat/completions", method: "POST", headers: sent, body })
@@ -88,25 +100,38 @@ const world = (url: string, chain: ReadonlyArray<string>) => {
   )
 }
 
-/** Measures fallback's agents at `chain`: each lane its own agent, each turn starting at the first place. */
+/**
+ * Fallback's turns at `chain`, each on an agent of its own that has answered one turn already (its
+ * session open, its stand-in built): every measured turn starts at the first place with one
+ * exchange of history, so no turn carries a conversation the bench has grown. The agents of one
+ * measurement are made before it and let go after it.
+ */
 const ours = (url: string, chain: ReadonlyArray<string>) =>
   Effect.gen(function*() {
-    const runtime = yield* Effect.runtime<never>()
-    const agents = yield* Effect.forEach(
-      Array.from({ length: lanes }),
-      () => Agent.make(chain[0]!, undefined, { moved: "returns", answers: movesAtOnce })
+    const run = Runtime.runPromise(yield* Effect.runtime<Steps.Steps | Health.Health | Backend.Backends>())
+    let held: Scope.CloseableScope | undefined
+    const turns: Turns = async (count) => {
+      if (held !== undefined) await run(Scope.close(held, Exit.void))
+      const scope = held = await run(Scope.make())
+      const agents = await run(Effect.forEach(Array.from({ length: count }), () =>
+        Agent.make(chain[0]!, undefined, { moved: "returns", answers: movesAtOnce }).pipe(
+          Effect.tap((agent) => Agent.ask(agent, "hi")),
+          Scope.extend(scope)
+        )))
+      return (i) => () => run(Agent.ask(agents[i]!, "hi"))
+    }
+    return yield* Effect.promise(() => measure(turns)).pipe(
+      Effect.ensuring(Effect.suspend(() => held === undefined ? Effect.void : Scope.close(held, Exit.void)))
     )
-    const turn = (i: number): Turn => () => Runtime.runPromise(runtime)(Agent.ask(agents[i]!, "hi"))
-    return yield* Effect.promise(() => measure(turn))
-  }).pipe(Effect.scoped, Effect.provide(world(url, chain)))
+  }).pipe(Effect.provide(world(url, chain)))
 
-const measure = async (lane: (i: number) => Turn) => {
-  await throughput(lane)
+const measure = async (turns: Turns) => {
+  await throughput(turns)
   const latency: Array<number> = []
   const rate: Array<number> = []
   for (let r = 0; r < repetitions; r++) {
-    latency.push(await p50(lane(0)))
-    rate.push(await throughput(lane))
+    latency.push(await p50(turns))
+    rate.push(await throughput(turns))
   }
   return { latency, rate }
 }
@@ -117,8 +142,8 @@ export const http = async (): Promise<Array<Figure>> => {
   const results: Array<readonly [string, { latency: Array<number>; rate: Array<number> }]> = []
   let portkey = "not measured"
   try {
-    results.push(["direct (undici)", await measure(() => chat(mock.url, "m", true))])
-    results.push(["direct (undici), not streamed", await measure(() => chat(mock.url, "m", false))])
+    results.push(["direct (undici)", await measure(always(chat(mock.url, "m", true)))])
+    results.push(["direct (undici), not streamed", await measure(always(chat(mock.url, "m", false)))])
     results.push(["through fallback", await Effect.runPromise(ours(mock.url, ["local/m", "local/n"]))])
     results.push([
       "through fallback, 429 at the first place",
@@ -130,10 +155,10 @@ export const http = async (): Promise<Array<Figure>> => {
     })
     if (gateway !== undefined) {
       try {
-        results.push(["through Portkey, not streamed", await measure(() => chat(gateway.url, "m", false, Portkey.headers(mock.url)))])
+        results.push(["through Portkey, not streamed", await measure(always(chat(gateway.url, "m", false, Portkey.headers(mock.url))))])
         results.push([
           "through Portkey, not streamed, 429 at the first target",
-          await measure(() => chat(gateway.url, "m", false, Portkey.headers(mock.url, "m-fault-rate-limit")))
+          await measure(always(chat(gateway.url, "m", false, Portkey.headers(mock.url, "m-fault-rate-limit"))))
         ])
         portkey = "measured"
       } catch (error) {
