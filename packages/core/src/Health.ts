@@ -16,7 +16,6 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
-import * as Ref from "effect/Ref"
 import type * as Failure from "./Failure.js"
 import * as internal from "./internal/health.js"
 import * as healthFile from "./internal/healthFile.js"
@@ -112,8 +111,18 @@ export class Health extends Context.Tag("@fallback/core/Health")<Health, {
   static readonly layerMemory = (breaker: Breaker = defaultBreaker): Layer.Layer<Health> =>
     Layer.effect(
       Health,
-      Effect.map(Ref.make<internal.Book>(new Map()), (ref) =>
-        make({ get: () => Ref.get(ref), modify: (_, change) => Ref.modify(ref, change) }, breaker))
+      Effect.sync(() => {
+        const book = new Map<string, internal.Entry>()
+        return make({
+          get: () => Effect.sync(() => new Map(book)),
+          modify: (_, change) =>
+            Effect.sync(() => {
+              const [answer, patch] = change(book)
+              if (patch !== undefined) internal.apply(book, patch)
+              return answer
+            })
+        }, breaker)
+      })
     )
 
   /**
@@ -137,12 +146,15 @@ const numbersOf = (breaker: Breaker): internal.Breaker => ({
 
 interface Keeping {
   readonly get: (now: number) => Effect.Effect<internal.Book>
-  readonly modify: <A>(now: number, change: (book: internal.Book) => readonly [A, internal.Book]) => Effect.Effect<A>
+  readonly modify: <A>(
+    now: number,
+    change: (book: internal.Book) => readonly [A, internal.Patch | undefined]
+  ) => Effect.Effect<A>
 }
 
 const make = (keeping: Keeping, breaker: Breaker): Health["Type"] => {
   const numbers = numbersOf(breaker)
-  const clean = (book: internal.Book): readonly [Admission, internal.Book] => [internal.clean, book]
+  const clean = [internal.clean, undefined] as const
   return Health.of({
     admit: (place) =>
       Effect.clockWith((clock) => {
@@ -150,19 +162,16 @@ const make = (keeping: Keeping, breaker: Breaker): Health["Type"] => {
         return keeping.modify(now, (book) => {
           const key = Place.format(place)
           const was = book.get(key)
-          if (was === undefined) return clean(book)
+          if (was === undefined) return clean
           const [admission, entry] = internal.admit(was, now)
-          return [admission, entry === was ? book : new Map(book).set(key, entry!)]
+          return [admission, entry === was ? undefined : { key, entry }]
         })
       }),
     succeeded: (place) =>
       Effect.flatMap(Clock.currentTimeMillis, (now) =>
         keeping.modify(now, (book) => {
           const key = Place.format(place)
-          if (!book.has(key)) return [undefined, book]
-          const next = new Map(book)
-          next.delete(key)
-          return [undefined, next]
+          return [undefined, book.has(key) ? { key, entry: undefined } : undefined]
         })),
     failed: (place, { counts, coolUntil, failure }) =>
       Effect.clockWith((clock) => {
@@ -170,7 +179,7 @@ const make = (keeping: Keeping, breaker: Breaker): Health["Type"] => {
         return keeping.modify(now, (book) => {
           const key = Place.format(place)
           const entry = internal.failed(book.get(key), place, failure, counts, Option.getOrUndefined(coolUntil), numbers, now)
-          return [undefined, new Map(book).set(key, entry)]
+          return [undefined, { key, entry }]
         })
       }),
     snapshot: Effect.flatMap(Clock.currentTimeMillis, (now) =>

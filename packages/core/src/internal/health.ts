@@ -19,6 +19,23 @@ export interface Entry {
 /** @internal */
 export type Book = ReadonlyMap<string, Entry>
 
+/**
+ * One change to a book: the entry at a key set, or removed (`undefined`). A change is made in
+ * place, so recording a failure costs the same however many places have something recorded.
+ *
+ * @internal
+ */
+export interface Patch {
+  readonly key: string
+  readonly entry: Entry | undefined
+}
+
+/** @internal */
+export const apply = (book: Map<string, Entry>, patch: Patch): void => {
+  if (patch.entry === undefined) book.delete(patch.key)
+  else book.set(patch.key, patch.entry)
+}
+
 /** @internal */
 export interface Breaker {
   readonly failures: number

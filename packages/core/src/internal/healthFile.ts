@@ -5,7 +5,7 @@ import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import * as Failure from "../Failure.js"
 import * as Place from "../Place.js"
-import type { Book, Breaker } from "./health.js"
+import { apply, type Book, type Breaker, type Entry, type Patch } from "./health.js"
 import * as SharedFile from "./sharedFile.js"
 
 const Stored = Schema.Struct({
@@ -26,7 +26,7 @@ const Document = Schema.parseJson(Schema.Struct({ places: Schema.Array(Stored) }
  *
  * @internal
  */
-export const decode = (text: Option.Option<string>, breaker: Breaker, now: number): Book =>
+export const decode = (text: Option.Option<string>, breaker: Breaker, now: number): Map<string, Entry> =>
   Option.match(text, {
     onNone: () => new Map(),
     onSome: (content) =>
@@ -71,13 +71,15 @@ export const fileBook = (file: string, breaker: Breaker) =>
     const read = (now: number) => Effect.map(Effect.orElseSucceed(shared.text, Option.none), (text) => decode(text, breaker, now))
     return {
       get: (now: number) => read(now),
-      modify: <A>(now: number, change: (book: Book) => readonly [A, Book]) =>
+      modify: <A>(now: number, change: (book: Book) => readonly [A, Patch | undefined]) =>
         Effect.flatMap(read(now), (book) => {
-          const [first, next] = change(book)
-          if (next === book) return Effect.succeed(first)
+          const [first, patch] = change(book)
+          if (patch === undefined) return Effect.succeed(first)
           return Effect.flatMap(read(now), (current) => {
-            const [answer, changed] = change(current)
-            return changed === current ? Effect.succeed(answer) : Effect.as(shared.replace(encode(changed)), answer)
+            const [answer, again] = change(current)
+            if (again === undefined) return Effect.succeed(answer)
+            apply(current, again)
+            return Effect.as(shared.replace(encode(current)), answer)
           }).pipe(
             shared.edit((problem) => problem),
             Effect.orElseSucceed(() => first)
