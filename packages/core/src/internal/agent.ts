@@ -7,7 +7,6 @@ import * as Either from "effect/Either"
 import * as ExecutionStrategy from "effect/ExecutionStrategy"
 import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
-import * as LayerMap from "effect/LayerMap"
 import * as Option from "effect/Option"
 import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
@@ -100,7 +99,8 @@ export const make = Effect.fnUntraced(function*(
         Effect.orElseSucceed(() => Option.none<ConfigFile.Account>())
       )
 
-  const standIns = yield* LayerMap.make((place: Place.Place) =>
+  /** A place's stand-in: the Layer of its session, opened as the account with the agent's settings. */
+  const standIn = (place: Place.Place) =>
     Layer.scoped(
       StandIn,
       Effect.gen(function*() {
@@ -108,7 +108,6 @@ export const make = Effect.fnUntraced(function*(
         return yield* backend.open(place, yield* accountOf(place), settings, openings.get(key(place)) ?? {})
       })
     )
-  )
 
   /** The session at a place, built the first time a turn reaches it and held for the agent. */
   const hold = (place: Place.Place) =>
@@ -117,11 +116,10 @@ export const make = Effect.fnUntraced(function*(
       if (found !== undefined) return Effect.succeed(found.session)
       return Effect.gen(function*() {
         const scope = yield* Scope.fork(agentScope, ExecutionStrategy.sequential)
-        const runtime = yield* standIns.runtime(place).pipe(
-          Scope.extend(scope),
+        const built = yield* Layer.buildWithScope(standIn(place), scope).pipe(
           Effect.tapError(() => Scope.close(scope, Exit.void))
         )
-        const session = Context.get(runtime.context, StandIn)
+        const session = Context.get(built, StandIn)
         held.set(key(place), { session, scope })
         return session
       })
@@ -133,10 +131,7 @@ export const make = Effect.fnUntraced(function*(
       const found = held.get(key(place))
       held.delete(key(place))
       openings.set(key(place), Option.match(resume, { onNone: () => ({}), onSome: (id) => ({ resume: id }) }))
-      return Effect.andThen(
-        found === undefined ? Effect.void : Scope.close(found.scope, Exit.void),
-        standIns.invalidate(place)
-      )
+      return found === undefined ? Effect.void : Scope.close(found.scope, Exit.void)
     })
 
   const newRun = (startedAt: number, scope: Scope.Scope | undefined): Run => ({
