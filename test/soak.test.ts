@@ -6,11 +6,11 @@ describe("chaos soak", () => {
   it.live("turns over scripted and HTTP places with random faults, policies and budgets keep every invariant", () =>
     Effect.gen(function*() {
       const seed = Number(process.env.SOAK_SEED ?? Date.now() % 100_000)
-      const summary = yield* soak({ turns: 10_000, seconds: 14, seed, parallel: 8, turnsPerTrial: 25 })
+      const summary = yield* soak({ turns: 10_000, seconds: 30, seed, parallel: 8, turnsPerTrial: 25 })
       console.log(summarise(summary))
       expect(summary.turns).toBeGreaterThan(40)
       expect(Object.keys(summary.mix).filter((ending) => ending.startsWith("failed")).length).toBeGreaterThan(3)
       expect(summary.broken, "replay a seed named below: SOAK_SEED=<seed> SOAK_TURNS=25 SOAK_PARALLEL=1 npm run soak")
         .toEqual([])
-    }), 40_000)
+    }), 70_000)
 })

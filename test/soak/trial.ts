@@ -99,6 +99,8 @@ export const trial = (seed: number, turns: number, stopAt = Infinity): Effect.Ef
     const options = optionsOf(rng)
     const breaker = breakerOf(rng)
     const idle = rng.int(60, 300)
+    // Half the trials take their turns whole (agent.reply, scripted sessions answering whole).
+    const whole = rng.chance(0.5)
     const requests: Array<Request> = []
     const live = new Live()
     const broken: Array<string> = []
@@ -114,7 +116,8 @@ export const trial = (seed: number, turns: number, stopAt = Infinity): Effect.Ef
           requests.push({ place: drawn.place, at: Date.now() })
           return outcomeOf(rng, Option.isSome(options.send))
         })
-      ]]))
+      ]])),
+      whole
     }
     const http = Layer.effect(
       Backend.Backends,
@@ -159,16 +162,14 @@ export const trial = (seed: number, turns: number, stopAt = Infinity): Effect.Ef
         let content: number | undefined = undefined
         const start = Date.now()
         const lateAtStart = Lag.late()
-        const exit = yield* agent.turn(`turn ${turn}`).pipe(
-          Stream.runForEach((event) =>
-            Effect.sync(() => {
-              if (content === undefined && Backend.isContent(event)) content = Date.now()
-              events.push(event)
-            })
-          ),
-          Effect.timeout(Duration.millis(deadline + hardStop)),
-          Effect.exit
-        )
+        const heard = (event: Backend.Event) => {
+          if (content === undefined && Backend.isContent(event)) content = Date.now()
+          events.push(event)
+        }
+        const taken = whole
+          ? Effect.map(agent.reply(`turn ${turn}`), (all) => all.forEach(heard))
+          : Stream.runForEach(agent.turn(`turn ${turn}`), (event) => Effect.sync(() => heard(event)))
+        const exit = yield* taken.pipe(Effect.timeout(Duration.millis(deadline + hardStop)), Effect.exit)
         const took = Date.now() - start
         const lag = Lag.late() - lateAtStart
         overrun = Math.max(overrun, took - deadline - lag)
