@@ -1,6 +1,5 @@
 import * as Either from "effect/Either"
-import * as Option from "effect/Option"
-import type * as Place from "../Place.js"
+import * as Place from "../Place.js"
 import type * as Policy from "../Policy.js"
 
 /**
@@ -25,11 +24,10 @@ export type Book = ReadonlyMap<string, { readonly place: Place.Place } & Entry>
 export const walk = (book: Book, from: Place.Place): ReadonlyArray<Place.Place> => {
   const seen = new Set<string>()
   const out: Array<Place.Place> = []
-  let at: Option.Option<Place.Place> = Option.some(from)
-  while (Option.isSome(at) && !seen.has(String(at.value))) {
-    seen.add(String(at.value))
-    out.push(at.value)
-    at = Option.fromNullable(book.get(String(at.value))?.to)
+  for (let at: Place.Place | undefined = from; at !== undefined && !seen.has(Place.format(at));) {
+    seen.add(Place.format(at))
+    out.push(at)
+    at = book.get(Place.format(at))?.to
   }
   return out
 }
