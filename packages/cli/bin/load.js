@@ -5,17 +5,16 @@
 // A cache that is missing, that was written for another build of the bundle (its first line names
 // the build, a random id in the bundle's first line), or that V8 rejects (another node, other
 // flags) is left aside: the bundle is compiled as it would be without one, and runs the same.
-import { readFileSync, renameSync, writeFileSync } from "node:fs"
-import Module, { createRequire } from "node:module"
-import { dirname } from "node:path"
-import { fileURLToPath } from "node:url"
-import { Script } from "node:vm"
+const { readFileSync, renameSync, writeFileSync } = require("node:fs")
+const Module = require("node:module")
+const { dirname, join } = require("node:path")
+const { Script } = require("node:vm")
 
 /** The bundle: the whole command line as one CommonJS script. */
-export const bundle = fileURLToPath(new URL("../dist/fallback.cjs", import.meta.url))
+const bundle = join(__dirname, "../dist/fallback.cjs")
 
-/** The code cache for the bundle, written by build.mjs. */
-export const cache = fileURLToPath(new URL("../dist/fallback.cache", import.meta.url))
+// the code cache for the bundle, written by build.mjs
+const cache = join(__dirname, "../dist/fallback.cache")
 
 const cached = (build) => {
   let data
@@ -33,7 +32,7 @@ const cached = (build) => {
  * exits the code compiled by then is written as the cache (build.mjs runs `--help` so); it is
  * written beside and renamed into place, so a start that reads it meanwhile sees a whole one.
  */
-export const run = ({ record = false } = {}) => {
+const run = ({ record = false } = {}) => {
   const source = readFileSync(bundle, "utf8")
   const build = source.slice(0, source.indexOf("\n"))
   const script = new Script(Module.wrap(source), { filename: bundle, cachedData: record ? undefined : cached(build) })
@@ -43,6 +42,8 @@ export const run = ({ record = false } = {}) => {
       renameSync(`${cache}.${process.pid}`, cache)
     })
   }
-  const module = { exports: {} }
-  script.runInThisContext().call(module.exports, module.exports, createRequire(bundle), module, bundle, dirname(bundle))
+  const loaded = { exports: {} }
+  script.runInThisContext().call(loaded.exports, loaded.exports, Module.createRequire(bundle), loaded, bundle, dirname(bundle))
 }
+
+module.exports = { bundle, run }
