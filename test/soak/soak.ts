@@ -74,7 +74,9 @@ export const soak = (plan: Plan): Effect.Effect<Summary> =>
     const heapEnd = heap()
     const after = handles()
     const broken = reports.flatMap((report) =>
-      report.broken.map((text) => `seed ${report.seed} (${report.chain.join(" → ")}): ${text}`)
+      report.broken.map((text) =>
+        `seed ${report.seed} (${report.chain.join(" → ")}${report.whole ? ", whole" : ""}): ${text}`
+      )
     )
     for (const kind of new Set([...Object.keys(before), ...Object.keys(after)])) {
       if ((after[kind] ?? 0) > (before[kind] ?? 0)) {

@@ -36,6 +36,8 @@ export type Ending = "answered" | `failed ${Failure.Kind}` | "broken"
 export interface Report {
   readonly seed: number
   readonly chain: ReadonlyArray<string>
+  /** Whether the trial took its turns whole. */
+  readonly whole: boolean
   readonly endings: Array<Ending>
   readonly overrun: number
   readonly broken: Array<string>
@@ -217,5 +219,5 @@ export const trial = (seed: number, turns: number, stopAt = Infinity): Effect.Ef
     yield* run
     yield* Scope.close(scope, Exit.void)
     if (live.running !== 0) broken.push(`${live.running} fibers still running after the trial's scope closed`)
-    return { seed, endings, overrun, broken, chain: chain.map((drawn) => drawn.place) }
+    return { seed, whole, endings, overrun, broken, chain: chain.map((drawn) => drawn.place) }
   })

@@ -156,7 +156,9 @@ export const make = (description: Description, options: Cli.Options): Backend.Ba
       get id() {
         return current ?? ""
       },
-      turn
+      turn,
+      // The CLI holds the conversation and resumes it by the session's id: it never reads history.
+      keepsConversation: true
     } satisfies Backend.Session
   })
   return { cli: description.cli, capabilities: description.capabilities, open }
