@@ -134,10 +134,11 @@ export const make = Effect.fnUntraced(function*(
       return found === undefined ? Effect.void : Scope.close(found.scope, Exit.void)
     })
 
-  const newRun = (startedAt: number, scope: Scope.Scope | undefined): Run => ({
+  const newRun = (clock: Clock.Clock, startedAt: number, scope: Scope.Scope | undefined): Run => ({
     scope,
     made: undefined,
     startedAt,
+    clock,
     deadline: startedAt + Duration.toMillis(options.budget.deadline),
     attempts: 0,
     history: state.history,
@@ -158,7 +159,8 @@ export const make = Effect.fnUntraced(function*(
 
   const turn = (text: string): Stream.Stream<Backend.Event, Failure.Failure> =>
     Stream.unwrapScoped(Effect.gen(function*() {
-      const run = newRun(yield* Clock.currentTimeMillis, yield* Effect.scope)
+      const clock = yield* Effect.clock
+      const run = newRun(clock, clock.unsafeCurrentTimeMillis(), yield* Effect.scope)
       return yield* whole(run, startOf(), text, streamed, undefined)
     }))
 
@@ -166,28 +168,32 @@ export const make = Effect.fnUntraced(function*(
    * A request answered whole: by the session's `reply` where it has one, else its stream, the
    * rest of which is read once the first content is there (a failure after that surfaces as it is).
    */
-  const collected: Go<Effect.Effect<ReadonlyArray<Backend.Event>, Failure.Failure>> = (run, place, prompt) =>
-    Effect.flatMap(Effect.either(hold(place)), (opened) => {
-      if (Either.isLeft(opened)) {
+  const collected: Go<Effect.Effect<ReadonlyArray<Backend.Event>, Failure.Failure>> = (run, place, prompt) => {
+    const found = held.get(key(place))
+    return found === undefined
+      ? Effect.flatMap(Effect.either(hold(place)), (opened) => {
+        if (Either.isRight(opened)) return collectedAt(run, place, opened.right, prompt)
         run.attempts += 1
         return Effect.succeed(Either.left(opened.left))
-      }
-      const session = opened.right
-      if (session.reply === undefined) {
-        return Effect.andThen(
-          run.scope === undefined ? Effect.map(Scope.make(), (scope) => void (run.scope = run.made = scope)) : Effect.void,
-          Effect.map(
-            attempt(run, place, Effect.succeed(session), probe, prompt),
-            Either.map((stream) => Effect.map(Stream.runCollect(stream), Chunk.toReadonlyArray))
-          )
+      })
+      : collectedAt(run, place, found.session, prompt)
+  }
+
+  const collectedAt = (run: Run, place: Place.Place, session: Backend.Session, prompt: Backend.Prompt) => {
+    if (session.reply === undefined) {
+      return Effect.andThen(
+        run.scope === undefined ? Effect.map(Scope.make(), (scope) => void (run.scope = run.made = scope)) : Effect.void,
+        Effect.map(
+          attempt(run, place, Effect.succeed(session), probe, prompt),
+          Either.map((stream) => Effect.map(Stream.runCollect(stream), Chunk.toReadonlyArray))
         )
-      }
-      return Effect.flatMap(Clock.currentTimeMillis, (now) =>
-        Effect.either(Effect.map(
-          replyAttempt(run, place, session, probe, prompt, now),
-          (events) => Effect.succeed(landed(run, place, session, prompt, events))
-        )))
-    })
+      )
+    }
+    return Effect.either(Effect.map(
+      replyAttempt(run, place, session, probe, prompt, run.clock.unsafeCurrentTimeMillis()),
+      (events) => Effect.succeed(landed(run, place, session, prompt, events))
+    ))
+  }
 
   /** A whole reply that came: its session is noted and the exchange joins the conversation. */
   const landed = (
@@ -216,9 +222,9 @@ export const make = Effect.fnUntraced(function*(
       const startedAt = clock.unsafeCurrentTimeMillis()
       const start = startOf()
       const session = held.get(key(start))?.session
-      if (session?.reply === undefined) return rest(newRun(startedAt, undefined), start, text, undefined)
+      if (session?.reply === undefined) return rest(newRun(clock, startedAt, undefined), start, text, undefined)
       return Effect.flatMap(health.admit(start), (admission) => {
-        const run = newRun(startedAt, undefined)
+        const run = newRun(clock, startedAt, undefined)
         if (admission._tag !== "Go" || admission.held) return rest(run, start, text, { admission })
         const prompt = promptOf(text, state.history)
         return Effect.matchEffect(replyAttempt(run, start, session, probe, prompt, startedAt), {
@@ -269,7 +275,7 @@ export const make = Effect.fnUntraced(function*(
       }
       yield* announce
       if (move === "place") run.history = Chunk.empty()
-      const placeStartedAt = entry?.first === undefined ? yield* Clock.currentTimeMillis : run.startedAt
+      const placeStartedAt = entry?.first === undefined ? run.clock.unsafeCurrentTimeMillis() : run.startedAt
       let first = entry?.first
       let goes = 0
       let step: Policy.Retrying | undefined = undefined
@@ -283,7 +289,7 @@ export const make = Effect.fnUntraced(function*(
           return answered(result.right)
         }
         const failure = result.left
-        const now = yield* Clock.currentTimeMillis
+        const now = run.clock.unsafeCurrentTimeMillis()
         const answer = Answer.of(options.answers, failure)
         yield* health.failed(place, {
           failure,
@@ -360,7 +366,7 @@ export const make = Effect.fnUntraced(function*(
       let accountQueue: Array<Place.Place> | undefined = undefined
       while (true) {
         const answer = Answer.of(options.answers, failure)
-        const now = yield* Clock.currentTimeMillis
+        const now = run.clock.unsafeCurrentTimeMillis()
         if (answer.once) {
           return yield* stop(
             run,

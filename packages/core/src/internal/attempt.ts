@@ -39,6 +39,8 @@ export interface Run {
   /** The scope a turn answered whole made for itself, closed when it ends. */
   made: Scope.CloseableScope | undefined
   readonly startedAt: number
+  /** The turn's clock (the TestClock under test), read without an effect on every step. */
+  readonly clock: Clock.Clock
   deadline: number
   attempts: number
   history: Chunk.Chunk<Backend.Exchange>
@@ -93,7 +95,7 @@ export const attempt = (
   Effect.gen(function*() {
     run.attempts += 1
     const scope = yield* Scope.fork(run.scope!, ExecutionStrategy.sequential)
-    const limits: Limits = { run, place, probe, startedAt: yield* Clock.currentTimeMillis }
+    const limits: Limits = { run, place, probe, startedAt: run.clock.unsafeCurrentTimeMillis() }
     const result = yield* firstContent(limits, open, prompt, scope).pipe(beforeContent(limits), Effect.either)
     if (Either.isLeft(result)) yield* Scope.close(scope, Exit.void)
     return result
