@@ -8,7 +8,7 @@ import { dirname } from "node:path"
 import { build } from "esbuild"
 
 // @effect/platform-node's HTTP client reaches undici through one module, which re-exports all of
-// it, so every start would load undici (a third of the bundle) though only run, demo and edit make
+// it, so every start would load undici (nearly half the bundle) though only run, demo and edit make
 // requests. In the bundle that module is one that loads undici when the client first asks for a
 // dispatcher; it offers what the client takes from undici, which the checks below hold to.
 const undici = /@effect[\\/]platform-node[\\/]dist[\\/]esm[\\/]Undici\.js$/
