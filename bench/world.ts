@@ -26,20 +26,16 @@ export const answering: Stream.Stream<Backend.Event, Failure.Failure> = Stream.f
  * `timed` says the engine times it all the same, as it does a reply that could wait.
  */
 export const session = (place: Place.Place, timed = false): Backend.Session => {
+  if (!place.model.startsWith("down")) return { ...up, keepsLimits: !timed }
   const failure = new Failure.ModelNotFound({ place, said: Failure.said("bench down") })
-  const isDown = place.model.startsWith("down")
   const down = Stream.fail(failure)
-  const reply = isDown
-    ? Effect.tryPromise({ try: () => Promise.reject(failure), catch: () => failure })
-    : Effect.tryPromise({ try: () => Promise.resolve(events), catch: () => failure })
-  return {
-    id: "bench",
-    turn: () => isDown ? down : answering,
-    reply: () => reply,
-    keepsLimits: !timed,
-    keepsConversation: true
-  }
+  const reply = Effect.tryPromise({ try: () => Promise.reject(failure), catch: () => failure })
+  return { id: "bench", turn: () => down, reply: () => reply, keepsLimits: !timed, keepsConversation: true }
 }
+
+const answered = Effect.tryPromise({ try: () => Promise.resolve(events), catch: () => failureOf(events) })
+const failureOf = (_: unknown) => new Failure.Unknown({ place: Place.Place.make({ cli: "bench", model: "up" }), said: Failure.said("") })
+const up: Backend.Session = { id: "bench", turn: () => answering, reply: () => answered, keepsConversation: true }
 
 /** How many sessions were opened: a stand-in counted once per agent that needed it. */
 export const opened = { count: 0 }
