@@ -33,8 +33,10 @@ export const session = (place: Place.Place, timed = false): Backend.Session => {
   return { id: "bench", turn: () => down, reply: () => reply, keepsLimits: !timed, keepsConversation: true }
 }
 
-const answered = Effect.tryPromise({ try: () => Promise.resolve(events), catch: () => failureOf(events) })
-const failureOf = (_: unknown) => new Failure.Unknown({ place: Place.Place.make({ cli: "bench", model: "up" }), said: Failure.said("") })
+const answered = Effect.tryPromise({
+  try: () => Promise.resolve(events),
+  catch: (cause) => new Failure.Unknown({ place: Place.Place.make({ cli: "bench", model: "up" }), said: Failure.said(String(cause)) })
+})
 const up: Backend.Session = { id: "bench", turn: () => answering, reply: () => answered, keepsConversation: true }
 
 /** How many sessions were opened: a stand-in counted once per agent that needed it. */
