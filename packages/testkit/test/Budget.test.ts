@@ -29,7 +29,8 @@ const configuration = fc.record({
   ),
   deadline: fc.integer({ min: 1, max: 900 }),
   attempts: fc.integer({ min: 1, max: 12 }),
-  parked: fc.nat({ max: 4 })
+  parked: fc.nat({ max: 4 }),
+  whole: fc.boolean()
 })
 
 describe("one budget per turn", () => {
@@ -61,7 +62,7 @@ describe("one budget per turn", () => {
         expect(scripted.seen(Place.format(parked)).turns).toBe(0)
       }).pipe(
         Effect.provide(world({
-          script: { places: Object.fromEntries(pool.map((place, i) => [place, config.scripts[i]!])) },
+          script: { places: Object.fromEntries(pool.map((place, i) => [place, config.scripts[i]!])), whole: config.whole },
           chain: config.chain,
           accounts: { claude: ["work", "home"] },
           retrying: Object.fromEntries(
