@@ -10,9 +10,11 @@ const root = fileURLToPath(new URL("..", import.meta.url))
 const bin = join(root, "node_modules", ".bin", "fallback")
 
 // The bin runs the bundle `npm ci` built; build it again so these tests see this tree's code.
+// The build bundles the bin and records its code cache by running it once: give it a minute on a
+// loaded machine, not vitest's 10 s.
 beforeAll(() => {
   execFileSync(process.execPath, [join(root, "packages", "cli", "build.mjs")])
-})
+}, 60_000)
 
 const fallback = (config: string, ...args: Array<string>) => {
   const ran = spawnSync(bin, args, {
