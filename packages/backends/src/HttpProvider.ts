@@ -25,6 +25,9 @@
  * with the same failure the stream would have had. A reply has no idle time of its own: the engine
  * times the whole reply.
  *
+ * A request is a span of its own (`http.client POST`, with trace headers sent on) only where the
+ * program installed a tracer; under Effect's native tracer, which exports nothing, it is not traced.
+ *
  * @since 0.1.0
  */
 import { type Backend, ConfigFile, Place } from "@fallback/core"
