@@ -15,6 +15,7 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
 import * as Runtime from "effect/Runtime"
 import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
@@ -104,9 +105,11 @@ const world = (url: string, chain: ReadonlyArray<string>) => {
  * Fallback's turns at `chain`, each on an agent of its own that has answered one turn already (its
  * session open, its stand-in built): every measured turn starts at the first place with one
  * exchange of history, so no turn carries a conversation the bench has grown. The agents of one
- * measurement are made before it and let go after it.
+ * measurement are made before it and let go after it. With the design's 30 s to the first byte a
+ * turn reads the provider's stream; `whole`: with no first-byte limit, it takes the provider's
+ * whole reply, timed by the engine.
  */
-const ours = (url: string, chain: ReadonlyArray<string>) =>
+const ours = (url: string, chain: ReadonlyArray<string>, whole = false) =>
   Effect.gen(function*() {
     const run = Runtime.runPromise(yield* Effect.runtime<Steps.Steps | Health.Health | Backend.Backends>())
     let held: Scope.CloseableScope | undefined
@@ -114,7 +117,11 @@ const ours = (url: string, chain: ReadonlyArray<string>) =>
       if (held !== undefined) await run(Scope.close(held, Exit.void))
       const scope = held = await run(Scope.make())
       const agents = await run(Effect.forEach(Array.from({ length: count }), () =>
-        Agent.make(chain[0]!, undefined, { moved: "returns", answers: movesAtOnce }).pipe(
+        Agent.make(chain[0]!, undefined, {
+          moved: "returns",
+          answers: movesAtOnce,
+          ...(whole ? { firstByte: Option.none() } : {})
+        }).pipe(
           Effect.tap((agent) => Agent.ask(agent, "hi")),
           Scope.extend(scope)
         )))
@@ -145,6 +152,10 @@ export const http = async (): Promise<Array<Figure>> => {
     results.push(["direct (undici)", await measure(always(chat(mock.url, "m", true)))])
     results.push(["direct (undici), not streamed", await measure(always(chat(mock.url, "m", false)))])
     results.push(["through fallback", await Effect.runPromise(ours(mock.url, ["local/m", "local/n"]))])
+    results.push([
+      "through fallback, no first-byte limit (whole replies)",
+      await Effect.runPromise(ours(mock.url, ["local/m", "local/n"], true))
+    ])
     results.push([
       "through fallback, 429 at the first place",
       await Effect.runPromise(ours(mock.url, ["local/m-fault-rate-limit", "local/n"]))

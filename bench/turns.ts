@@ -28,14 +28,17 @@ const bare = (stream: Stream.Stream<Backend.Event, unknown>) =>
 
 /**
  * Figures of the engine at `chain`: a held agent's turns answered whole (replies that keep their
- * limits, then replies the engine times), its turns as streams, and a fresh agent per turn (its
- * first-time build).
+ * limits, then replies the engine times, which it takes only from an agent with no first-byte
+ * limit), its turns as streams, and a fresh agent per turn (its first-time build).
  */
 const ours = (bench: string, places: ReadonlyArray<string>) =>
   Effect.gen(function*() {
     const held = (timed: boolean) =>
       Effect.scoped(Effect.gen(function*() {
-        const agent = yield* Agent.make(places[0]!, undefined, { moved: "returns" })
+        const agent = yield* Agent.make(places[0]!, undefined, {
+          moved: "returns",
+          ...(timed ? { firstByte: Option.none() } : {})
+        })
         return yield* inEffect(turns, Agent.ask(agent, "hi"))
       })).pipe(Effect.provide(world(chain(places), timed)))
     const streamed = yield* Effect.scoped(Effect.gen(function*() {
@@ -48,7 +51,7 @@ const ours = (bench: string, places: ReadonlyArray<string>) =>
     const builds = (opened.count - before) / (fresh * (repetitions + 1))
     return [
       figure(bench, "fallback Agent.ask (held agent)", "µs", yield* held(false)),
-      figure(bench, "fallback Agent.ask, reply timed by the engine", "µs", yield* held(true)),
+      figure(bench, "fallback Agent.ask, reply timed by the engine (no first-byte limit)", "µs", yield* held(true)),
       figure(bench, "fallback agent.turn, streamed", "µs", streamed),
       figure(bench, "fallback, fresh agent per turn", "µs", once, `${builds.toFixed(2)} sessions opened a turn`)
     ]

@@ -137,9 +137,12 @@ export interface Limits {
  * - `turn` answers with a stream of events.
  * - `reply`, where the backend has it, answers the same turn whole, without a stream: all its
  *   events at once, or a failure that delivered nothing (so the turn may still move on). An agent's
- *   `reply` uses it, which spares a stream's cost on every turn.
+ *   `reply` uses it, which spares a stream's cost on every turn. A reply's first content is the
+ *   whole of it: `limits.by` counts the first byte's limit.
  * - `keepsLimits`: the reply ends by `limits.by` by itself (a Timeout failure when it cannot), so
- *   the engine does not race it with a timer of its own. Without it the engine times every reply.
+ *   the engine does not race it with a timer of its own. A reply that does not keep them is used
+ *   only by an agent with no first-byte limit and no watchdog (the engine times it by the send
+ *   ceiling and the deadline); other agents read the stream, which sees the first content come.
  * - `keepsConversation`: the backend holds the conversation itself (a CLI resuming its session by
  *   id), so the agent keeps no exchanges for it and its prompts' history stays empty.
  *

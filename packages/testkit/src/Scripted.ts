@@ -128,8 +128,8 @@ export const stall = (after: number): Outcome => Outcome.Stall({ after })
  * the last repeats, and a place with no script answers `ok from <place>`. `capabilities` are per
  * CLI (everything on when not said); `checks` are the outcomes of a place's health checks in
  * order (true when not said; the last repeats; `"hang"` never answers). With `whole`, sessions
- * also answer a turn whole (`reply`), playing the same outcome: a failure after parts delivers
- * nothing then.
+ * also answer a turn whole (`reply`), playing the same outcome and keeping their limits: a failure
+ * after parts delivers nothing then, and a reply not over by `limits.by` is a first-byte Timeout.
  *
  * @since 0.1.0
  * @category models
@@ -262,9 +262,8 @@ const backend = (
           return {
             id,
             turn,
-            reply: script.whole === true
-              ? (prompt) => Effect.map(Stream.runCollect(turn(prompt)), Chunk.toReadonlyArray)
-              : undefined
+            reply: script.whole === true ? (prompt, limits) => whole(place, turn(prompt), limits) : undefined,
+            keepsLimits: script.whole === true
           } satisfies Backend.Session
         }),
         () => Effect.sync(() => void (of(Place.format(place)).closes += 1))
@@ -284,6 +283,16 @@ const backend = (
       })
   }
 }
+
+/** A turn played whole: its events once it ends, or a Timeout when it has not ended by `limits.by`. */
+const whole = (place: Place.Place, turn: Stream.Stream<Backend.Event, Failure.Failure>, limits: Backend.Limits) =>
+  Effect.clockWith((clock) => {
+    const within = Duration.millis(Math.max(0, limits.by - clock.unsafeCurrentTimeMillis()))
+    return Effect.timeoutFail(Effect.map(Stream.runCollect(turn), Chunk.toReadonlyArray), {
+      duration: within,
+      onTimeout: () => new Failure.Timeout({ place, said: Failure.said("no first byte"), phase: "first-byte", after: within })
+    })
+  })
 
 const started = (id: string) => Stream.make(Backend.Event.SessionStarted({ sessionId: id }))
 

@@ -135,22 +135,36 @@ describe("turns answered whole", () => {
       expect(mine.get("claude/down")!.limits).toHaveLength(1)
     }))
 
-  it.scoped("a reply that does not keep its limits is timed by the engine: 30 s without an answer moves on", () =>
+  it.scoped("a reply that does not keep its limits is not taken when the first byte is limited: the stream is read", () =>
     Effect.gen(function*() {
       const mine = new Map<string, Seen>()
-      const agent = yield* Agent.make("claude/hang").pipe(
-        Effect.provide(world(["claude/hang", "codex/b"], mine, { limits: false, conversation: false }))
+      const agent = yield* Agent.make("claude/a").pipe(
+        Effect.provide(world(["claude/a"], mine, { limits: false, conversation: false }))
       )
-      const fiber = yield* Effect.fork(Agent.ask(agent, "hi"))
-      yield* TestClock.adjust("29999 millis")
-      expect(mine.has("codex/b")).toBe(false)
+      expect(yield* Agent.ask(agent, "hi")).toBe("ok from claude/a")
+      expect(mine.get("claude/a")!.limits).toEqual([])
+    }))
+
+  it.scoped("with no first-byte limit, the engine times a reply that does not keep its limits by the deadline", () =>
+    Effect.gen(function*() {
+      const mine = new Map<string, Seen>()
+      const agent = yield* Agent.make("claude/hang", undefined, {
+        firstByte: Option.none(),
+        budget: { deadline: Duration.minutes(2), attempts: 20 }
+      }).pipe(Effect.provide(world(["claude/hang", "codex/b"], mine, { limits: false, conversation: false })))
+      const fiber = yield* Effect.fork(Effect.either(Agent.ask(agent, "hi")))
+      yield* TestClock.adjust("119999 millis")
+      expect(fiber.unsafePoll()).toBeNull()
       yield* TestClock.adjust("1 millis")
-      expect(yield* Fiber.join(fiber)).toBe("ok from codex/b")
+      const failed = yield* Fiber.join(fiber)
+      expect(failed._tag === "Left" && failed.left._tag).toBe("Timeout")
+      expect(mine.get("claude/hang")!.limits).toEqual([{ by: 120_000, deadline: 120_000 }])
     }))
 
   it.scoped("the engine's timer is what costs a fiber: a reply that keeps its limits is not raced", () =>
     Effect.gen(function*() {
-      const timed = yield* Agent.make("claude/a").pipe(
+      const unlimited = { firstByte: Option.none() }
+      const timed = yield* Agent.make("claude/a", undefined, unlimited).pipe(
         Effect.provide(world(["claude/a"], new Map(), { limits: false, conversation: false }))
       )
       const kept = yield* Agent.make("claude/a").pipe(Effect.provide(world(["claude/a"], new Map())))

@@ -180,7 +180,7 @@ export const make = Effect.fnUntraced(function*(
   }
 
   const collectedAt = (run: Run, place: Place.Place, session: Backend.Session, prompt: Backend.Prompt) => {
-    if (session.reply === undefined) {
+    if (!repliesWhole(session)) {
       return Effect.andThen(
         run.scope === undefined ? Effect.map(Scope.make(), (scope) => void (run.scope = run.made = scope)) : Effect.void,
         Effect.map(
@@ -194,6 +194,17 @@ export const make = Effect.fnUntraced(function*(
       (events) => Effect.succeed(landed(run, place, session, prompt, events))
     ))
   }
+
+  /**
+   * Whether a session's turn is taken by its `reply`: when it keeps its limits itself, or when the
+   * engine can time it fairly. A reply's first content is the whole of it, so a reply the engine
+   * times is bounded by the first byte's limit too: a long answer would be cut short. The engine
+   * times a reply itself only when the agent sets no first-byte limit and no watchdog; otherwise
+   * the turn reads the session's stream, where the first content is seen when it comes.
+   */
+  const repliesWhole = (session: Backend.Session) =>
+    session.reply !== undefined &&
+    (session.keepsLimits === true || (Option.isNone(options.firstByte) && Option.isNone(options.watchdog)))
 
   /** A whole reply that came: its session is noted and the exchange joins the conversation. */
   const landed = (
@@ -222,7 +233,9 @@ export const make = Effect.fnUntraced(function*(
       const startedAt = clock.unsafeCurrentTimeMillis()
       const start = startOf()
       const session = held.get(key(start))?.session
-      if (session?.reply === undefined) return rest(newRun(clock, startedAt, undefined), start, text, undefined)
+      if (session === undefined || !repliesWhole(session)) {
+        return rest(newRun(clock, startedAt, undefined), start, text, undefined)
+      }
       return Effect.flatMap(health.admit(start), (admission) => {
         const run = newRun(clock, startedAt, undefined)
         if (admission._tag !== "Go" || admission.held) return rest(run, start, text, { admission })

@@ -107,7 +107,7 @@ const millisOr = (limit: Option.Option<Duration.Duration>) =>
 /**
  * One request answered whole, by a session's `reply`, started at `now`. The reply is given the
  * time it must end by; the engine races it with its own timer unless the session keeps that
- * time itself and no watchdog is asked for, so a reply that keeps it costs no fiber.
+ * time itself, so a reply that keeps it costs no fiber.
  *
  * @internal
  */
@@ -123,9 +123,7 @@ export const reply = (
   const options = run.options
   const by = Math.min(run.deadline, now + millisOr(options.firstByte), now + millisOr(options.send))
   const call = session.reply!(prompt, { by, deadline: run.deadline })
-  return session.keepsLimits === true && Option.isNone(options.watchdog)
-    ? call
-    : beforeContent({ run, place, probe, startedAt: now })(call)
+  return session.keepsLimits === true ? call : beforeContent({ run, place, probe, startedAt: now })(call)
 }
 
 const firstContent = (
