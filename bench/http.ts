@@ -105,9 +105,9 @@ const world = (url: string, chain: ReadonlyArray<string>) => {
  * Fallback's turns at `chain`, each on an agent of its own that has answered one turn already (its
  * session open, its stand-in built): every measured turn starts at the first place with one
  * exchange of history, so no turn carries a conversation the bench has grown. The agents of one
- * measurement are made before it and let go after it. With the design's 30 s to the first byte a
- * turn reads the provider's stream; `whole`: with no first-byte limit, it takes the provider's
- * whole reply, timed by the engine.
+ * measurement are made before it and let go after it. A turn takes the provider's whole reply,
+ * which keeps the design's 30 s to the first byte and the deadline itself; `whole`: the agent sets
+ * no first-byte limit.
  */
 const ours = (url: string, chain: ReadonlyArray<string>, whole = false) =>
   Effect.gen(function*() {

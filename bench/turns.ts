@@ -60,7 +60,7 @@ const ours = (bench: string, places: ReadonlyArray<string>) =>
 /** B1: a turn that lands at the first place. */
 export const happy = async (): Promise<Array<Figure>> => {
   const prompt = { text: "hi", history: [] }
-  const limits = { by: Infinity, deadline: Infinity }
+  const limits = { by: Infinity, whole: Infinity, deadline: Infinity }
   const at = session(Place.Place.make({ cli: "claude", model: "a" }))
   const breaker = peers.retryBreaker()
   const figures = [

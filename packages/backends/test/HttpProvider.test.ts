@@ -48,7 +48,7 @@ const taken = (way: Way) =>
     const session = yield* backend.open(place, account, Settings.plain, {})
     return way === "turn"
       ? Chunk.toArray(yield* Stream.runCollect(session.turn(prompt)))
-      : yield* session.reply!(prompt, { by: Infinity, deadline: Infinity })
+      : yield* session.reply!(prompt, { by: Infinity, whole: Infinity, deadline: Infinity })
   }).pipe(Effect.scoped, Effect.withConfigProvider(keys), Effect.provide(NodeHttpClient.layerUndici))
 
 const expected: ReadonlyArray<
@@ -182,6 +182,37 @@ describe("HTTP providers against the mock provider", () => {
           expect(failed._tag).toBe("AuthRefused")
           expect((yield* mock.requests).byRoute).toEqual({ models: 2 })
         }).pipe(Effect.provide(NodeHttpClient.layerUndici)))
+
+      describe("a reply keeps its limits", () => {
+        /** A reply given `by` and `whole`, in ms from now; its failure and how long it took. */
+        const limited = (fault: MockProvider.Fault, by: number, whole: number) =>
+          Effect.gen(function*() {
+            const mock = yield* MockProvider.make()
+            yield* mock.script([{ fault }])
+            const backend = yield* HttpProvider.make(kind.backend(mock.url))
+            const session = yield* backend.open(kind.place("model-a"), Option.none(), Settings.plain, {})
+            const now = Date.now()
+            const limits = { by: now + by, whole: now + whole, deadline: now + whole }
+            const failed = yield* Effect.flip(session.reply!(prompt, limits))
+            return { failed, took: Date.now() - now }
+          }).pipe(Effect.withConfigProvider(keys), Effect.provide(NodeHttpClient.layerUndici))
+
+        it.scopedLive("no response by `by` is a first-byte Timeout then", () =>
+          Effect.gen(function*() {
+            const { failed, took } = yield* limited("hang", 300, 5_000)
+            expect(failed._tag === "Timeout" && failed.phase).toBe("first-byte")
+            expect(took).toBeGreaterThanOrEqual(290)
+            expect(took).toBeLessThan(2_000)
+          }))
+
+        it.scopedLive("a body that stops coming is a whole-send Timeout at `whole`, though it started in time", () =>
+          Effect.gen(function*() {
+            const { failed, took } = yield* limited("stall", 300, 800)
+            expect(failed._tag === "Timeout" && failed.phase).toBe("whole-send")
+            expect(took).toBeGreaterThanOrEqual(790)
+            expect(took).toBeLessThan(2_500)
+          }))
+      })
     })
   }
 })

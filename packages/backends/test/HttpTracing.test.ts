@@ -45,7 +45,7 @@ const reply = (url: string) =>
   Effect.gen(function*() {
     const backend = yield* OpenAiCompatible.make({ name: "local", baseUrl: url })
     const session = yield* backend.open(Place.Place.make({ cli: "local", model: "m" }), Option.none(), Settings.plain, {})
-    return yield* session.reply!({ text: "hello", history: [] }, { by: Infinity, deadline: Infinity })
+    return yield* session.reply!({ text: "hello", history: [] }, { by: Infinity, whole: Infinity, deadline: Infinity })
   }).pipe(Effect.scoped, Effect.provide(NodeHttpClient.layerUndici))
 
 describe("an HTTP provider's requests and tracing", () => {

@@ -120,14 +120,16 @@ export interface Capabilities extends Settings.Honours {
 
 /**
  * What bounds one attempt, as times on the Clock (epoch milliseconds): `by`, when the answer must
- * have started (for a reply, when the whole reply must be there: the first byte, the send ceiling
- * and the turn's deadline, whichever comes first), and `deadline`, the turn's.
+ * have started (the first byte's limit, or the send ceiling or the deadline if sooner); `whole`,
+ * when all of it must be there (the send ceiling or the turn's deadline); and `deadline`, the
+ * turn's. A reply that cannot tell when its first content came counts the whole reply by `by`.
  *
  * @since 0.1.0
  * @category models
  */
 export interface Limits {
   readonly by: number
+  readonly whole: number
   readonly deadline: number
 }
 
@@ -137,10 +139,9 @@ export interface Limits {
  * - `turn` answers with a stream of events.
  * - `reply`, where the backend has it, answers the same turn whole, without a stream: all its
  *   events at once, or a failure that delivered nothing (so the turn may still move on). An agent's
- *   `reply` uses it, which spares a stream's cost on every turn. A reply's first content is the
- *   whole of it: `limits.by` counts the first byte's limit.
- * - `keepsLimits`: the reply ends by `limits.by` by itself (a Timeout failure when it cannot), so
- *   the engine does not race it with a timer of its own. A reply that does not keep them is used
+ *   `reply` uses it, which spares a stream's cost on every turn.
+ * - `keepsLimits`: the reply keeps `limits` by itself (a Timeout failure when it cannot), so the
+ *   engine does not race it with a timer of its own. A reply that does not keep them is used
  *   only by an agent with no first-byte limit and no watchdog (the engine times it by the send
  *   ceiling and the deadline); other agents read the stream, which sees the first content come.
  * - `keepsConversation`: the backend holds the conversation itself (a CLI resuming its session by

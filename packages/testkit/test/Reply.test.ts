@@ -117,12 +117,12 @@ describe("turns answered whole", () => {
       yield* TestClock.setTime(1_000)
       const agent = yield* Agent.make("claude/a").pipe(Effect.provide(world(["claude/a"], mine)))
       yield* Agent.ask(agent, "hi")
-      expect(mine.get("claude/a")!.limits).toEqual([{ by: 31_000, deadline: 901_000 }])
+      expect(mine.get("claude/a")!.limits).toEqual([{ by: 31_000, whole: 901_000, deadline: 901_000 }])
       const tight = yield* Agent.make("claude/a", undefined, { send: Option.some(Duration.seconds(10)) }).pipe(
         Effect.provide(world(["claude/a"], mine))
       )
       yield* Agent.ask(tight, "hi")
-      expect(mine.get("claude/a")!.limits[1]).toEqual({ by: 11_000, deadline: 901_000 })
+      expect(mine.get("claude/a")!.limits[1]).toEqual({ by: 11_000, whole: 11_000, deadline: 901_000 })
     }))
 
   it.scoped("a failed reply delivered nothing: the turn moves to the next place and answers there", () =>
@@ -158,7 +158,7 @@ describe("turns answered whole", () => {
       yield* TestClock.adjust("1 millis")
       const failed = yield* Fiber.join(fiber)
       expect(failed._tag === "Left" && failed.left._tag).toBe("Timeout")
-      expect(mine.get("claude/hang")!.limits).toEqual([{ by: 120_000, deadline: 120_000 }])
+      expect(mine.get("claude/hang")!.limits).toEqual([{ by: 120_000, whole: 120_000, deadline: 120_000 }])
     }))
 
   it.scoped("the engine's timer is what costs a fiber: a reply that keeps its limits is not raced", () =>

@@ -133,6 +133,32 @@ const streamed = (
     return Stream.repeatEffectChunkOption(next)
   })
 
+/**
+ * An effect cut at `by` (Clock millis) as a Timeout of `phase`, which says how long it had from
+ * `sent`; no timer when `by` is unbounded.
+ */
+const within = <A>(
+  effect: Effect.Effect<A, Failure.Failure>,
+  place: Place.Place,
+  phase: "first-byte" | "whole-send",
+  sent: number,
+  by: number
+): Effect.Effect<A, Failure.Failure> =>
+  Number.isFinite(by)
+    ? Effect.clockWith((clock) =>
+      Effect.timeoutFail(effect, {
+        duration: Duration.millis(Math.max(0, by - clock.unsafeCurrentTimeMillis())),
+        onTimeout: () =>
+          new Failure.Timeout({
+            place,
+            said: Failure.said(phase === "first-byte" ? "no first byte" : "the whole reply did not come in time"),
+            phase,
+            after: Duration.millis(by - sent)
+          })
+      })
+    )
+    : effect
+
 /** @internal */
 export const make = (
   provider: Provider,
@@ -182,18 +208,29 @@ export const make = (
                 if (!ok(response)) return yield* refused(place, response)
                 return yield* streamed(new Answer(wire, place, prompt), id, response, stalled, options.idle, place)
               })),
-            reply: (prompt) =>
-              Effect.flatMap(
-                Effect.mapError(execute(request(prompt)), (error) => unreached(place, error)),
-                (response) =>
-                  ok(response)
-                    ? Effect.flatMap(Effect.mapError(response.text, (error) => cut(place, error.cause)), (body) => {
+            // The reply keeps its limits: the response's first byte (its status and headers) by
+            // `by`, the whole body by `whole`.
+            reply: (prompt, limits) =>
+              Effect.clockWith((clock) => {
+                const sent = clock.unsafeCurrentTimeMillis()
+                const answered = Effect.flatMap(
+                  Effect.mapError(execute(request(prompt)), (error) => unreached(place, error)),
+                  (response) => ok(response) ? Effect.succeed(response) : refused(place, response)
+                )
+                return Effect.flatMap(within(answered, place, "first-byte", sent, limits.by), (response) =>
+                  within(
+                    Effect.flatMap(Effect.mapError(response.text, (error) => cut(place, error.cause)), (body) => {
                       const answer = new Answer(wire, place, prompt)
                       const out: Array<Backend.Event> = [Backend.Event.SessionStarted({ sessionId: id })]
                       return Effect.as(Effect.zipRight(answer.more(body, out), answer.end(out)), out)
-                    })
-                    : refused(place, response)
-              )
+                    }),
+                    place,
+                    "whole-send",
+                    sent,
+                    limits.whole
+                  ))
+              }),
+            keepsLimits: true
           } satisfies Backend.Session
         }
       ),

@@ -121,8 +121,9 @@ export const reply = (
 ): Effect.Effect<ReadonlyArray<Backend.Event>, Failure.Failure> => {
   run.attempts += 1
   const options = run.options
-  const by = Math.min(run.deadline, now + millisOr(options.firstByte), now + millisOr(options.send))
-  const call = session.reply!(prompt, { by, deadline: run.deadline })
+  const whole = Math.min(run.deadline, now + millisOr(options.send))
+  const by = Math.min(whole, now + millisOr(options.firstByte))
+  const call = session.reply!(prompt, { by, whole, deadline: run.deadline })
   return session.keepsLimits === true ? call : beforeContent({ run, place, probe, startedAt: now })(call)
 }
 
