@@ -7,9 +7,9 @@
  *   node --cpu-prof --import tsx --conditions=@fallback/source bench/profile.ts
  */
 import { Agent, Place } from "@fallback/core"
+import { Fibers } from "@fallback/testkit"
 import * as Effect from "effect/Effect"
 import * as Stream from "effect/Stream"
-import * as Supervisor from "effect/Supervisor"
 import { spread } from "./figures.js"
 import { inEffect } from "./loops.js"
 import { chain, heard, opened, session, world, written } from "./world.js"
@@ -18,23 +18,8 @@ const turns = Number(process.env.BENCH_TURNS ?? 5_000)
 const at = session(Place.Place.make({ cli: "claude", model: "a" }))
 const prompt = { text: "hi", history: [] }
 
-/** Counts the fibers started under it. */
-class Started extends Supervisor.AbstractSupervisor<number> {
-  count = 0
-  get value() {
-    return Effect.sync(() => this.count)
-  }
-  override onStart() {
-    this.count += 1
-  }
-}
-
 const forks = <E>(turn: Effect.Effect<unknown, E>) =>
-  Effect.gen(function*() {
-    const started = new Started()
-    yield* Effect.supervised(Effect.repeatN(turn, 99), started)
-    return started.count / 100
-  })
+  Effect.map(Fibers.started(Effect.repeatN(turn, 99)), (count) => count / 100)
 
 const program = Effect.gen(function*() {
   const agent = yield* Agent.make("claude/a")

@@ -3,6 +3,13 @@
  */
 
 /**
+ * Counting the fibers an effect starts: what a test or a bench checks when a turn must fork none.
+ *
+ * @since 0.1.0
+ */
+export * as Fibers from "./Fibers.js"
+
+/**
  * A mock model provider on 127.0.0.1 that speaks the vendors' APIs and plays their faults.
  *
  * @since 0.1.0

@@ -5,7 +5,8 @@
  */
 import { Agent, Backend, Failure, Health, Notice, Place, Steps } from "@fallback/core"
 import { describe, expect, it } from "@effect/vitest"
-import { Duration, Effect, Fiber, Layer, Option, Stream, Supervisor, TestClock } from "effect"
+import { Duration, Effect, Fiber, Layer, Option, Stream, TestClock } from "effect"
+import { Fibers } from "../src/index.js"
 
 /** What a place's session saw. */
 interface Seen {
@@ -79,24 +80,6 @@ const world = (chain: ReadonlyArray<string>, seen: Map<string, Seen>, keeps = { 
   )
 }
 
-/** Counts the fibers started under it. */
-class Started extends Supervisor.AbstractSupervisor<number> {
-  count = 0
-  get value() {
-    return Effect.sync(() => this.count)
-  }
-  override onStart() {
-    this.count += 1
-  }
-}
-
-const forks = <A, E>(effect: Effect.Effect<A, E>) =>
-  Effect.gen(function*() {
-    const started = new Started()
-    yield* Effect.supervised(effect, started)
-    return started.count
-  })
-
 describe("turns answered whole", () => {
   const seen = new Map<string, Seen>()
 
@@ -105,7 +88,7 @@ describe("turns answered whole", () => {
       const agent = yield* Agent.make("claude/a")
       expect(yield* Agent.ask(agent, "first")).toBe("ok from claude/a")
       const before = { ...counted }
-      expect(yield* forks(Effect.repeatN(Agent.ask(agent, "again"), 99))).toBe(0)
+      expect(yield* Fibers.started(Effect.repeatN(Agent.ask(agent, "again"), 99))).toBe(0)
       expect(counted).toEqual(before)
       expect(seen.get("claude/a")!.opens).toBe(1)
       expect(seen.has("codex/b")).toBe(false)
@@ -170,8 +153,8 @@ describe("turns answered whole", () => {
       const kept = yield* Agent.make("claude/a").pipe(Effect.provide(world(["claude/a"], new Map())))
       yield* Agent.ask(timed, "open")
       yield* Agent.ask(kept, "open")
-      expect(yield* forks(Agent.ask(timed, "hi"))).toBeGreaterThan(0)
-      expect(yield* forks(Agent.ask(kept, "hi"))).toBe(0)
+      expect(yield* Fibers.started(Agent.ask(timed, "hi"))).toBeGreaterThan(0)
+      expect(yield* Fibers.started(Agent.ask(kept, "hi"))).toBe(0)
     }))
 
   it.scoped("the agent keeps the conversation for a backend that does not, and none for one that does", () =>
