@@ -57,6 +57,15 @@ const ours = (bench: string, places: ReadonlyArray<string>) =>
     ]
   })
 
+/** ExecutionPlan over the three places, with Layer steps and with Context steps (`downFirst`: the first fails). */
+const plans = async (bench: string, downFirst: boolean) => {
+  const timed = (turn: Effect.Effect<string, unknown>) => Effect.runPromise(inEffect(turns, turn))
+  return [
+    figure(bench, "ExecutionPlan, Layer steps", "µs", await timed(Effect.withExecutionPlan(peers.ask, peers.layerPlan(downFirst)))),
+    figure(bench, "ExecutionPlan, Context steps", "µs", await timed(Effect.withExecutionPlan(peers.ask, peers.contextPlan(downFirst))))
+  ]
+}
+
 /** B1: a turn that lands at the first place. */
 export const happy = async (): Promise<Array<Figure>> => {
   const prompt = { text: "hi", history: [] }
@@ -70,18 +79,7 @@ export const happy = async (): Promise<Array<Figure>> => {
     figure("B1", "fallback's session stream (bare)", "µs", await Effect.runPromise(inEffect(fresh, bare(at.turn(prompt))))),
     ...await Effect.runPromise(ours("B1", up)),
     figure("B1", "cockatiel retry+breaker", "µs", await inPromises(turns, () => breaker.execute(peers.answer))),
-    figure(
-      "B1",
-      "ExecutionPlan, Layer steps",
-      "µs",
-      await Effect.runPromise(inEffect(turns, Effect.withExecutionPlan(peers.ask, peers.layerPlan(false))))
-    ),
-    figure(
-      "B1",
-      "ExecutionPlan, Context steps",
-      "µs",
-      await Effect.runPromise(inEffect(turns, Effect.withExecutionPlan(peers.ask, peers.contextPlan(false))))
-    )
+    ...await plans("B1", false)
   ]
   return against(figures, "Effect.tryPromise (bare)")
 }
@@ -95,18 +93,7 @@ export const failover = async (): Promise<Array<Figure>> => {
     figure("B2", "plain promise .catch", "µs", await inPromises(turns, () => peers.refuse().catch(peers.answer))),
     ...await Effect.runPromise(ours("B2", down)),
     figure("B2", "cockatiel fallback", "µs", await inPromises(turns, () => cockatiel.execute(peers.refuse))),
-    figure(
-      "B2",
-      "ExecutionPlan, Layer steps",
-      "µs",
-      await Effect.runPromise(inEffect(turns, Effect.withExecutionPlan(peers.ask, peers.layerPlan(true))))
-    ),
-    figure(
-      "B2",
-      "ExecutionPlan, Context steps",
-      "µs",
-      await Effect.runPromise(inEffect(turns, Effect.withExecutionPlan(peers.ask, peers.contextPlan(true))))
-    )
+    ...await plans("B2", true)
   ]
   return against(figures, "hand-written Effect.catchAll")
 }
