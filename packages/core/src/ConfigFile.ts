@@ -22,7 +22,7 @@ import * as Ref from "effect/Ref"
 import * as Schema from "effect/Schema"
 import * as internal from "./internal/configFile.js"
 import { nearest } from "./internal/nearest.js"
-import { looksLikeSecret } from "./internal/secret.js"
+import { looksLikeSecret, secretName } from "./internal/secret.js"
 import type { Book } from "./internal/steps.js"
 import * as Place from "./Place.js"
 import * as Policy from "./Policy.js"
@@ -106,7 +106,15 @@ export class Account extends Schema.Class<Account>("@fallback/core/Account")({
   configDir: Schema.optionalWith(Schema.NonEmptyString.annotations({ description: "the CLI's own config folder" }), {
     exact: true
   }),
-  env: Schema.optionalWith(Schema.Record({ key: EnvName, value: EnvValue }), { exact: true })
+  env: Schema.optionalWith(
+    Schema.Record({ key: EnvName, value: EnvValue }).pipe(
+      Schema.filter((env) => {
+        const named = Object.keys(env).find((name) => typeof env[name] === "string" && secretName(name))
+        return named === undefined || { path: [named], message: `the name ${named} says it holds a secret: ${secretAdvice}` }
+      })
+    ),
+    { exact: true }
+  )
 }, { identifier: "Account" }) {}
 
 const AccountChain = Schema.Array(Account).pipe(
@@ -131,7 +139,10 @@ export const Provider = Schema.Struct({
   kind: Schema.Literal("anthropic-messages", "openai-compatible").annotations({
     message: () => ({ message: "\"anthropic-messages\" or \"openai-compatible\"", override: true })
   }),
-  baseUrl: Schema.String.pipe(Schema.pattern(/^https?:\/\/\S+$/, { message: () => "an http:// or https:// URL" })),
+  baseUrl: Schema.String.pipe(
+    Schema.pattern(/^https?:\/\/\S+$/, { message: () => "an http:// or https:// URL" }),
+    Schema.filter((url) => !looksLikeSecret(url) || "the URL holds a secret; keep it in your environment and name it as the provider's \"key\": { \"fromEnv\": \"NAME_OF_THAT_VARIABLE\" }")
+  ),
   key: Schema.optionalWith(FromEnv, { exact: true }),
   models: Schema.optionalWith(
     Schema.Array(Schema.Struct({

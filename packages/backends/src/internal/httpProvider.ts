@@ -11,6 +11,7 @@ import * as DefaultServices from "effect/DefaultServices"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
+import * as Secret from "@fallback/core/Secret"
 import * as Redacted from "effect/Redacted"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
@@ -79,6 +80,7 @@ const readKey = (
       "value" in found
         ? Effect.succeed(Option.some(Redacted.make(found.value)))
         : Config.redacted(found.variable).pipe(
+          Effect.tap((key) => Secret.hold(Redacted.value(key))),
           Effect.map(Option.some),
           Effect.mapError(() =>
             new Failure.AuthRefused({ place, said: Failure.said(`no key: the variable ${found.variable} is not set`) })
