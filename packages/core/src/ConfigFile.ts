@@ -470,6 +470,10 @@ export const decode = (
       (json) => typeof json === "object" && json !== null && !Array.isArray(json),
       () => new ConfigInvalid({ file, issues: [{ at: "the top", expected: "a JSON object with \"steps\" and \"accounts\"" }] })
     ),
+    Either.flatMap((json) => {
+      const hazard = internal.hazard(text)
+      return hazard === undefined ? Either.right(json) : Either.left(new ConfigInvalid({ file, issues: [hazard] }))
+    }),
     Either.flatMap((json) =>
       Either.mapLeft(
         Schema.decodeUnknownEither(Document, { onExcessProperty: "error", errors: "all" })(json),

@@ -6,7 +6,7 @@ import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
 import * as NodePath from "@effect/platform-node/NodePath"
 import { describe, expect, it } from "@effect/vitest"
 import { Duration, Effect, Either, Layer, Schema } from "effect"
-import { ConfigFile, Place, Policy, Steps } from "../src/index.js"
+import { ConfigFile, Failure, Place, Policy, Steps } from "../src/index.js"
 
 const Node = Layer.merge(NodeFileSystem.layer, NodePath.layer)
 
@@ -63,4 +63,60 @@ describe("tries and timeouts are bounded (#3, #4)", () => {
       expect(yield* fs.readFileString(file)).toBe(before)
       expect(Either.isRight(decoded(before))).toBe(true)
     }).pipe(Effect.provide(Node)))
+})
+
+describe("the file is refused, not silently changed (#5)", () => {
+  it.each([
+    [`{"steps":{"claude/a":{"to":"codex/b"},"claude/a":{"to":"gemini/c"}}}`, `at steps: the key "claude/a" is written twice`],
+    [`{"steps":{},"steps":{}}`, `at the top: the key "steps" is written twice`],
+    [`{"__proto__":{"steps":1}}`, `at the top: the key "__proto__"`],
+    [`{"accounts":{"claude":[{"name":"a","__proto__":{}}]}}`, `at accounts.claude[0]: the key "__proto__"`]
+  ])("%s", (text, said) => {
+    expect(refusal(text)).toContain(said)
+  })
+
+  it.scoped("a file with a key written twice is not rewritten by the next change", () =>
+    Effect.gen(function*() {
+      const fs = yield* FileSystem.FileSystem
+      const file = `${yield* folder}/config.json`
+      const text = `{"steps":{"claude/a":{"to":"codex/b"},"claude/a":{"to":"gemini/c"}}}`
+      yield* fs.writeFileString(file, text)
+      const tried = yield* Effect.either(
+        Effect.flatMap(Steps.Steps, (s) => s.points("codex/x", "codex/y")).pipe(Effect.provide(steps(file)))
+      )
+      expect(Either.isLeft(tried)).toBe(true)
+      expect(yield* fs.readFileString(file)).toBe(text)
+    }).pipe(Effect.provide(Node)))
+
+  it("refuses nesting deeper than any config", () => {
+    expect(refusal(`{"steps":${"[".repeat(5000)}${"]".repeat(5000)}}`)).toContain("nested deeper")
+  })
+})
+
+describe("places hold no control characters, models no leading dash, messages echo little (#6, #7)", () => {
+  it.each(["claude/x\u001b]8;;http://evil\u0007y", "claude/a\u0000b", "codex/\u202egpt", "gemini/--yolo", "gemini/-m"])(
+    "refuses %j",
+    (input) => {
+      const error = Either.flip(Place.parse(input)).pipe(Either.getOrThrow)
+      expect(error.message).not.toMatch(/[\u0000-\u001f\u202e]/)
+    }
+  )
+
+  it("refuses a control character anywhere in the file, saying where", () => {
+    expect(refusal(`{"accounts":{"claude":[{"name":"a","configDir":"/x\\u001b[2J"}]}}`)).toContain(
+      "at accounts.claude[0].configDir: holds a control character (\"\\u001b\")"
+    )
+    expect(refusal(`{"steps":{"claude/x\\u001b]8;;h\\u0007":{"to":"codex/b"}}}`)).not.toMatch(/[\u0000-\u001f]/)
+  })
+
+  it("cuts what it echoes of a long input", () => {
+    const long = `claude/${"x ".repeat(50_000)}`
+    expect(Either.flip(Place.parse(long)).pipe(Either.getOrThrow).message.length).toBeLessThan(400)
+    expect(refusal(JSON.stringify({ steps: { [long]: { to: "codex/b" } } })).length).toBeLessThan(800)
+    expect(Either.flip(Policy.parse("y".repeat(100_000))).pipe(Either.getOrThrow).message.length).toBeLessThan(300)
+  })
+
+  it("shows what a backend said without the escapes that would drive a terminal", () => {
+    expect(Failure.said("bad \u001b]8;;http://evil\u0007link\u001b]8;;\u0007 here")).not.toMatch(/[\u0000-\u001f]/)
+  })
 })
