@@ -621,6 +621,15 @@ export class Store extends Context.Tag("@fallback/core/ConfigFile/Store")<Store,
 }
 
 /**
+ * An account's `configDir` as a path: a leading `~` (alone or before `/`) is `home`, the same for
+ * the CLI that runs in it and for every check of it.
+ *
+ * @since 0.1.0
+ * @category location
+ */
+export const expandHome = (dir: string, home: string): string => dir.replace(/^~(?=$|\/)/, () => home)
+
+/**
  * The JSON Schema of the config file, generated from {@link Document}.
  *
  * @since 0.1.0
