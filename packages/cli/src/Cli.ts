@@ -49,8 +49,36 @@ export const run = Command.run(command, { name: "fallback", version: "0.1.0" })
  * @category running
  */
 export const main = (argv: ReadonlyArray<string>) =>
-  run(argv).pipe(
-    Effect.tapError((error) =>
-      ValidationError.isValidationError(error) ? Effect.void : Console.error(`fallback: ${Secret.mask(String(error.message))}`)
+  Effect.consoleWith((console) =>
+    run(argv).pipe(
+      Effect.tapError((error) =>
+        ValidationError.isValidationError(error) ? Effect.void : Console.error(`fallback: ${String(error.message)}`)
+      ),
+      Effect.withConsole(masking(console))
     )
   )
+
+/**
+ * A console that masks secrets in all it prints, the command line's own usage errors included; on
+ * stderr it also writes control characters as escapes (an argument echoed back cannot drive the
+ * terminal) and cuts what it echoes to a readable length.
+ */
+const masking = (console: Console.Console): Console.Console => {
+  const masked = (items: ReadonlyArray<unknown>) => items.map((item) => typeof item === "string" ? Secret.mask(item) : item)
+  const told = (items: ReadonlyArray<unknown>) =>
+    masked(items).map((item) =>
+      typeof item === "string"
+        ? (item.length > 500 ? `${item.slice(0, 500)}… (${item.length - 500} more characters)` : item).replace(
+          /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e]/g,
+          (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`
+        )
+        : item
+    )
+  return {
+    ...console,
+    log: (...items) => console.log(...masked(items)),
+    error: (...items) => console.error(...told(items)),
+    warn: (...items) => console.warn(...masked(items)),
+    info: (...items) => console.info(...masked(items))
+  }
+}
