@@ -104,6 +104,41 @@ describe("primary preset (000): each kind's answer", () => {
       }).pipe(Effect.provide(setup(row, whole))))
   }
 
+  // 000: "The time the retrying is given is checked before a wait rather than after it, so a turn
+  // is never started knowing the time it was given is already spent."
+  it.scoped("the step's timeout is checked before each wait: no go starts past it", () =>
+    Effect.gen(function*() {
+      const agent = yield* Agent.make(work)
+      const fiber = yield* Effect.fork(Agent.ask(agent, "hello"))
+      yield* TestClock.adjust("1 minute")
+      expect(yield* Fiber.join(fiber)).toBe(`ok from ${home}`)
+      expect((yield* Scripted.Scripted).seen(work).at).toEqual([0, 1000, 2000])
+      expect((yield* Scripted.Scripted).seen(home).at).toEqual([2000])
+      expect((yield* Heard).lines().map((line) => line.replace(/^.*; /, ""))).toEqual([
+        "trying again in 1s (1 of 5)",
+        "trying again in 1s (2 of 5)",
+        "carrying on as home"
+      ])
+    }).pipe(Effect.provide(world({
+      script: { places: { [work]: [Scripted.fail("Unknown")] } },
+      accounts: { claude: ["work", "home"] },
+      retrying: { [work]: [5, "constant", Duration.millis(2500)] }
+    }))))
+
+  // 000: "fibonacci 1s, 1s, 2s, 3s, 5s": the engine's waits are the policy's Schedule.
+  it.scoped("the waits at a place are the step's policy: fibonacci through the engine", () =>
+    Effect.gen(function*() {
+      const agent = yield* Agent.make(work)
+      const fiber = yield* Effect.fork(Agent.ask(agent, "hello"))
+      yield* TestClock.adjust("1 minute")
+      expect(yield* Fiber.join(fiber)).toBe(`ok from ${home}`)
+      expect((yield* Scripted.Scripted).seen(work).at).toEqual([0, 1000, 2000, 4000, 7000, 12_000])
+    }).pipe(Effect.provide(world({
+      script: { places: { [work]: [Scripted.fail("Unknown")] } },
+      accounts: { claude: ["work", "home"] },
+      retrying: { [work]: [5, "fibonacci"] }
+    }))))
+
   it.scoped("the notices read as the reference page's lines", () =>
     Effect.gen(function*() {
       const agent = yield* Agent.make(work)
