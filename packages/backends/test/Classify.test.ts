@@ -23,6 +23,7 @@ describe("one classifier", () => {
     }
     expect(byStatus(502, "Bad Gateway", place)._tag).toBe("ConnectionLost")
     expect(byStatus(402, "Payment Required", place)._tag).toBe("QuotaExhausted")
+    expect(classify({ status: 403, headers: {}, body: "Forbidden" }, place, 0)).toMatchObject({ _tag: "AuthRefused", status: 403 })
   })
 
   it("the same words are the same kind either way", () => {

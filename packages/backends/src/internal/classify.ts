@@ -101,7 +101,7 @@ export const judge = (report: Report, place: Place.Place): Failure.Failure => {
     case "RateLimited":
       return new Failure.RateLimited({ place, said, ...(wait === undefined ? {} : { retryAfter: Duration.millis(wait) }) })
     case "AuthRefused":
-      return new Failure.AuthRefused({ place, said })
+      return new Failure.AuthRefused({ place, said, ...(report.status === undefined ? {} : { status: report.status }) })
     case "ModelNotFound":
       return new Failure.ModelNotFound({ place, said })
     case "ConnectionLost":

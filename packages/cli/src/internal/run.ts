@@ -7,6 +7,7 @@ import * as Agent from "@fallback/core/Agent"
 import * as ConfigFile from "@fallback/core/ConfigFile"
 import * as Preset from "@fallback/core/Preset"
 import * as Settings from "@fallback/core/Settings"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
@@ -49,8 +50,13 @@ export const run = Command.make("run", { config, place, preset, prompt }, (args)
     const show = (text: string) => Effect.ignore(terminal.display(text))
     const document = yield* (yield* ConfigFile.Store).read
     const chosen = presets[args.preset]
+    const send = document.limits?.send
+    // The file's send ceiling, in seconds; 0 is none.
+    const options = send === undefined
+      ? chosen.options
+      : { ...chosen.options, send: Duration.isZero(send) ? Option.none() : Option.some(send) }
     yield* Effect.gen(function*() {
-      const agent = yield* Agent.make(args.place, Settings.plain, chosen.options)
+      const agent = yield* Agent.make(args.place, Settings.plain, options)
       const shown = yield* agent.turn(text).pipe(
         Stream.runFoldEffect("", (shown, event) =>
           event._tag === "Text" || (event._tag === "Result" && shown === "")

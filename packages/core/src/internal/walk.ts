@@ -54,7 +54,8 @@ export const walk = <A>(walker: Walker, run: Run, start: Place.Place, first: Una
     if (Either.isLeft(chain)) {
       return yield* stop(run, start, failure, `the steps could not be read (${chain.left.message})`)
     }
-    const links = chain.right
+    let links = chain.right
+    const relist = steps.chain(origin).pipe(Effect.orElseSucceed(() => links))
     let link = Math.max(0, links.findIndex((p) => p.cli === start.cli && p.model === start.model))
     let arrived = start
     let accountQueue: Array<Place.Place> | undefined = undefined
@@ -85,9 +86,20 @@ export const walk = <A>(walker: Walker, run: Run, start: Place.Place, first: Una
         if (place !== undefined) next = { place, move: "account" }
       }
       if (next === undefined && answer.places) {
-        const found = yield* nextLink({ run, links, from: link, tried, failedProviders, text, settings, backendOf: standIns.backendOf })
+        const found = yield* nextLink({
+          run,
+          links,
+          from: link,
+          relist,
+          tried,
+          failedProviders,
+          text,
+          settings,
+          backendOf: standIns.backendOf
+        })
         if (found._tag === "Refused") return yield* stop(run, found.place, failure, found.reason)
         if (found._tag === "Found") {
+          links = found.links
           link = found.index
           arrived = found.place
           accountQueue = undefined
