@@ -107,6 +107,8 @@ export const escalating: Preset = {
     answers: escalatingAnswers,
     firstByte: Option.none(),
     send: Option.some(Duration.seconds(600)),
+    // 002 bounds a quiet stream by its watchdog and the send ceiling, not by an idle limit of its own.
+    idle: Option.none(),
     watchdog: Option.some({
       every: Duration.seconds(30),
       retry: Duration.seconds(10),

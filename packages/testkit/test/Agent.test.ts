@@ -1,4 +1,4 @@
-import { Agent, Backend, Compactor, Failure, Health, Place, Settings, Steps } from "@fallback/core"
+import { Agent, Backend, Compactor, Failure, Health, Place, Preset, Settings, Steps } from "@fallback/core"
 import { describe, expect, it } from "@effect/vitest"
 import { Chunk, Duration, Effect, Exit, Fiber, Layer, Option, Scope, Stream, TestClock } from "effect"
 import { Scripted } from "../src/index.js"
@@ -155,7 +155,7 @@ describe("Agent", () => {
 
   it.scoped("a stream that stalls after its first content ends at the turn's deadline with what was delivered", () =>
     Effect.gen(function*() {
-      const agent = yield* Agent.make(a, undefined, { budget: { deadline: Duration.minutes(15), attempts: 20 } })
+      const agent = yield* Agent.make(a, undefined, { budget: { deadline: Duration.minutes(15), attempts: 20 }, idle: Option.none() })
       const delivered: Array<Backend.Event> = []
       const fiber = yield* Stream.runForEach(agent.turn("hi"), (event) => Effect.sync(() => delivered.push(event))).pipe(
         Effect.flip,
@@ -168,6 +168,43 @@ describe("Agent", () => {
       expect(failure).toMatchObject({ _tag: "Timeout", phase: "whole-send" })
       expect(texts(delivered)).toEqual(["part 1 "])
       expect((yield* Scripted.Scripted).seen(b).turns).toBe(0)
+    }).pipe(Effect.provide(world({ script: { places: { [a]: [Scripted.stall(1)] } }, chain: [a, b] }))))
+
+  for (const preset of [Preset.primary, Preset.breaker]) {
+    it.scoped(`${preset.name}: a stream quiet for 2 minutes after its first content ends Unresponsive with what it delivered, announced at 1 minute`, () =>
+      Effect.gen(function*() {
+        const agent = yield* Agent.make(a, undefined, preset.options)
+        const delivered: Array<Backend.Event> = []
+        const fiber = yield* Stream.runForEach(agent.turn("hi"), (event) => Effect.sync(() => delivered.push(event))).pipe(
+          Effect.flip,
+          Effect.fork
+        )
+        yield* TestClock.adjust("59999 millis")
+        expect((yield* Heard).notices).toEqual([])
+        yield* TestClock.adjust("1 millis")
+        expect((yield* Heard).lines()).toEqual([
+          "claude has sent nothing for 1m since its answer began; it ends at 2m with what it sent"
+        ])
+        yield* TestClock.adjust("59999 millis")
+        expect(Option.isNone(yield* Fiber.poll(fiber))).toBe(true)
+        yield* TestClock.adjust("1 millis")
+        expect(yield* Fiber.join(fiber)).toMatchObject({ _tag: "Unresponsive" })
+        expect(texts(delivered)).toEqual(["part 1 "])
+        expect((yield* Scripted.Scripted).seen(a).turns).toBe(1)
+        expect((yield* Scripted.Scripted).seen(b).turns).toBe(0)
+        expect((yield* Heard).timed()).toEqual(["60000 Stalled"])
+      }).pipe(Effect.provide(world({ script: { places: { [a]: [Scripted.stall(1)] } }, chain: [a, b] }))))
+  }
+
+  it.scoped("the idle limit is a setting: given 10 s, a quiet answer ends at 10 s, announced at 5 s", () =>
+    Effect.gen(function*() {
+      const agent = yield* Agent.make(a, undefined, { idle: Option.some(Duration.seconds(10)) })
+      const fiber = yield* Effect.fork(Effect.flip(Agent.ask(agent, "hi")))
+      yield* TestClock.adjust("9999 millis")
+      expect(Option.isNone(yield* Fiber.poll(fiber))).toBe(true)
+      yield* TestClock.adjust("1 millis")
+      expect(yield* Fiber.join(fiber)).toMatchObject({ _tag: "Unresponsive" })
+      expect((yield* Heard).timed()).toEqual(["5000 Stalled"])
     }).pipe(Effect.provide(world({ script: { places: { [a]: [Scripted.stall(1)] } }, chain: [a, b] }))))
 
   it.scoped("session events before the first content are held back, and a hang after them still fails over", () =>
