@@ -207,14 +207,39 @@ describe("Agent", () => {
       expect((yield* Heard).timed()).toEqual(["5000 Stalled"])
     }).pipe(Effect.provide(world({ script: { places: { [a]: [Scripted.stall(1)] } }, chain: [a, b] }))))
 
+  // 000: "The flow sees one turn either way. ... the transcript says where it was picked up."
+  for (const whole of [false, true]) {
+    it.scoped(`a move is an event of the turn itself, before the answer${whole ? ", in a whole reply" : ", in its stream"}`, () =>
+      Effect.gen(function*() {
+        const agent = yield* Agent.make("claude@work/a")
+        const events = whole
+          ? yield* agent.reply("hi")
+          : Chunk.toReadonlyArray(yield* Stream.runCollect(agent.turn("hi")))
+        const moves = events.filter((event) => event._tag === "Moved")
+        expect(moves.map((move) => [Place.format(move.from), Place.format(move.to), move.by, move.failure._tag])).toEqual([
+          ["claude@work/a", "claude@home/a", "account", "AuthRefused"],
+          ["claude@home/a", b, "place", "ModelNotFound"]
+        ])
+        expect(events.slice(0, 2)).toEqual(moves)
+        expect(Backend.textOf(events)).toBe(`ok from ${b}`)
+      }).pipe(Effect.provide(world({
+        script: {
+          places: { "claude@work/a": [Scripted.fail("AuthRefused")], "claude@home/a": [Scripted.fail("ModelNotFound")] },
+          whole
+        },
+        chain: ["claude@work/a", b],
+        accounts: { claude: ["work", "home"] }
+      }))))
+  }
+
   it.scoped("session events before the first content are held back, and a hang after them still fails over", () =>
     Effect.gen(function*() {
       const agent = yield* Agent.make(a)
       const fiber = yield* Effect.fork(collect(agent, "hi"))
       yield* TestClock.adjust("30 seconds")
       const events = yield* Fiber.join(fiber)
-      expect(events.map((e) => e._tag)).toEqual(["SessionStarted", "Text", "Result"])
-      expect(events[0]).toEqual(Backend.Event.SessionStarted({ sessionId: `${b}#1` }))
+      expect(events.map((e) => e._tag)).toEqual(["Moved", "SessionStarted", "Text", "Result"])
+      expect(events[1]).toEqual(Backend.Event.SessionStarted({ sessionId: `${b}#1` }))
     }).pipe(Effect.provide(world({ script: { places: { [a]: [Scripted.hang] } }, chain: [a, b] }))))
 
   it.scoped("a setting the next backend cannot honour stops the walk: the turn fails as it failed, with a notice", () =>
