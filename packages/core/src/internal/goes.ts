@@ -146,7 +146,13 @@ export const atPlace = <A>(
     const { notices, options } = run
     const admission = entry?.admission ?? (yield* health.admit(place))
     if (admission._tag === "Skip") {
-      yield* notices.publish(Notice.Skipping({ place, why: admission.why, until: admission.until }))
+      const now = run.clock.unsafeCurrentTimeMillis()
+      yield* notices.publish(Notice.Skipping({
+        place,
+        why: admission.why,
+        until: admission.until,
+        left: admission.until === undefined ? undefined : Duration.millis(Math.max(0, admission.until - now))
+      }))
       return skipped(admission.last)
     }
     yield* announce
@@ -200,7 +206,15 @@ export const atPlace = <A>(
       retried = true
       const wait = Duration.millis(at - now)
       yield* notices.publish(
-        Notice.Retrying({ place, failure, wait, go: waits.goes, of: goesOf(answer, retrying), reopen: answer.reopen })
+        Notice.Retrying({
+          place,
+          failure,
+          wait,
+          go: waits.goes,
+          of: goesOf(answer, retrying),
+          reopen: answer.reopen,
+          remedy: Answer.remedy(answer)
+        })
       )
       yield* Effect.sleep(wait)
       if (answer.reopen) {
