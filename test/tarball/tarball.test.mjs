@@ -44,8 +44,7 @@ const workspaces = () => {
 }
 
 /** The version of a package the repository installed, so the scratch project gets the same. */
-const installed = (name) =>
-  JSON.parse(readFileSync(join(root, "node_modules", name, "package.json"), "utf8")).version
+const installed = (name) => JSON.parse(readFileSync(join(root, "node_modules", name, "package.json"), "utf8")).version
 
 const packages = workspaces()
 const libraries = packages.filter(({ manifest }) => manifest.exports?.["."] !== undefined)
@@ -72,7 +71,9 @@ before(async () => {
   console.log(
     ["tarball                               size      unpacked  files"].concat(
       [...packed.values()].map((entry) =>
-        `${entry.filename.padEnd(36)} ${kb(entry.size).padStart(9)} ${kb(entry.unpackedSize).padStart(9)}  ${entry.entryCount}`
+        `${entry.filename.padEnd(36)} ${kb(entry.size).padStart(9)} ${
+          kb(entry.unpackedSize).padStart(9)
+        }  ${entry.entryCount}`
       )
     ).join("\n")
   )
@@ -122,7 +123,12 @@ describe("the tarballs", () => {
 
   test("publint finds no errors in any tarball", { timeout: 5 * minute }, async () => {
     for (const entry of packed.values()) {
-      const { stdout, stderr } = await sh(join(root, "node_modules/.bin/publint"), ["run", entry.path, "--level", "suggestion"], {
+      const { stdout, stderr } = await sh(join(root, "node_modules/.bin/publint"), [
+        "run",
+        entry.path,
+        "--level",
+        "suggestion"
+      ], {
         cwd: tarballs
       })
       console.log(`publint ${entry.filename}:\n${indent(stdout + stderr)}`)
@@ -144,8 +150,7 @@ describe("the tarballs", () => {
   })
 })
 
-const indent = (text) =>
-  text.trim().split("\n").map((line) => `  ${line}`).join("\n")
+const indent = (text) => text.trim().split("\n").map((line) => `  ${line}`).join("\n")
 
 /** attw's table has a row per entry point: the lines before it and its first rows say enough. */
 const summary = (text) => {
@@ -156,7 +161,10 @@ const summary = (text) => {
 describe("installed into a project outside the repository", () => {
   before(async () => {
     mkdirSync(app)
-    writeFileSync(join(app, "package.json"), JSON.stringify({ name: "consumer", private: true, type: "module" }, null, 2))
+    writeFileSync(
+      join(app, "package.json"),
+      JSON.stringify({ name: "consumer", private: true, type: "module" }, null, 2)
+    )
     const peers = new Set(libraries.flatMap(({ manifest }) => Object.keys(manifest.peerDependencies ?? {})))
     await sh(npm, [
       "install",
@@ -168,6 +176,7 @@ describe("installed into a project outside the repository", () => {
     ], { cwd: app })
     cpSync(join(here, "consumer.ts"), join(app, "consumer.ts"))
     writeFileSync(join(app, "modules.ts"), everyModule())
+    for (const { folder, manifest } of libraries) writeFileSync(join(app, readmeFile(manifest)), readmeExample(folder))
   }, { timeout: 10 * minute })
 
   const compilerOptions = {
@@ -186,7 +195,7 @@ describe("installed into a project outside the repository", () => {
         join(app, config),
         JSON.stringify({
           compilerOptions: { ...compilerOptions, module, moduleResolution: resolution, noEmit: true },
-          files: ["consumer.ts", "modules.ts"]
+          files: sources()
         })
       )
       await sh(process.execPath, [join(app, "node_modules/typescript/bin/tsc"), "-p", config], { cwd: app })
@@ -200,13 +209,23 @@ describe("installed into a project outside the repository", () => {
       join(app, "tsconfig.json"),
       JSON.stringify({
         compilerOptions: { ...compilerOptions, module: "nodenext", moduleResolution: "nodenext", outDir: "out" },
-        files: ["consumer.ts", "modules.ts"]
+        files: sources()
       })
     )
     await sh(process.execPath, [join(app, "node_modules/typescript/bin/tsc"), "-p", "tsconfig.json"], { cwd: app })
     const { stdout } = await sh(process.execPath, ["out/consumer.js"], { cwd: app, timeout: 2 * minute })
     assert.deepEqual(JSON.parse(stdout), { answer: "answered from the tarballs", at: "local/qwen3:8b", requests: 2 })
     await sh(process.execPath, ["out/modules.js"], { cwd: app, timeout: 2 * minute })
+  })
+
+  test("the example in each library's README runs", { timeout: 5 * minute }, async () => {
+    for (const { manifest } of libraries) {
+      const { stdout } = await sh(process.execPath, [`out/${readmeFile(manifest).replace(/\.ts$/, ".js")}`], {
+        cwd: app,
+        timeout: 2 * minute
+      })
+      console.log(`${manifest.name} README:\n${indent(stdout)}`)
+    }
   })
 
   describe("the command, installed globally from its tarball", () => {
@@ -241,7 +260,9 @@ describe("installed into a project outside the repository", () => {
         name.startsWith("@") ? readdirSync(join(modules, name)).map((inner) => `${name}/${inner}`) : [name]
       )
       assert.deepEqual(names, commands.map(({ manifest }) => manifest.name).sort())
-      for (const name of names) assert.ok(!existsSync(join(modules, name, "node_modules")), `${name} brought dependencies`)
+      for (const name of names) {
+        assert.ok(!existsSync(join(modules, name, "node_modules")), `${name} brought dependencies`)
+      }
     })
 
     test("fallback --help", async () => {
@@ -272,7 +293,11 @@ describe("installed into a project outside the repository", () => {
           JSON.stringify({
             steps: { "local/gpt-retired": { to: "local/qwen3:8b" } },
             providers: {
-              local: { kind: "openai-compatible", baseUrl: `${mock.url}/v1`, models: [{ name: "gpt-retired" }, { name: "qwen3:8b" }] }
+              local: {
+                kind: "openai-compatible",
+                baseUrl: `${mock.url}/v1`,
+                models: [{ name: "gpt-retired" }, { name: "qwen3:8b" }]
+              }
             }
           })
         )
@@ -298,12 +323,26 @@ describe("installed into a project outside the repository", () => {
       const node = times(process.execPath, ["-e", "0"])
       const help = times(join(global, "bin/fallback"), ["--help"])
       console.log(
-        `cold start (median of 11): node -e 0 ${node.toFixed(1)} ms, installed fallback --help ${help.toFixed(1)} ms, ` +
+        `cold start (median of 11): node -e 0 ${node.toFixed(1)} ms, installed fallback --help ${
+          help.toFixed(1)
+        } ms, ` +
           `${(help / node).toFixed(2)}× (B4 target 3×)`
       )
     })
   })
 })
+
+const readmeFile = (manifest) => `readme_${manifest.name.replace(/^@|[^\w]/g, "_")}.ts`
+
+const sources = () => ["consumer.ts", "modules.ts", ...libraries.map(({ manifest }) => readmeFile(manifest))]
+
+/** The first TypeScript block of a package's README: the short example a user copies. */
+const readmeExample = (folder) => {
+  const readme = readFileSync(join(folder, "README.md"), "utf8")
+  const block = /^```ts\n([\s\S]*?)^```$/m.exec(readme)
+  assert.ok(block, `${folder}/README.md has no \`\`\`ts example`)
+  return `${block[1]}\nexport {}\n`
+}
 
 /**
  * A program that imports every public module of every library, as `@scope/package/Module`: each
