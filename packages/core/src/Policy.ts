@@ -197,6 +197,17 @@ export const never: Retrying = new Retrying({ tries: 0 })
  * millis, read from the turn's Clock). The budget is checked before each wait: a wait that would
  * end after `startedAt + timeout` is not started, so no attempt begins once the budget is spent.
  *
+ * @example
+ * ```ts
+ * import { Policy } from "@fallback/core"
+ * import { Clock, Duration, Effect } from "effect"
+ *
+ * const retrying = new Policy.Retrying({ tries: 3, policy: "exponential", timeout: Duration.seconds(90) })
+ *
+ * const withRetrying = <A, E>(turn: Effect.Effect<A, E>) =>
+ *   Effect.flatMap(Clock.currentTimeMillis, (startedAt) => Effect.retry(turn, Policy.toSchedule(retrying, startedAt)))
+ * ```
+ *
  * @since 0.1.0
  * @category schedules
  */
