@@ -6,6 +6,70 @@ import simpleImportSort from "eslint-plugin-simple-import-sort"
 import sortDestructureKeys from "eslint-plugin-sort-destructure-keys"
 import tseslint from "typescript-eslint"
 
+// The categories an export's doc may name, and what the names used before them become.
+const categories = [
+  "constructors",
+  "models",
+  "schemas",
+  "errors",
+  "services",
+  "layers",
+  "combinators",
+  "constants",
+  "getters",
+  "guards",
+  "utils"
+]
+const renamed = {
+  failures: "errors",
+  outcomes: "constructors",
+  parsing: "constructors",
+  schedules: "constructors",
+  commands: "constructors",
+  presets: "constants",
+  tables: "constants",
+  steps: "combinators",
+  checks: "guards",
+  predicates: "guards",
+  validation: "guards",
+  lookups: "getters",
+  location: "getters",
+  references: "getters",
+  formatting: "utils",
+  judging: "utils",
+  turns: "utils",
+  running: "utils",
+  measuring: "utils",
+  counting: "utils"
+}
+
+const docs = {
+  rules: {
+    category: {
+      meta: { type: "suggestion", fixable: "code", schema: [] },
+      create: (context) => ({
+        Program: () => {
+          for (const comment of context.sourceCode.getAllComments()) {
+            if (comment.type !== "Block") continue
+            for (const match of comment.value.matchAll(/@category (\S+)/g)) {
+              const name = match[1]
+              if (categories.includes(name)) continue
+              const start = comment.range[0] + 2 + match.index + "@category ".length
+              context.report({
+                loc: context.sourceCode.getLocFromIndex(start),
+                message: `@category ${name} is none of ${categories.join(", ")}`,
+                fix: renamed[name] === undefined ?
+                  null :
+                  (fixer) => fixer.replaceTextRange([start, start + name.length], renamed[name])
+              })
+            }
+          }
+        }
+      })
+    }
+  }
+}
+
 export default tseslint.config(
   {
     ignores: [
@@ -25,7 +89,8 @@ export default tseslint.config(
     extends: [tseslint.configs.recommended, ...effectEslint.configs.dprint],
     plugins: {
       "simple-import-sort": simpleImportSort,
-      "sort-destructure-keys": sortDestructureKeys
+      "sort-destructure-keys": sortDestructureKeys,
+      docs
     },
     languageOptions: { ecmaVersion: 2022, sourceType: "module" },
     rules: {
@@ -38,6 +103,7 @@ export default tseslint.config(
       "prefer-rest-params": "off",
       "prefer-spread": "off",
       "simple-import-sort/imports": "error",
+      "docs/category": "error",
       "simple-import-sort/exports": "off",
       "sort-destructure-keys/sort-destructure-keys": "off",
       "@typescript-eslint/array-type": ["error", { default: "generic", readonly: "generic" }],
