@@ -226,6 +226,17 @@ export const never: Retrying = new Retrying({ tries: 0 })
  * `atLeast`, when given, is a floor on each wait read from the schedule's input (a failure's own
  * Retry-After, say), applied before the budget is checked, so a raised wait is checked too.
  *
+ * @example
+ * ```ts
+ * import { Policy } from "@fallback/core"
+ * import { Clock, Duration, Effect } from "effect"
+ *
+ * const retrying = new Policy.Retrying({ tries: 3, policy: "exponential", timeout: Duration.seconds(90) })
+ *
+ * const withRetrying = <A, E>(turn: Effect.Effect<A, E>) =>
+ *   Effect.flatMap(Clock.currentTimeMillis, (startedAt) => Effect.retry(turn, Policy.toSchedule(retrying, startedAt)))
+ * ```
+ *
  * @since 0.1.0
  * @category schedules
  */
