@@ -180,6 +180,17 @@ export const StepEntry = Schema.Struct({
 }).annotations({ identifier: "Step" })
 
 /**
+ * The limits on a turn a file sets for every agent the command makes: `send`, the ceiling on one
+ * attempt in seconds (the escalating preset's 600 s when not said).
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const Limits = Schema.Struct({
+  send: Schema.optionalWith(Policy.Seconds, { exact: true })
+}).annotations({ identifier: "Limits" })
+
+/**
  * The whole file.
  *
  * @since 0.1.0
@@ -193,7 +204,8 @@ export const Document = Schema.Struct({
     exact: true
   }),
   providers: Schema.optionalWith(Schema.Record({ key: Place.Cli, value: Provider }), { default: () => ({}), exact: true }),
-  clis: Schema.optionalWith(Schema.Record({ key: Place.Cli, value: CliSettings }), { default: () => ({}), exact: true })
+  clis: Schema.optionalWith(Schema.Record({ key: Place.Cli, value: CliSettings }), { default: () => ({}), exact: true }),
+  limits: Schema.optionalWith(Limits, { exact: true })
 }).annotations({ identifier: "FallbackConfig", title: "fallback config" })
 
 /**

@@ -78,7 +78,11 @@ export class QuotaExhausted extends Schema.TaggedError<QuotaExhausted>("@fallbac
  * @since 0.1.0
  * @category failures
  */
-export class AuthRefused extends Schema.TaggedError<AuthRefused>("@fallback/core/AuthRefused")("AuthRefused", where) {
+export class AuthRefused extends Schema.TaggedError<AuthRefused>("@fallback/core/AuthRefused")("AuthRefused", {
+  ...where,
+  /** The HTTP status it came with, where one did: a preset may answer a 401 and a 403 apart. */
+  status: Schema.optional(Schema.Number)
+}) {
   override get message(): string {
     return describe(this)
   }
