@@ -115,7 +115,9 @@ describe("the tarballs", () => {
       for (const bin of Object.values(manifest.bin)) {
         assert.ok(files.includes(bin.replace(/^\.\//, "")), `${manifest.name} lacks its bin ${bin}`)
       }
-      assert.ok(files.includes("dist/fallback.cjs"), `${manifest.name} lacks its bundle`)
+      for (const file of ["dist/fallback.cjs", "dist/fallback.cache", "dist/pages.json"]) {
+        assert.ok(files.includes(file), `${manifest.name} lacks ${file}`)
+      }
       assert.deepEqual(Object.keys(manifest.dependencies ?? {}), [], `${manifest.name} has runtime dependencies`)
       assert.deepEqual(Object.keys(manifest.peerDependencies ?? {}), [], `${manifest.name} has peer dependencies`)
     }
