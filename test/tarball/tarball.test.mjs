@@ -147,18 +147,12 @@ describe("the tarballs", () => {
         [entry.path, "--profile", "esm-only", "--format", "table-flipped", "--no-color", "--no-emoji"],
         { cwd: tarballs }
       )
-      console.log(`attw ${entry.filename}:\n${indent(summary(stdout))}`)
+      console.log(`attw ${entry.filename}:\n${indent(stdout)}`)
     }
   })
 })
 
 const indent = (text) => text.trim().split("\n").map((line) => `  ${line}`).join("\n")
-
-/** attw's table has a row per entry point: the lines before it and its first rows say enough. */
-const summary = (text) => {
-  const lines = text.trim().split("\n")
-  return lines.length > 14 ? [...lines.slice(0, 12), `… (${lines.length - 12} more lines)`].join("\n") : text
-}
 
 describe("installed into a project outside the repository", () => {
   before(async () => {
