@@ -1,10 +1,10 @@
-import { LanguageModel } from "@effect/ai"
+import { AiError, LanguageModel, Prompt, Tool, Toolkit } from "@effect/ai"
 import { describe, expect, it } from "@effect/vitest"
 import { Answer, Notice } from "@fallback/core"
 import { MockProvider } from "@fallback/testkit"
-import { Effect, Fiber, Layer, Option, TestClock } from "effect"
+import { Effect, Either, Fiber, Layer, Option, Schema, Stream, TestClock } from "effect"
 import { FallbackAi } from "../src/index.js"
-import { heard, keys, secrets, world } from "./world.js"
+import { builds, heard, keys, secrets, world } from "./world.js"
 
 const noKey = (text: string) => {
   for (const secret of Object.values(secrets)) expect(text).not.toContain(secret)
@@ -20,6 +20,9 @@ const asked = (mock: MockProvider.MockProvider["Type"], n: number) =>
   })
 
 const fallbackOf = (part: { readonly metadata: unknown }) => (part.metadata as Record<string, unknown>).fallback
+
+/** The primary answers, except that a rate limit moves on at once (the waits are the engine's, tested there). */
+const movesAtOnce = Answer.override(Answer.primary, { RateLimited: Answer.primary.Unknown })
 
 const chained = (url: string, chain: ReadonlyArray<string>, options: FallbackAi.Config["options"] = {}) =>
   FallbackAi.layer(chain[0]!, { options: { firstByte: Option.none(), ...options } }).pipe(
@@ -83,7 +86,7 @@ describe("FallbackAi: a chain of @effect/ai places as a LanguageModel, over HTTP
         ]
       }).pipe(
         Effect.provide(chained(mock.url, ["anthropic/claude-x", "openai/gpt-x"], {
-          answers: Answer.override(Answer.primary, { RateLimited: Answer.primary.Unknown })
+          answers: movesAtOnce
         })),
         Effect.withConfigProvider(keys)
       )
@@ -93,5 +96,184 @@ describe("FallbackAi: a chain of @effect/ai places as a LanguageModel, over HTTP
       expect(JSON.stringify(first.messages)).toContain("tool_result")
       expect(JSON.stringify(second.input)).toContain("function_call_output")
       expect(second.input[0]).toMatchObject({ role: "system", content: "You are terse." })
+    }))
+})
+
+const collected = <A, E, R>(stream: Stream.Stream<A, E, R>) => {
+  const parts: Array<A> = []
+  return Stream.runForEach(stream, (part) => Effect.sync(() => void parts.push(part))).pipe(
+    Effect.either,
+    Effect.map((result) => ({ parts, result }))
+  )
+}
+
+describe("FallbackAi.streamText commits at the first content part", () => {
+  it.scopedLive("an error inside the stream before any content moves to the next place, with nothing replayed", () =>
+    Effect.gen(function*() {
+      const mock = yield* MockProvider.make({ text: "streamed by openai" })
+      yield* mock.script([{ fault: "stream-error", route: "anthropic" }])
+      const { parts, result } = yield* collected(LanguageModel.streamText({ prompt: "hello" })).pipe(
+        Effect.provide(chained(mock.url, ["anthropic/claude-x", "openai/gpt-x"], { answers: movesAtOnce })),
+        Effect.withConfigProvider(keys)
+      )
+      expect(Either.isRight(result)).toBe(true)
+      const text = parts.flatMap((part) => part.type === "text-delta" ? [part.delta] : []).join("")
+      expect(text).toBe("streamed by openai")
+      expect(parts.filter((part) => part.type === "response-metadata")).toHaveLength(1)
+      const finish = parts.find((part) => part.type === "finish")!
+      expect(fallbackOf(finish)).toEqual({ place: "openai/gpt-x", from: "anthropic/claude-x", moved: true })
+      expect((yield* mock.requests).log.map((r) => `${r.route} ${r.fault}`)).toEqual([
+        "anthropic stream-error",
+        "responses answer"
+      ])
+    }))
+
+  it.scopedLive("a stream cut after its first content surfaces with what was delivered; the next place gets no request", () =>
+    Effect.gen(function*() {
+      const mock = yield* MockProvider.make({ text: "a long answer that is cut" })
+      yield* mock.script([{ fault: "cut", route: "anthropic" }])
+      const { parts, result } = yield* collected(LanguageModel.streamText({ prompt: "hello" })).pipe(
+        Effect.provide(chained(mock.url, ["anthropic/claude-x", "openai/gpt-x"], { answers: movesAtOnce })),
+        Effect.withConfigProvider(keys)
+      )
+      expect(Either.isLeft(result)).toBe(true)
+      if (Either.isLeft(result)) {
+        expect(AiError.isAiError(result.left)).toBe(true)
+        noKey(JSON.stringify(result.left) + String(result.left))
+      }
+      const text = parts.flatMap((part) => part.type === "text-delta" ? [part.delta] : []).join("")
+      expect(text.length).toBeGreaterThan(0)
+      expect("a long answer that is cut".startsWith(text)).toBe(true)
+      expect((yield* mock.requests).log.map((r) => `${r.route} ${r.fault}`)).toEqual(["anthropic cut"])
+    }))
+})
+
+describe("FallbackAi: tools and structured output at a stand-in", () => {
+  const Weather = Tool.make("Weather", {
+    parameters: { city: Schema.String },
+    success: Schema.Struct({ sky: Schema.String })
+  })
+  const tools = Toolkit.make(Weather)
+  const handlers = tools.toLayer({ Weather: ({ city }) => Effect.succeed({ sky: city === "Oslo" ? "grey" : "blue" }) })
+
+  it.scopedLive("a tool call round trip answered at the stand-in: the call, its result, and the answer after it", () =>
+    Effect.gen(function*() {
+      const mock = yield* MockProvider.make({ bodies: true, text: "grey in Oslo" })
+      yield* mock.script([
+        { fault: "model-not-found", route: "anthropic" },
+        { fault: "answer", route: "responses", times: 1, tool: { input: { city: "Oslo" } } }
+      ])
+      const result = yield* Effect.gen(function*() {
+        const first = yield* LanguageModel.generateText({ prompt: "Weather in Oslo?", toolkit: tools })
+        const call = first.toolCalls[0]!
+        expect(call.name).toBe("Weather")
+        expect(call.params).toEqual({ city: "Oslo" })
+        expect(first.toolResults[0]!.result).toEqual({ sky: "grey" })
+        const second = yield* LanguageModel.generateText({
+          prompt: Prompt.merge(Prompt.make("Weather in Oslo?"), Prompt.fromResponseParts(first.content)),
+          toolkit: tools
+        })
+        return second.text
+      }).pipe(
+        Effect.provide(Layer.merge(chained(mock.url, ["anthropic/claude-x", "openai/gpt-x"]), handlers)),
+        Effect.withConfigProvider(keys)
+      )
+      expect(result).toBe("grey in Oslo")
+      const log = (yield* mock.requests).log
+      expect(log.map((r) => `${r.route} ${r.fault}`)).toEqual([
+        "anthropic model-not-found",
+        "responses answer",
+        "responses answer"
+      ])
+      const last = log[2]!.body as any
+      expect(JSON.stringify(last.input)).toContain("function_call_output")
+      expect(last.tools.map((tool: any) => tool.name)).toEqual(["Weather"])
+    }))
+
+  it.scopedLive("generateObject with a Schema answered at the stand-in (Anthropic asked through a forced tool)", () =>
+    Effect.gen(function*() {
+      const mock = yield* MockProvider.make()
+      yield* mock.script([
+        { fault: "unauthorized", route: "responses" },
+        { fault: "answer", route: "anthropic", json: { city: "Oslo", degrees: 4 } }
+      ])
+      const response = yield* LanguageModel.generateObject({
+        prompt: "Weather in Oslo?",
+        schema: Schema.Struct({ city: Schema.String, degrees: Schema.Number })
+      }).pipe(
+        Effect.provide(chained(mock.url, ["openai/gpt-x", "anthropic/claude-x"])),
+        Effect.withConfigProvider(keys)
+      )
+      expect(response.value).toEqual({ city: "Oslo", degrees: 4 })
+      expect((yield* mock.requests).log.map((r) => `${r.route} ${r.fault}`)).toEqual([
+        "responses unauthorized",
+        "anthropic answer"
+      ])
+    }))
+
+  it.scopedLive("a tool handler's own error passes through unchanged and moves nothing", () =>
+    Effect.gen(function*() {
+      const mock = yield* MockProvider.make()
+      yield* mock.script([{ fault: "answer", route: "anthropic", tool: { input: { city: "Oslo" } } }])
+      class Broken extends Schema.TaggedError<Broken>()("Broken", {}) {}
+      const Failing = Tool.make("Failing", { parameters: { city: Schema.String }, failure: Broken })
+      const failing = Toolkit.make(Failing)
+      const error = yield* LanguageModel.generateText({ prompt: "Weather?", toolkit: failing }).pipe(
+        Effect.provide(Layer.merge(
+          chained(mock.url, ["anthropic/claude-x", "openai/gpt-x"]),
+          failing.toLayer({ Failing: () => Effect.fail(new Broken()) })
+        )),
+        Effect.withConfigProvider(keys),
+        Effect.flip
+      )
+      expect(error).toBeInstanceOf(Broken)
+      expect((yield* mock.requests).log.map((r) => r.route)).toEqual(["anthropic"])
+    }))
+})
+
+describe("FallbackAi: each place's layer is built lazily", () => {
+  it.scopedLive("a chain of three model layers whose first answers builds one layer, once for many calls", () =>
+    Effect.gen(function*() {
+      builds.length = 0
+      const mock = yield* MockProvider.make()
+      const chain = ["anthropic/claude-x", "openai/gpt-x", "anthropic/claude-y"]
+      yield* Effect.gen(function*() {
+        for (let i = 0; i < 3; i++) yield* LanguageModel.generateText({ prompt: `call ${i}` })
+      }).pipe(Effect.provide(chained(mock.url, chain)), Effect.withConfigProvider(keys))
+      expect(builds).toEqual(["anthropic/claude-x"])
+    }))
+
+  it.scopedLive("a stand-in is built when a call first needs it, and held for the next calls", () =>
+    Effect.gen(function*() {
+      builds.length = 0
+      const mock = yield* MockProvider.make()
+      yield* mock.script([{ fault: "model-not-found", route: "anthropic" }])
+      const chain = ["anthropic/claude-x", "openai/gpt-x", "anthropic/claude-y"]
+      yield* Effect.gen(function*() {
+        for (let i = 0; i < 3; i++) yield* LanguageModel.generateText({ prompt: `call ${i}` })
+      }).pipe(Effect.provide(chained(mock.url, chain)), Effect.withConfigProvider(keys))
+      expect(builds).toEqual(["anthropic/claude-x", "openai/gpt-x"])
+    }))
+
+  it.scopedLive("each account builds its own layer with its own key, read from the variable its env names", () =>
+    Effect.gen(function*() {
+      builds.length = 0
+      const mock = yield* MockProvider.make()
+      yield* mock.script([{ fault: "unauthorized", route: "anthropic", key: secrets.ANTHROPIC_API_KEY }])
+      const response = yield* LanguageModel.generateText({ prompt: "hello" }).pipe(
+        Effect.provide(
+          FallbackAi.layer("anthropic@work/claude-x").pipe(Layer.provide(world(mock.url, [], [], true)))
+        ),
+        Effect.withConfigProvider(keys)
+      )
+      expect(fallbackOf(response.content.find((part) => part.type === "finish")!)).toEqual({
+        place: "anthropic@home/claude-x",
+        from: "anthropic@work/claude-x",
+        moved: true
+      })
+      expect(builds).toEqual(["anthropic/claude-x", "anthropic/claude-x"])
+      expect((yield* mock.requests).log.map((r) => `${r.key === secrets.ANTHROPIC_KEY_HOME ? "home" : "work"} ${r.fault}`))
+        .toEqual(["work unauthorized", "home answer"])
+      noKey(heard.map(Notice.format).join("\n"))
     }))
 })

@@ -79,7 +79,21 @@ export const masked = (error: AiError.AiError): AiError.AiError => {
         ...(error.body === undefined ? {} : { body: Failure.said(error.body) }),
         ...(error.description === undefined ? {} : { description: Failure.said(error.description) })
       }, { disableValidation: true })
-    default:
-      return error
+    case "MalformedOutput":
+      return new AiError.MalformedOutput({
+        module: error.module,
+        method: error.method,
+        ...(error.description === undefined ? {} : { description: Failure.said(error.description) }),
+        ...(error.cause === undefined ? {} : { cause: error.cause })
+      })
+    case "MalformedInput":
+    case "UnknownError": {
+      const Same = error._tag === "MalformedInput" ? AiError.MalformedInput : AiError.UnknownError
+      return new Same({
+        module: error.module,
+        method: error.method,
+        ...(error.description === undefined ? {} : { description: Failure.said(error.description) })
+      })
+    }
   }
 }
