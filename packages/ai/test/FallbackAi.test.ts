@@ -1,5 +1,6 @@
 import { AiError, LanguageModel, Prompt, Tool, Toolkit } from "@effect/ai"
 import { describe, expect, it } from "@effect/vitest"
+import { OpenAiCompatible } from "@fallback/backends"
 import { Answer, Notice } from "@fallback/core"
 import { MockProvider } from "@fallback/testkit"
 import { Effect, Either, Fiber, Layer, Option, Schema, Stream, TestClock } from "effect"
@@ -275,5 +276,62 @@ describe("FallbackAi: each place's layer is built lazily", () => {
       expect((yield* mock.requests).log.map((r) => `${r.key === secrets.ANTHROPIC_KEY_HOME ? "home" : "work"} ${r.fault}`))
         .toEqual(["work unauthorized", "home answer"])
       noKey(heard.map(Notice.format).join("\n"))
+    }))
+})
+
+describe("FallbackAi: a chain that mixes kinds of places, and one that gives up", () => {
+  const local = (url: string) => OpenAiCompatible.make({ name: "local", baseUrl: `${url}/v1` })
+
+  it.scopedLive("an @effect/ai place then an HTTP provider: the provider gets the conversation as text, generate and stream", () =>
+    Effect.gen(function*() {
+      const mock = yield* MockProvider.make({ bodies: true, text: "answered locally" })
+      yield* mock.script([{ fault: "model-not-found", route: "anthropic" }])
+      const chain = ["anthropic/claude-x", "local/qwen3:8b"]
+      const prompt = [
+        { role: "system" as const, content: "You are terse." },
+        { role: "user" as const, content: "first" },
+        { role: "assistant" as const, content: "noted" },
+        { role: "user" as const, content: "second" }
+      ]
+      const [text, streamed] = yield* Effect.all([
+        LanguageModel.generateText({ prompt }),
+        Effect.map(collected(LanguageModel.streamText({ prompt })), ({ parts }) => parts)
+      ]).pipe(
+        Effect.provide(
+          FallbackAi.layer(chain[0]!, { options: { firstByte: Option.none() } }).pipe(
+            Layer.provide(world(mock.url, chain, [local(mock.url)]))
+          )
+        ),
+        Effect.withConfigProvider(keys)
+      )
+      expect(text.text).toBe("answered locally")
+      expect(fallbackOf(text.content.find((part) => part.type === "finish")!)).toEqual({
+        place: "local/qwen3:8b",
+        from: "anthropic/claude-x",
+        moved: true
+      })
+      expect(streamed.flatMap((part) => part.type === "text-delta" ? [part.delta] : []).join("")).toBe("answered locally")
+      const log = (yield* mock.requests).log
+      expect(log.map((r) => `${r.route} ${r.fault}`)).toEqual(["anthropic model-not-found", "chat answer", "chat answer"])
+      const sent = (log[1]!.body as any).messages
+      expect(sent).toHaveLength(1)
+      expect(sent[0].content).toBe("System: You are terse.\n\nUser: first\n\nAssistant: noted\n\nUser: second")
+      expect((log[2]!.body as any).messages).toHaveLength(1)
+    }))
+
+  it.scopedLive("a chain that gives up fails with the last place's own AiError, its keys masked", () =>
+    Effect.gen(function*() {
+      const mock = yield* MockProvider.make()
+      yield* mock.script([{ fault: "unauthorized" }])
+      const error = yield* LanguageModel.generateText({ prompt: "hello" }).pipe(
+        Effect.provide(chained(mock.url, ["anthropic/claude-x", "openai/gpt-x"])),
+        Effect.withConfigProvider(keys),
+        Effect.flip
+      )
+      expect(error._tag).toBe("HttpResponseError")
+      if (error._tag === "HttpResponseError") expect(error.response.status).toBe(401)
+      expect(error.message).toContain("/v1/responses")
+      noKey(JSON.stringify(error) + error.message + String(error))
+      expect((yield* mock.requests).log.map((r) => r.route)).toEqual(["anthropic", "responses"])
     }))
 })
