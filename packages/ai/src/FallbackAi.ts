@@ -17,11 +17,13 @@
  * @since 0.1.0
  */
 import * as LanguageModel from "@effect/ai/LanguageModel"
-import type { Agent, Place, Settings } from "@fallback/core"
+import type { Agent, Place, Settings, Steps } from "@fallback/core"
 import type * as Effect from "effect/Effect"
+import type * as ExecutionPlan from "effect/ExecutionPlan"
 import * as Layer from "effect/Layer"
 import type * as Scope from "effect/Scope"
 import * as internal from "./internal/fallbackAi.js"
+import * as plan from "./internal/plan.js"
 
 /**
  * How the chain's agent is made: the settings that travel to every stand-in, and the agent's
@@ -69,3 +71,55 @@ export const layer = (
   config: Config = {}
 ): Layer.Layer<LanguageModel.LanguageModel, Place.InvalidPlace, Agent.Requirements> =>
   Layer.scoped(LanguageModel.LanguageModel, make(place, config))
+
+/**
+ * A plan's places were not one per step.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export const PlanMismatch: typeof plan.PlanMismatch = plan.PlanMismatch
+
+/**
+ * @since 0.1.0
+ * @category errors
+ */
+export type PlanMismatch = plan.PlanMismatch
+
+/**
+ * An `ExecutionPlan` whose steps provide `LanguageModel`, as a chain of places: step `i` becomes
+ * the place `places[i]` (its layer built when a call first reaches it, and held), each step points
+ * to the next, and a step's `attempts` become the place's tries (with no waits when the step had
+ * no schedule, else the default policy: a `Schedule` is not carried over). Where the plan's
+ * `while` decided whether to go on, the answers per failure kind decide here. Health is kept in
+ * memory; notices go where `Notices` says (stderr unless given).
+ *
+ * @example
+ * ```ts
+ * import { LanguageModel } from "@effect/ai"
+ * import { FallbackAi } from "@fallback/ai"
+ * import * as Effect from "effect/Effect"
+ * import * as ExecutionPlan from "effect/ExecutionPlan"
+ * import * as Layer from "effect/Layer"
+ *
+ * declare const claude: Layer.Layer<LanguageModel.LanguageModel>
+ * declare const gpt: Layer.Layer<LanguageModel.LanguageModel>
+ * const plan = ExecutionPlan.make({ provide: claude, attempts: 2 }, { provide: gpt })
+ *
+ * const program = LanguageModel.generateText({ prompt: "hello" })
+ * const before = Effect.withExecutionPlan(program, plan)
+ * const after = Effect.provide(program, FallbackAi.fromExecutionPlan(plan, ["anthropic/claude-opus-5", "openai/gpt-5.5"]))
+ * ```
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const fromExecutionPlan = <Types extends { provides: any; input: any; error: any; requirements: any }>(
+  executionPlan: ExecutionPlan.ExecutionPlan<Types>,
+  places: ReadonlyArray<string>,
+  config: Config = {}
+): Layer.Layer<
+  LanguageModel.LanguageModel,
+  Place.InvalidPlace | PlanMismatch | Steps.StepsError,
+  Exclude<Types["requirements"], LanguageModel.LanguageModel>
+> => plan.fromExecutionPlan(executionPlan, places, config) as any
