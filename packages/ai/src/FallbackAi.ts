@@ -17,8 +17,8 @@
  * @since 0.1.0
  */
 import * as LanguageModel from "@effect/ai/LanguageModel"
-import type { Agent, Place, Settings, Steps } from "@fallback/core"
-import type * as Effect from "effect/Effect"
+import { type Agent, type Backend, Place, type Settings, type Steps } from "@fallback/core"
+import * as Effect from "effect/Effect"
 import type * as ExecutionPlan from "effect/ExecutionPlan"
 import * as Layer from "effect/Layer"
 import type * as Scope from "effect/Scope"
@@ -71,6 +71,48 @@ export const layer = (
   config: Config = {}
 ): Layer.Layer<LanguageModel.LanguageModel, Place.InvalidPlace, Agent.Requirements> =>
   Layer.scoped(LanguageModel.LanguageModel, make(place, config))
+
+/**
+ * A chain written in code: `places` in order, each pointing to the next, run by `backends` (made
+ * with `AiPlace.make`, `HttpProvider.make`, a CLI backend…), with the chain's steps and health kept
+ * in memory. The layer for programs that have no config file; one that has uses {@link layer}
+ * with the config's steps, accounts and health.
+ *
+ * @example
+ * ```ts
+ * import { AnthropicClient, AnthropicLanguageModel } from "@effect/ai-anthropic"
+ * import { OpenAiClient, OpenAiLanguageModel } from "@effect/ai-openai"
+ * import { AiPlace, FallbackAi } from "@fallback/ai"
+ * import * as Layer from "effect/Layer"
+ *
+ * const anthropic = AiPlace.make({
+ *   cli: "anthropic",
+ *   key: "ANTHROPIC_API_KEY",
+ *   layer: ({ model, key }) =>
+ *     AnthropicLanguageModel.layer({ model }).pipe(Layer.provide(AnthropicClient.layerConfig({ apiKey: key })))
+ * })
+ * const openai = AiPlace.make({
+ *   cli: "openai",
+ *   key: "OPENAI_API_KEY",
+ *   layer: ({ model, key }) => OpenAiLanguageModel.layer({ model }).pipe(Layer.provide(OpenAiClient.layerConfig({ apiKey: key })))
+ * })
+ * const model = FallbackAi.chain(["anthropic/claude-opus-5", "openai/gpt-5.5"], [anthropic, openai])
+ * ```
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const chain = <E, R>(
+  places: readonly [string, ...Array<string>],
+  backends: ReadonlyArray<Effect.Effect<Backend.Backend, E, R>>,
+  config: Config = {}
+): Layer.Layer<LanguageModel.LanguageModel, Place.InvalidPlace | Steps.StepsError | E, R> =>
+  Layer.unwrapEffect(
+    Effect.map(
+      Effect.all([Effect.forEach(places, (place) => Place.parse(place)), Effect.all(backends)]),
+      ([parsed, made]) => plan.chain(parsed, made, config)
+    )
+  )
 
 /**
  * A plan's places were not one per step.

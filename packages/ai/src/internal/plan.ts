@@ -1,5 +1,5 @@
 import * as LanguageModel from "@effect/ai/LanguageModel"
-import { Backend, ConfigFile, Health, Place, Steps } from "@fallback/core"
+import { Backend, ConfigFile, Health, Place, type Policy, Steps } from "@fallback/core"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import type * as ExecutionPlan from "effect/ExecutionPlan"
@@ -24,6 +24,33 @@ export class PlanMismatch extends Schema.TaggedError<PlanMismatch>("@fallback/ai
   }
 }
 
+/**
+ * The chain through `places`, in order, run by `backends`, with its steps and health in memory;
+ * `tries[i]`, where given, is how many more goes place `i` gets.
+ *
+ * @internal
+ */
+export const chain = (
+  places: ReadonlyArray<Place.Place>,
+  backends: ReadonlyArray<Backend.Backend>,
+  config: FallbackAi.Config,
+  tries: ReadonlyArray<{ readonly tries: number; readonly policy: Policy.Name | undefined }> = []
+) => {
+  const store = Layer.provideMerge(Steps.Steps.layer, ConfigFile.Store.layerMemory())
+  const world = Layer.mergeAll(Backend.Backends.layer(backends), store, Health.Health.layerMemory())
+  const written = Effect.gen(function*() {
+    const steps = yield* Steps.Steps
+    for (let i = 0; i < places.length; i++) {
+      const retrying = tries[i]
+      if (retrying !== undefined && retrying.tries > 0) yield* steps.retrying(places[i]!, retrying.tries, retrying.policy)
+      if (i > 0) yield* steps.points(places[i - 1]!, places[i]!)
+    }
+  })
+  return Layer.scoped(LanguageModel.LanguageModel, Effect.zipRight(written, internal.make(places[0]!, config))).pipe(
+    Layer.provide(world)
+  )
+}
+
 /** @internal */
 export const fromExecutionPlan = (
   plan: ExecutionPlan.ExecutionPlan<any>,
@@ -38,18 +65,8 @@ export const fromExecutionPlan = (
     const byPlace = new Map(parsed.map((place, i) => [`${place.cli}/${place.model}`, plan.steps[i]!]))
     const backends = yield* Effect.forEach([...new Set(parsed.map((place) => place.cli))], (cli) =>
       AiPlace.make({ cli, layer: ({ model }) => layerOf(byPlace.get(`${cli}/${model}`)!) }))
-    const store = Layer.provideMerge(Steps.Steps.layer, ConfigFile.Store.layerMemory())
-    const world = Layer.mergeAll(Backend.Backends.layer(backends), store, Health.Health.layerMemory())
-    const written = Effect.gen(function*() {
-      const steps = yield* Steps.Steps
-      for (let i = 0; i < parsed.length; i++) {
-        const attempts = plan.steps[i]!.attempts ?? 1
-        if (attempts > 1) yield* steps.retrying(parsed[i]!, attempts - 1, plan.steps[i]!.schedule === undefined ? "none" : undefined)
-        if (i > 0) yield* steps.points(parsed[i - 1]!, parsed[i]!)
-      }
-    })
-    return Layer.scoped(
-      LanguageModel.LanguageModel,
-      Effect.zipRight(written, internal.make(parsed[0]!, config))
-    ).pipe(Layer.provide(world))
+    return chain(parsed, backends, config, plan.steps.map((step) => ({
+      tries: (step.attempts ?? 1) - 1,
+      policy: step.schedule === undefined ? "none" as const : undefined
+    })))
   }))
