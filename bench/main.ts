@@ -11,6 +11,7 @@
 import { cpus, loadavg } from "node:os"
 import { join } from "node:path"
 import { cold } from "./cold.js"
+import { effectAi } from "./effectAi.js"
 import { type Figure, repetitions, save, table } from "./figures.js"
 import { http } from "./http.js"
 import { scale } from "./scale.js"
@@ -21,7 +22,8 @@ const benches: ReadonlyArray<readonly [string, () => Promise<Array<Figure>> | Ar
   ["B2", failover],
   ["B3", scale],
   ["B4", cold],
-  ["B5", http]
+  ["B5", http],
+  ["B6", effectAi]
 ]
 
 const asked = process.argv.slice(2).map((name) => name.toUpperCase())
