@@ -319,6 +319,29 @@ describe("FallbackAi: a chain that mixes kinds of places, and one that gives up"
       expect((log[2]!.body as any).messages).toHaveLength(1)
     }))
 
+  it.scopedLive("generateObject at an HTTP provider: asked for JSON matching the schema, its answer decoded", () =>
+    Effect.gen(function*() {
+      const mock = yield* MockProvider.make({ bodies: true })
+      yield* mock.script([
+        { fault: "quota", route: "anthropic" },
+        { fault: "answer", route: "chat", json: { city: "Oslo", degrees: 4 } }
+      ])
+      const chain = ["anthropic/claude-x", "local/qwen3:8b"]
+      const response = yield* LanguageModel.generateObject({
+        prompt: "Weather in Oslo?",
+        schema: Schema.Struct({ city: Schema.String, degrees: Schema.Number })
+      }).pipe(
+        Effect.provide(FallbackAi.layer(chain[0]!).pipe(Layer.provide(world(mock.url, chain, [local(mock.url)])))),
+        Effect.withConfigProvider(keys)
+      )
+      expect(response.value).toEqual({ city: "Oslo", degrees: 4 })
+      const log = (yield* mock.requests).log
+      const asked = (log[1]!.body as any).messages[0].content as string
+      expect(asked).toMatch(/^Weather in Oslo\?\n\nAnswer with only a JSON object that matches this JSON Schema:\n\{/)
+      expect(asked).toContain("\"degrees\"")
+      expect(JSON.stringify(log[0]!.body)).not.toContain("JSON Schema:")
+    }))
+
   it.scopedLive("a chain that gives up fails with the last place's own AiError, its keys masked", () =>
     Effect.gen(function*() {
       const mock = yield* MockProvider.make()

@@ -14,7 +14,7 @@ import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as Stream from "effect/Stream"
 import type * as AiPlace from "../AiPlace.js"
-import { type Call, carried, CurrentCall, Passed, raised } from "./call.js"
+import { type Call, carried, CurrentCall, models, Passed, raised } from "./call.js"
 import { masked, toFailure } from "./aiFailure.js"
 
 /** The failure an `@effect/ai` error is; the error itself, masked, is kept for a chain that gives up. */
@@ -161,9 +161,14 @@ const session = (lm: LanguageModel.Service, place: Place.Place, id: string): Bac
 
 let opened = 0
 
+const modelBackend = (backend: Backend.Backend): Backend.Backend => {
+  models.add(backend)
+  return backend
+}
+
 /** @internal */
 export const make = <E, R>(registration: AiPlace.Registration<E, R>): Effect.Effect<Backend.Backend, never, R> =>
-  Effect.map(Effect.context<R>(), (context): Backend.Backend => ({
+  Effect.map(Effect.context<R>(), (context): Backend.Backend => modelBackend({
     cli: registration.cli,
     capabilities: {
       webSearchOff: true,

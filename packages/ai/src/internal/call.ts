@@ -16,6 +16,8 @@ export interface Call {
   at: Place.Place | undefined
   /** The whole response an `@effect/ai` place gave (`generateText`, `generateObject`). */
   response: unknown
+  /** The call as text for a place that takes only text, once one is reached. */
+  asked: string | undefined
 }
 
 /** @internal */
@@ -46,3 +48,11 @@ export const raised = new WeakMap<Failure.Failure, AiError.AiError>()
 export class Passed {
   constructor(readonly error: unknown) {}
 }
+
+/**
+ * The backends whose places are `@effect/ai` models: they take a call's options as they are, so
+ * the call is not rewritten as text for them.
+ *
+ * @internal
+ */
+export const models = new WeakSet<object>()

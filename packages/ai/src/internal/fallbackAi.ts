@@ -9,32 +9,50 @@ import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
 import type * as FallbackAi from "../FallbackAi.js"
-import { type Call, carried, CurrentCall, Passed, raised } from "./call.js"
+import { type Call, carried, CurrentCall, models, Passed, raised } from "./call.js"
 import { flatten } from "./prompt.js"
 
-/** Notes at each attempt where a call went, so the call can tell the caller where it was answered. */
-const noted = (place: Place.Place) => Effect.map(Effect.serviceOption(CurrentCall), (call) => {
-  if (Option.isSome(call)) call.value.at = place
-})
+/**
+ * What a place that takes only text is asked: for `generateObject`, the prompt and the schema its
+ * answer must match (written out the first time such a place is reached).
+ */
+const textFor = (call: Call, prompt: Backend.Prompt): Backend.Prompt => {
+  if (call.kind !== "object") return prompt
+  call.asked ??= `${prompt.text}\n\nAnswer with only a JSON object that matches this JSON Schema:\n${
+    JSON.stringify(JSONSchema.make(call.options.schema))
+  }`
+  return { text: call.asked, history: prompt.history }
+}
 
 /**
  * A backend as a chain's place: each call carries its whole conversation in its prompt, so no
- * session keeps exchanges of its own, and each attempt notes where it went.
+ * session keeps exchanges of its own, and each attempt notes where it went (a place that takes
+ * only text is given the call as text).
  */
-const statelessBackend = (backend: Backend.Backend): Backend.Backend => ({
-  ...backend,
-  open: (place, account, settings, opening) =>
-    Effect.map(backend.open(place, account, settings, opening), (session): Backend.Session => {
-      const note = noted(place)
-      const reply = session.reply
-      return {
-        ...session,
-        keepsConversation: true,
-        turn: (prompt) => Stream.unwrap(Effect.as(note, session.turn(prompt))),
-        reply: reply === undefined ? undefined : (prompt, limits) => Effect.zipRight(note, reply(prompt, limits))
-      }
-    })
-})
+const statelessBackend = (backend: Backend.Backend): Backend.Backend => {
+  const model = models.has(backend)
+  return {
+    ...backend,
+    open: (place, account, settings, opening) =>
+      Effect.map(backend.open(place, account, settings, opening), (session): Backend.Session => {
+        const reply = session.reply
+        const noted = <A>(prompt: Backend.Prompt, go: (prompt: Backend.Prompt) => A) =>
+          Effect.map(Effect.serviceOption(CurrentCall), (call) => {
+            if (Option.isNone(call)) return go(prompt)
+            call.value.at = place
+            return go(model ? prompt : textFor(call.value, prompt))
+          })
+        return {
+          ...session,
+          keepsConversation: true,
+          turn: (prompt) => Stream.unwrap(noted(prompt, session.turn)),
+          reply: reply === undefined
+            ? undefined
+            : (prompt, limits) => Effect.flatten(noted(prompt, (prompt) => reply(prompt, limits)))
+        }
+      })
+  }
+}
 
 const statelessBackends = (backends: Backend.Backends["Type"]): Backend.Backends["Type"] => {
   const wrapped = new Map<string, Backend.Backend>()
@@ -80,13 +98,6 @@ const partsOf = (events: ReadonlyArray<Backend.Event>): Array<Response.AnyPart> 
   Response.makePart("finish", { reason: "stop", usage: usageOf(events) })
 ]
 
-const asking = (call: Call): string => {
-  const text = flatten(call.options.prompt)
-  if (call.kind !== "object") return text
-  const schema = JSON.stringify(JSONSchema.make(call.options.schema))
-  return `${text}\n\nAnswer with only a JSON object that matches this JSON Schema:\n${schema}`
-}
-
 /** @internal */
 export const make = Effect.fnUntraced(function*(place: Place.Place | string, config: FallbackAi.Config) {
   const backends = yield* Backend.Backends
@@ -96,8 +107,8 @@ export const make = Effect.fnUntraced(function*(place: Place.Place | string, con
 
   const whole = (kind: "text" | "object", method: string) => (options: any): Effect.Effect<any, any, any> =>
     Effect.flatMap(agent.at, (start) => {
-      const call: Call = { kind, options, at: undefined, response: undefined }
-      return agent.reply(asking(call)).pipe(
+      const call: Call = { kind, options, at: undefined, response: undefined, asked: undefined }
+      return agent.reply(flatten(options.prompt)).pipe(
         Effect.provideService(CurrentCall, call),
         Effect.catchAll(failedWith(method)),
         passedOn,
@@ -129,7 +140,7 @@ export const make = Effect.fnUntraced(function*(place: Place.Place | string, con
 
   const streamText = (options: any): Stream.Stream<any, any, any> =>
     Stream.unwrap(Effect.map(agent.at, (start) => {
-      const call: Call = { kind: "stream", options, at: undefined, response: undefined }
+      const call: Call = { kind: "stream", options, at: undefined, response: undefined, asked: undefined }
       let texted = false
       let result: Backend.Event | undefined = undefined
       const partsFor = (event: Backend.Event): ReadonlyArray<Response.AnyPart> => {
@@ -167,7 +178,7 @@ export const make = Effect.fnUntraced(function*(place: Place.Place | string, con
           note === undefined ? finish : annotated(finish, note)
         )
       })
-      return agent.turn(asking(call)).pipe(
+      return agent.turn(flatten(options.prompt)).pipe(
         Stream.mapConcat(partsFor),
         Stream.concat(ending),
         Stream.catchAll((failure) => Stream.fromEffect(failedWith("streamText")(failure))),
