@@ -5,7 +5,7 @@
  * answer at once) and over HTTP against the loopback mock (`@effect/ai-anthropic`, then
  * `@effect/ai-openai` on the Responses API).
  */
-import { AiError, LanguageModel } from "@effect/ai"
+import { AiError, LanguageModel, Response } from "@effect/ai"
 import { AnthropicClient, AnthropicLanguageModel } from "@effect/ai-anthropic"
 import { OpenAiClient, OpenAiLanguageModel } from "@effect/ai-openai"
 import { NodeHttpClient } from "@effect/platform-node"
@@ -36,19 +36,29 @@ const serverError = new AiError.HttpResponseError({
   body: "{\"type\":\"error\",\"error\":{\"type\":\"api_error\",\"message\":\"Internal server error\"}}"
 }, { disableValidation: true })
 
-/** An in-process model that answers at once, or fails with a 500. */
-const scripted = (name: string, fails: boolean): Layer.Layer<LanguageModel.LanguageModel> =>
-  Layer.effect(
+/**
+ * An in-process model that answers at once, or fails with a 500: the service itself, so that a
+ * call costs what the caller's side costs (`LanguageModel.make` compiles a response schema on
+ * every call, about a millisecond, which would hide everything else).
+ */
+const scripted = (name: string, fails: boolean): Layer.Layer<LanguageModel.LanguageModel> => {
+  const response = new LanguageModel.GenerateTextResponse([
+    Response.makePart("text", { text: `answered by ${name}` }),
+    Response.makePart("finish", {
+      reason: "stop",
+      usage: new Response.Usage({ inputTokens: 1, outputTokens: 1, totalTokens: 2 })
+    })
+  ])
+  const answer = fails ? Effect.fail(serverError) : Effect.succeed(response)
+  return Layer.succeed(
     LanguageModel.LanguageModel,
-    LanguageModel.make({
-      generateText: () =>
-        fails ? Effect.fail(serverError) : Effect.succeed([
-          { type: "text", text: `answered by ${name}` },
-          { type: "finish", reason: "stop", usage: { inputTokens: 1, outputTokens: 1, totalTokens: 2 } }
-        ]),
-      streamText: () => Effect.die("not streamed") as never
+    LanguageModel.LanguageModel.of({
+      generateText: () => answer as any,
+      generateObject: () => Effect.die("not asked for objects") as any,
+      streamText: () => Stream.die("not streamed") as any
     })
   )
+}
 
 const ask = LanguageModel.generateText({ prompt: "hi" })
 
@@ -170,3 +180,12 @@ export const effectAi = async (): Promise<Array<Figure>> => {
   }
   return figures
 }
+
+/** The in-process failover through the chain, `n` times, for a profiler. */
+export const effectAiFailoverLoop = (n: number) =>
+  Effect.runPromise(Effect.scoped(Effect.gen(function*() {
+    const context = yield* Layer.build(
+      chained([scriptedPlace("first", true), scriptedPlace("second", false)], ["first/m", "second/m"], true)
+    )
+    for (let i = 0; i < n; i++) yield* Effect.provide(ask, context)
+  })))

@@ -15,14 +15,14 @@ import * as Redacted from "effect/Redacted"
 import * as Stream from "effect/Stream"
 import type * as AiPlace from "../AiPlace.js"
 import { type Call, carried, CurrentCall, models, Passed, raised } from "./call.js"
-import { masked, toFailure } from "./aiFailure.js"
+import { toFailure } from "./aiFailure.js"
 
-/** The failure an `@effect/ai` error is; the error itself, masked, is kept for a chain that gives up. */
+/** The failure an `@effect/ai` error is; the error itself is kept (masked when it is handed back) for a chain that gives up. */
 const failed = (place: Place.Place) => (error: unknown): Effect.Effect<never, Failure.Failure> =>
   AiError.isAiError(error)
     ? Effect.clockWith((clock) => {
       const failure = toFailure(error, place, clock.unsafeCurrentTimeMillis())
-      raised.set(failure, masked(error))
+      raised.set(failure, error)
       return Effect.fail(failure)
     })
     : Effect.die(new Passed(error))

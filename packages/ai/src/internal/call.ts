@@ -32,8 +32,8 @@ export class CurrentCall extends Context.Tag("@fallback/ai/CurrentCall")<Current
 export const carried = new WeakMap<Backend.Event, ReadonlyArray<Response.AnyPart>>()
 
 /**
- * The error an `@effect/ai` place failed with (its secrets masked), by the failure it was read
- * as, so a chain that gives up fails with it.
+ * The error an `@effect/ai` place failed with, by the failure it was read as, so a chain that
+ * gives up fails with it (masked then: it holds the request's credentials).
  *
  * @internal
  */

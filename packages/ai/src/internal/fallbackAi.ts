@@ -10,6 +10,7 @@ import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
 import type * as FallbackAi from "../FallbackAi.js"
 import { type Call, carried, CurrentCall, models, Passed, raised } from "./call.js"
+import { masked } from "./aiFailure.js"
 import { flatten } from "./prompt.js"
 
 /**
@@ -64,12 +65,13 @@ const statelessBackends = (backends: Backend.Backends["Type"]): Backend.Backends
   return { get: (cli) => Option.map(backends.get(cli), of), all: backends.all.map(of) }
 }
 
-/** What a chain that gave up fails with: the place's own `AiError`, or one saying what happened. */
-const failedWith = (method: string) => (failure: Failure.Failure) =>
-  Effect.fail(
-    raised.get(failure) ??
-      new AiError.UnknownError({ module: "FallbackAi", method, description: failure.message })
+/** What a chain that gave up fails with: the place's own `AiError`, masked, or one saying what happened. */
+const failedWith = (method: string) => (failure: Failure.Failure) => {
+  const error = raised.get(failure)
+  return Effect.fail(
+    error === undefined ? new AiError.UnknownError({ module: "FallbackAi", method, description: failure.message }) : masked(error)
   )
+}
 
 const passedOn = <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, unknown, R> =>
   Effect.catchSomeDefect(self, (defect) => defect instanceof Passed ? Option.some(Effect.fail(defect.error)) : Option.none())
