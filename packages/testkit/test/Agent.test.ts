@@ -242,6 +242,44 @@ describe("Agent", () => {
       expect(events[1]).toEqual(Backend.Event.SessionStarted({ sessionId: `${b}#1` }))
     }).pipe(Effect.provide(world({ script: { places: { [a]: [Scripted.hang] } }, chain: [a, b] }))))
 
+  // 000, step 5: "configured exactly as the agent it left — carrying its effort, its permission rung,
+  // the skills the flow gave it and the callbacks the agent is offering."
+  it.scoped("every setting reaches the stand-in unchanged", () =>
+    Effect.gen(function*() {
+      const settings = new Settings.Settings({
+        effort: "high",
+        permission: "plan",
+        webSearch: false,
+        skills: ["review"],
+        callbacks: ["approve"]
+      })
+      const agent = yield* Agent.make(a, settings)
+      expect(yield* Agent.ask(agent, "hi")).toBe(`ok from ${b}`)
+      const scripted = yield* Scripted.Scripted
+      expect(scripted.seen(a).settings).toEqual([settings])
+      expect(scripted.seen(b).settings).toEqual([settings])
+    }).pipe(Effect.provide(world({ script: { places: { [a]: [Scripted.fail("ModelNotFound")] } }, chain: [a, b] }))))
+
+  // 000: "Move a setting the CLI taking over cannot be told. ... a setting quietly ignored would be a setting that lies."
+  for (
+    const [setting, capability, reason] of [
+      [{ effort: "high" }, { effort: false }, "codex cannot be told how hard to think (effort high)"],
+      [{ permission: "plan" }, { permission: false }, "codex cannot be given a permission rung (plan)"],
+      [{ skills: ["review"] }, { skills: false }, "codex cannot be given skills (review)"]
+    ] as const
+  ) {
+    it.scoped(`a move to a backend that cannot honour ${Object.keys(setting)[0]} stops with the notice`, () =>
+      Effect.gen(function*() {
+        const agent = yield* Agent.make(a, new Settings.Settings(setting))
+        expect((yield* Effect.flip(Agent.ask(agent, "hi")))._tag).toBe("ModelNotFound")
+        expect((yield* Heard).lines().at(-1)).toMatch(new RegExp(`the turn fails here: ${reason.replace(/[()]/g, "\\$&")}$`))
+        expect((yield* Scripted.Scripted).seen(b).opens).toBe(0)
+      }).pipe(Effect.provide(world({
+        script: { places: { [a]: [Scripted.fail("ModelNotFound")] }, capabilities: { codex: capability } },
+        chain: [a, b]
+      }))))
+  }
+
   it.scoped("a setting the next backend cannot honour stops the walk: the turn fails as it failed, with a notice", () =>
     Effect.gen(function*() {
       const agent = yield* Agent.make(a, new Settings.Settings({ webSearch: false }))

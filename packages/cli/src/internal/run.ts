@@ -5,6 +5,7 @@ import * as Terminal from "@effect/platform/Terminal"
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import * as Agent from "@fallback/core/Agent"
 import * as ConfigFile from "@fallback/core/ConfigFile"
+import * as Place from "@fallback/core/Place"
 import * as Preset from "@fallback/core/Preset"
 import * as Secret from "@fallback/core/Secret"
 import * as Settings from "@fallback/core/Settings"
@@ -57,6 +58,13 @@ export const run = Command.make("run", { config, place, preset, prompt }, (args)
     const options = send === undefined
       ? chosen.options
       : { ...chosen.options, send: Duration.isZero(send) ? Option.none() : Option.some(send) }
+    const places = Layer.mergeAll(backendsOf(document), health(chosen.breaker)).pipe(
+      Layer.provide(NodeHttpClient.layerUndici)
+    )
+    // The breaker preset's chain is LLM_FALLBACK_MODELS, read and checked before the turn starts.
+    const world = args.preset === "breaker"
+      ? Layer.provideMerge(Preset.breakerSteps(yield* Place.parse(args.place)), places)
+      : places
     yield* Effect.gen(function*() {
       const agent = yield* Agent.make(args.place, Settings.plain, options)
       const shown = yield* agent.turn(text).pipe(
@@ -69,9 +77,7 @@ export const run = Command.make("run", { config, place, preset, prompt }, (args)
       if (!shown.endsWith("\n")) yield* show("\n")
     }).pipe(
       Effect.scoped,
-      Effect.provide(Layer.mergeAll(backendsOf(document), health(chosen.breaker)).pipe(
-        Layer.provide(NodeHttpClient.layerUndici)
-      ))
+      Effect.provide(world)
     )
   }).pipe(Effect.provide(editing(args.config)))).pipe(
     Command.withDescription(
