@@ -180,23 +180,20 @@ const beforeContent = (limits: Limits) => <A>(self: Effect.Effect<A, Failure.Fai
 
 /**
  * The limits on an answer already streaming: the turn's deadline and the send ceiling still hold,
- * and a stream that stops moving is probed; each fails it with what was delivered, and nothing
- * moves. The deadline keeps a stream that stalls after its first content from running unbounded.
+ * a stream quiet for the idle limit ends (announced at half of it), and a stream that stops moving
+ * is probed; each fails it with what was delivered, and nothing moves. The deadline and the idle
+ * limit are kept by one watcher, so a streamed answer costs one fiber for both.
  */
 const afterContent = (limits: Limits, answer: Stream.Stream<Backend.Event, Failure.Failure>) => {
   const options = limits.run.options
-  const { place, run } = limits
+  const { run } = limits
   let out = answer
-  if (Number.isFinite(run.deadline)) {
-    const budget = Duration.millis(run.deadline - run.startedAt)
-    const deadline = Effect.flatMap(Clock.currentTimeMillis, (now) =>
-      Effect.andThen(
-        Effect.sleep(Duration.millis(Math.max(0, run.deadline - now))),
-        Effect.fail(
-          new Failure.Timeout({ place, said: Failure.said("the turn's deadline"), phase: "whole-send", after: budget })
-        )
-      ))
-    out = Stream.interruptWhen(out, deadline)
+  const idle = Option.getOrUndefined(options.idle)
+  if (Number.isFinite(run.deadline) || idle !== undefined) {
+    const clock = run.clock
+    let moved = clock.unsafeCurrentTimeMillis()
+    if (idle !== undefined) out = Stream.mapChunks(out, (chunk) => (moved = clock.unsafeCurrentTimeMillis(), chunk))
+    out = Stream.interruptWhen(out, streaming(limits, idle, () => moved))
   }
   if (Option.isSome(options.send)) {
     const after = options.send.value
@@ -216,6 +213,43 @@ const afterContent = (limits: Limits, answer: Stream.Stream<Backend.Event, Failu
   }
   return out
 }
+
+/**
+ * Watches a streaming answer for the turn's deadline and, with `idle`, for a quiet stream: quiet
+ * for half the limit is announced; quiet for all of it fails as Unresponsive.
+ */
+const streaming = (limits: Limits, idle: Duration.Duration | undefined, moved: () => number): Effect.Effect<never, Failure.Failure> =>
+  Effect.gen(function*() {
+    const { place, run } = limits
+    const limit = idle === undefined ? Infinity : Duration.toMillis(idle)
+    let told = -1
+    while (true) {
+      const now = yield* Clock.currentTimeMillis
+      const quiet = now - moved()
+      if (now >= run.deadline) {
+        return yield* new Failure.Timeout({
+          place,
+          said: Failure.said("the turn's deadline"),
+          phase: "whole-send",
+          after: Duration.millis(run.deadline - run.startedAt)
+        })
+      }
+      if (quiet >= limit) {
+        return yield* new Failure.Unresponsive({
+          place,
+          said: Failure.said(`sent nothing for ${Duration.format(Duration.millis(quiet))} after its answer began`)
+        })
+      }
+      if (quiet >= limit / 2 && told !== moved()) {
+        told = moved()
+        yield* run.notices.publish(
+          Notice.Stalled({ place, quiet: Duration.millis(quiet), limit: Duration.millis(limit) })
+        )
+      }
+      const next = Math.min(run.deadline, told === moved() ? moved() + limit : moved() + limit / 2)
+      yield* Effect.sleep(Duration.millis(Math.max(0, next - now)))
+    }
+  })
 
 /**
  * Probes a place once nothing has moved for `every` (counted from `moved()` or the last good
