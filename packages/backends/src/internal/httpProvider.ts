@@ -12,6 +12,7 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import * as Option from "effect/Option"
+import * as Secret from "@fallback/core/Secret"
 import * as Redacted from "effect/Redacted"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
@@ -80,6 +81,7 @@ const readKey = (
       "value" in found
         ? Effect.succeed(Option.some(Redacted.make(found.value)))
         : Config.redacted(found.variable).pipe(
+          Effect.tap((key) => Secret.hold(Redacted.value(key))),
           Effect.map(Option.some),
           Effect.mapError(() =>
             new Failure.AuthRefused({ place, said: Failure.said(`no key: the variable ${found.variable} is not set`) })
