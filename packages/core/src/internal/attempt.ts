@@ -1,10 +1,13 @@
 import * as Chunk from "effect/Chunk"
 import * as Clock from "effect/Clock"
+import * as Context from "effect/Context"
+import * as DefaultServices from "effect/DefaultServices"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as ExecutionStrategy from "effect/ExecutionStrategy"
 import * as Exit from "effect/Exit"
+import * as Fiber from "effect/Fiber"
 import * as Option from "effect/Option"
 import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
@@ -126,8 +129,10 @@ const note = (limits: Limits, event: Backend.Event) => {
 }
 
 /**
- * The answer as the caller sees it, within the send ceiling and watched for a stall; the exchange
- * joins the conversation once it is whole.
+ * The answer as the caller sees it: the events buffered before the first content, then the rest
+ * of the session's stream, each pull within the limits that still hold; the exchange joins the
+ * conversation once it is whole. One pull function, where a Stream operator for each of these
+ * (concat, tap, onEnd, interruptWhen) costs as much as the session's whole stream again.
  */
 const deliver = (
   limits: Limits,
@@ -138,83 +143,143 @@ const deliver = (
 ) => {
   const run = limits.run
   let text = ""
-  let result = Option.none<string>()
-  const tail = Option.match(rest, { onNone: () => Stream.empty, onSome: Stream.repeatEffectChunkOption })
-  const answer = Stream.concat(Stream.fromIterable(events), tail).pipe(
-    Stream.tap((event) =>
-      Effect.sync(() => {
-        note(limits, event)
-        if (event._tag === "Text") text += event.text
-        if (event._tag === "Result") result = Option.some(event.text)
-      })
-    ),
-    Stream.onEnd(Effect.sync(() => {
-      if (session.keepsConversation === true) return
-      run.state.history = Chunk.append(run.history, { prompt: prompt.text, answer: Option.getOrElse(result, () => text) })
-    }))
-  )
-  return Option.isNone(rest) ? answer : afterContent(limits, answer)
+  let result: string | undefined = undefined
+  const seen = (chunk: Chunk.Chunk<Backend.Event>) => {
+    for (const event of chunk) {
+      note(limits, event)
+      if (event._tag === "Text") text += event.text
+      else if (event._tag === "Result") result = event.text
+    }
+    return chunk
+  }
+  const ended: Pull = Effect.suspend(() => {
+    if (session.keepsConversation !== true) {
+      run.state.history = Chunk.append(run.history, { prompt: prompt.text, answer: result ?? text })
+    }
+    return Effect.fail(Option.none())
+  })
+  let buffered: Chunk.Chunk<Backend.Event> | undefined = Chunk.unsafeFromArray(events)
+  const pull: Pull = Option.isSome(rest) ? afterContent(limits, rest.value) : Effect.fail(Option.none())
+  const next: Pull = Effect.suspend(() => {
+    if (buffered !== undefined) {
+      const first = buffered
+      buffered = undefined
+      if (Chunk.isNonEmpty(first)) return Effect.succeed(seen(first))
+    }
+    return Effect.matchEffect(pull, {
+      onFailure: (end) => Option.isNone(end) ? ended : Effect.fail(end),
+      onSuccess: (chunk) => Effect.succeed(seen(chunk))
+    })
+  })
+  const answer = Stream.repeatEffectChunkOption(next)
+  return Option.isSome(rest) && Option.isSome(limits.run.options.watchdog) ? watched(limits, answer) : answer
 }
 
 const sendCeiling = (limits: Limits, after: Duration.Duration) =>
   new Failure.Timeout({ place: limits.place, said: Failure.said("send ceiling"), phase: "whole-send", after })
 
-/** The limits on an attempt before its first content: first byte, send ceiling, watchdog, deadline. */
+// The timers of the platform the engine runs on (Node, Bun, Deno, a browser all have them).
+declare const setTimeout: (run: () => void, millis: number) => unknown
+declare const clearTimeout: (timer: unknown) => void
+
+/** The clock a program has unless it installs one (a test installs the TestClock). */
+const liveClock = Context.get(DefaultServices.liveServices, Clock.Clock)
+
+/**
+ * `effect` cut at `at` (the run's clock millis) with `late()`'s failure, the effect interrupted
+ * first. On the live clock it runs as one fiber under one timer: `Effect.timeoutFail` forks two
+ * fibers and sleeps in one, several times a turn's own cost. On another clock (the TestClock) it
+ * is `Effect.timeoutFail` on that clock.
+ */
+const cutAt = <A, E>(effect: Effect.Effect<A, E>, clock: Clock.Clock, at: number, late: () => E): Effect.Effect<A, E> => {
+  if (!Number.isFinite(at)) return effect
+  if (clock !== liveClock) {
+    return Effect.suspend(() =>
+      Effect.timeoutFail(effect, { duration: Duration.millis(Math.max(0, at - clock.unsafeCurrentTimeMillis())), onTimeout: late })
+    )
+  }
+  return Effect.flatMap(Effect.fork(effect), (fiber) =>
+    Effect.async<A, E>((resume) => {
+      let done = false
+      const timer = setTimeout(() => {
+        if (done) return
+        done = true
+        resume(Effect.zipRight(Fiber.interrupt(fiber), Effect.fail(late())))
+      }, Math.max(0, at - clock.unsafeCurrentTimeMillis()))
+      fiber.addObserver((exit) => {
+        if (done) return
+        done = true
+        clearTimeout(timer)
+        resume(exit)
+      })
+      return Effect.suspend(() => {
+        done = true
+        clearTimeout(timer)
+        return Fiber.interrupt(fiber)
+      })
+    }))
+}
+
+/**
+ * The limits on an attempt before its first content: first byte (no later than the deadline) and
+ * send ceiling, as one timer at the earlier; the watchdog.
+ */
 const beforeContent = (limits: Limits) => <A>(self: Effect.Effect<A, Failure.Failure>): Effect.Effect<A, Failure.Failure> => {
   const { place, run, startedAt } = limits
   const options = run.options
   const left = Math.max(0, run.deadline - startedAt)
   const firstByte = Math.min(left, Option.match(options.firstByte, { onNone: () => Infinity, onSome: Duration.toMillis }))
-  let out = Effect.timeoutFail(self, {
-    duration: Duration.millis(firstByte),
-    onTimeout: () =>
-      new Failure.Timeout({ place, said: Failure.said("no first byte"), phase: "first-byte", after: Duration.millis(firstByte) })
-  })
-  if (Option.isSome(options.send)) {
-    const after = options.send.value
-    out = Effect.timeoutFail(out, { duration: after, onTimeout: () => sendCeiling(limits, after) })
-  }
+  const ceiling = Option.isSome(options.send) ? Duration.toMillis(options.send.value) : Infinity
+  let out = cutAt(
+    self,
+    run.clock,
+    startedAt + Math.min(firstByte, ceiling),
+    () =>
+      ceiling < firstByte
+        ? sendCeiling(limits, options.send.pipe(Option.getOrThrow))
+        : new Failure.Timeout({
+          place,
+          said: Failure.said("no first byte"),
+          phase: "first-byte",
+          after: Duration.millis(firstByte)
+        })
+  )
   if (Option.isSome(options.watchdog)) out = Effect.raceFirst(out, watchdog(limits, options.watchdog.value, () => startedAt))
   return out
 }
 
 /**
- * The limits on an answer already streaming: the turn's deadline and the send ceiling still hold,
- * and a stream that stops moving is probed; each fails it with what was delivered, and nothing
- * moves. The deadline keeps a stream that stalls after its first content from running unbounded.
+ * The limits on an answer already streaming, on each pull: the turn's deadline and the send
+ * ceiling still hold, and fail it with what was delivered; nothing moves. The deadline keeps a
+ * stream that stalls after its first content from running unbounded.
  */
-const afterContent = (limits: Limits, answer: Stream.Stream<Backend.Event, Failure.Failure>) => {
-  const options = limits.run.options
+const afterContent = (limits: Limits, pull: Pull): Pull => {
   const { place, run } = limits
-  let out = answer
-  if (Number.isFinite(run.deadline)) {
-    const budget = Duration.millis(run.deadline - run.startedAt)
-    const deadline = Effect.flatMap(Clock.currentTimeMillis, (now) =>
-      Effect.andThen(
-        Effect.sleep(Duration.millis(Math.max(0, run.deadline - now))),
-        Effect.fail(
-          new Failure.Timeout({ place, said: Failure.said("the turn's deadline"), phase: "whole-send", after: budget })
-        )
-      ))
-    out = Stream.interruptWhen(out, deadline)
-  }
-  if (Option.isSome(options.send)) {
-    const after = options.send.value
-    const ceiling = Effect.flatMap(Clock.currentTimeMillis, (now) =>
-      Effect.andThen(
-        Effect.sleep(Duration.millis(limits.startedAt + Duration.toMillis(after) - now)),
-        Effect.fail(sendCeiling(limits, after))
-      ))
-    out = Stream.interruptWhen(out, ceiling)
-  }
-  if (Option.isSome(options.watchdog)) {
-    let moved = limits.startedAt
-    out = Stream.interruptWhen(
-      Stream.tap(out, () => Effect.map(Clock.currentTimeMillis, (now) => void (moved = now))),
-      watchdog(limits, options.watchdog.value, () => moved)
+  const options = run.options
+  const ceiling = Option.isSome(options.send) ? limits.startedAt + Duration.toMillis(options.send.value) : Infinity
+  const at = Math.min(run.deadline, ceiling)
+  if (!Number.isFinite(at)) return pull
+  const late = () =>
+    Option.some(
+      ceiling < run.deadline
+        ? sendCeiling(limits, options.send.pipe(Option.getOrThrow))
+        : new Failure.Timeout({
+          place,
+          said: Failure.said("the turn's deadline"),
+          phase: "whole-send",
+          after: Duration.millis(run.deadline - run.startedAt)
+        })
     )
-  }
-  return out
+  return Effect.suspend(() => run.clock.unsafeCurrentTimeMillis() >= at ? Effect.fail(late()) : cutAt(pull, run.clock, at, late))
+}
+
+/** A stream that stops moving after its first content is probed, and fails as Unresponsive. */
+const watched = (limits: Limits, answer: Stream.Stream<Backend.Event, Failure.Failure>) => {
+  let moved = limits.startedAt
+  return Stream.interruptWhen(
+    Stream.tap(answer, () => Effect.map(Clock.currentTimeMillis, (now) => void (moved = now))),
+    watchdog(limits, limits.run.options.watchdog.pipe(Option.getOrThrow), () => moved)
+  )
 }
 
 /**
