@@ -63,7 +63,7 @@ const expected: ReadonlyArray<
   }],
   ["overloaded", "RateLimited", "RateLimited"],
   ["server-error", "Unknown", "Unknown"],
-  ["bad-gateway", "Unknown", "Unknown", (failure) => expect(failure.said).toContain("502 Bad Gateway")],
+  ["bad-gateway", "ConnectionLost", "ConnectionLost", (failure) => expect(failure.said).toContain("502 Bad Gateway")],
   ["unauthorized", "AuthRefused", "AuthRefused"],
   ["forbidden", "AuthRefused", "AuthRefused"],
   ["model-not-found", "ModelNotFound", "ModelNotFound"],

@@ -8,6 +8,7 @@ import * as ConfigFile from "@fallback/core/ConfigFile"
 import * as Preset from "@fallback/core/Preset"
 import * as Secret from "@fallback/core/Secret"
 import * as Settings from "@fallback/core/Settings"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
@@ -51,8 +52,13 @@ export const run = Command.make("run", { config, place, preset, prompt }, (args)
     const show = (text: string) => Effect.ignore(terminal.display(text))
     const document = yield* (yield* ConfigFile.Store).read
     const chosen = presets[args.preset]
+    const send = document.limits?.send
+    // The file's send ceiling, in seconds; 0 is none.
+    const options = send === undefined
+      ? chosen.options
+      : { ...chosen.options, send: Duration.isZero(send) ? Option.none() : Option.some(send) }
     yield* Effect.gen(function*() {
-      const agent = yield* Agent.make(args.place, Settings.plain, chosen.options)
+      const agent = yield* Agent.make(args.place, Settings.plain, options)
       const shown = yield* agent.turn(text).pipe(
         Stream.runFoldEffect("", (shown, event) =>
           event._tag === "Text" || (event._tag === "Result" && shown === "")

@@ -186,39 +186,50 @@ declare const clearTimeout: (timer: unknown) => void
 const liveClock = Context.get(DefaultServices.liveServices, Clock.Clock)
 
 /**
- * `effect` cut at `at` (the run's clock millis) with `late()`'s failure, the effect interrupted
- * first. On the live clock it runs as one fiber under one timer: `Effect.timeoutFail` forks two
- * fibers and sleeps in one, several times a turn's own cost. On another clock (the TestClock) it
- * is `Effect.timeoutFail` on that clock.
+ * Waits for `fiber` until `at` (the run's clock millis): its result, or None when the time came
+ * first (the fiber still running). On the live clock, one setTimeout beside the fiber's observer;
+ * on another clock (the TestClock), a timeout on that clock. Interrupting the wait interrupts the
+ * fiber.
  */
-const cutAt = <A, E>(effect: Effect.Effect<A, E>, clock: Clock.Clock, at: number, late: () => E): Effect.Effect<A, E> => {
-  if (!Number.isFinite(at)) return effect
+const joinBy = <A, E>(fiber: Fiber.RuntimeFiber<A, E>, clock: Clock.Clock, at: number): Effect.Effect<Option.Option<A>, E> => {
+  if (!Number.isFinite(at)) return Effect.asSome(Fiber.join(fiber))
   if (clock !== liveClock) {
     return Effect.suspend(() =>
-      Effect.timeoutFail(effect, { duration: Duration.millis(Math.max(0, at - clock.unsafeCurrentTimeMillis())), onTimeout: late })
-    )
+      Effect.timeoutOption(Fiber.join(fiber), Duration.millis(Math.max(0, at - clock.unsafeCurrentTimeMillis())))
+    ).pipe(Effect.onInterrupt(() => Fiber.interrupt(fiber)))
   }
-  return Effect.flatMap(Effect.fork(effect), (fiber) =>
-    Effect.async<A, E>((resume) => {
-      let done = false
-      const timer = setTimeout(() => {
-        if (done) return
-        done = true
-        resume(Effect.zipRight(Fiber.interrupt(fiber), Effect.fail(late())))
-      }, Math.max(0, at - clock.unsafeCurrentTimeMillis()))
-      fiber.addObserver((exit) => {
-        if (done) return
-        done = true
-        clearTimeout(timer)
-        resume(exit)
-      })
-      return Effect.suspend(() => {
-        done = true
-        clearTimeout(timer)
-        return Fiber.interrupt(fiber)
-      })
-    }))
+  return Effect.async<Option.Option<A>, E>((resume) => {
+    let done = false
+    const timer = setTimeout(() => {
+      if (done) return
+      done = true
+      resume(Effect.succeedNone)
+    }, Math.max(0, at - clock.unsafeCurrentTimeMillis()))
+    fiber.addObserver((exit) => {
+      if (done) return
+      done = true
+      clearTimeout(timer)
+      resume(Exit.map(exit, Option.some))
+    })
+    return Effect.suspend(() => {
+      done = true
+      clearTimeout(timer)
+      return Fiber.interrupt(fiber)
+    })
+  })
 }
+
+/**
+ * `effect` cut at `at` (the run's clock millis) with `late()`'s failure, the effect interrupted
+ * first: one forked fiber and one timer, where `Effect.timeoutFail` forks two fibers and sleeps
+ * in one, several times a turn's own cost.
+ */
+const cutAt = <A, E>(effect: Effect.Effect<A, E>, clock: Clock.Clock, at: number, late: () => E): Effect.Effect<A, E> =>
+  Number.isFinite(at)
+    ? Effect.flatMap(Effect.fork(effect), (fiber) =>
+      Effect.flatMap(joinBy(fiber, clock, at), (got) =>
+        Option.isSome(got) ? Effect.succeed(got.value) : Effect.zipRight(Fiber.interrupt(fiber), Effect.fail(late()))))
+    : effect
 
 /**
  * The limits on an attempt before its first content: first byte (no later than the deadline) and
@@ -249,28 +260,60 @@ const beforeContent = (limits: Limits) => <A>(self: Effect.Effect<A, Failure.Fai
 }
 
 /**
- * The limits on an answer already streaming, on each pull: the turn's deadline and the send
- * ceiling still hold, and fail it with what was delivered; nothing moves. The deadline keeps a
- * stream that stalls after its first content from running unbounded.
+ * The limits on an answer already streaming, kept on each pull: the turn's deadline and the send
+ * ceiling still hold, a stream quiet for the idle limit ends as Unresponsive (announced at half of
+ * it); each fails it with what was delivered, and nothing moves. The deadline keeps a stream that
+ * stalls after its first content from running unbounded. A pull is one forked fiber waited for
+ * under one timer, set to the next of these times; a Stream.interruptWhen for them costs several
+ * times the session's whole stream.
  */
 const afterContent = (limits: Limits, pull: Pull): Pull => {
   const { place, run } = limits
-  const options = run.options
+  const { clock, options } = run
   const ceiling = Option.isSome(options.send) ? limits.startedAt + Duration.toMillis(options.send.value) : Infinity
-  const at = Math.min(run.deadline, ceiling)
-  if (!Number.isFinite(at)) return pull
-  const late = () =>
-    Option.some(
-      ceiling < run.deadline
-        ? sendCeiling(limits, options.send.pipe(Option.getOrThrow))
-        : new Failure.Timeout({
-          place,
-          said: Failure.said("the turn's deadline"),
-          phase: "whole-send",
-          after: Duration.millis(run.deadline - run.startedAt)
-        })
+  const idle = Option.match(options.idle, { onNone: () => Infinity, onSome: Duration.toMillis })
+  if (!Number.isFinite(Math.min(run.deadline, ceiling, idle))) return pull
+  let moved = clock.unsafeCurrentTimeMillis()
+  let told = -1
+  /** What the time `now` ends the answer with, if anything. */
+  const ended = (now: number): Failure.Failure | undefined =>
+    now >= run.deadline
+      ? new Failure.Timeout({
+        place,
+        said: Failure.said("the turn's deadline"),
+        phase: "whole-send",
+        after: Duration.millis(run.deadline - run.startedAt)
+      })
+      : now >= ceiling
+      ? sendCeiling(limits, options.send.pipe(Option.getOrThrow))
+      : now - moved >= idle
+      ? new Failure.Unresponsive({
+        place,
+        said: Failure.said(`sent nothing for ${Duration.format(Duration.millis(now - moved))} after its answer began`)
+      })
+      : undefined
+  const waited = (fiber: Fiber.RuntimeFiber<Chunk.Chunk<Backend.Event>, Option.Option<Failure.Failure>>): Pull =>
+    Effect.flatMap(
+      joinBy(fiber, clock, Math.min(run.deadline, ceiling, moved + idle, told === moved ? Infinity : moved + idle / 2)),
+      (got) => {
+        const now = clock.unsafeCurrentTimeMillis()
+        if (Option.isSome(got)) {
+          moved = now
+          return Effect.succeed(got.value)
+        }
+        const failure = ended(now)
+        if (failure !== undefined) return Effect.zipRight(Fiber.interrupt(fiber), Effect.fail(Option.some(failure)))
+        told = moved
+        return Effect.zipRight(
+          run.notices.publish(Notice.Stalled({ place, quiet: Duration.millis(now - moved), limit: Duration.millis(idle) })),
+          waited(fiber)
+        )
+      }
     )
-  return Effect.suspend(() => run.clock.unsafeCurrentTimeMillis() >= at ? Effect.fail(late()) : cutAt(pull, run.clock, at, late))
+  return Effect.suspend(() => {
+    const failure = ended(clock.unsafeCurrentTimeMillis())
+    return failure === undefined ? Effect.flatMap(Effect.fork(pull), waited) : Effect.fail(Option.some(failure))
+  })
 }
 
 /** A stream that stops moving after its first content is probed, and fails as Unresponsive. */
