@@ -13,6 +13,7 @@ import * as Either from "effect/Either"
 import { pipe } from "effect/Function"
 import * as Schedule from "effect/Schedule"
 import * as Schema from "effect/Schema"
+import { echo } from "./internal/echo.js"
 import * as internal from "./internal/policy.js"
 
 /**
@@ -67,6 +68,26 @@ export const firstWait: Duration.Duration = Duration.seconds(1)
 export const longestWait: Duration.Duration = Duration.seconds(60)
 
 /**
+ * The most tries a step may ask for beyond the first. A turn's own budget (20 requests by
+ * default) ends trying long before; the bound keeps every ladder small enough to compute at once.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const mostTries = 100
+
+/**
+ * The longest timeout a step may have: a day. Longer than any turn's budget, and a number every
+ * file writes and reads back exactly.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const longestTimeout: Duration.Duration = Duration.hours(24)
+
+const longestSeconds = Duration.toSeconds(longestTimeout)
+
+/**
  * A string that names no policy; the message lists the six.
  *
  * @since 0.1.0
@@ -77,7 +98,7 @@ export class InvalidPolicy extends Schema.TaggedError<InvalidPolicy>("@fallback/
   { input: Schema.String }
 ) {
   override get message(): string {
-    return `"${this.input}" is not a policy; choose one of: ${names.join(", ")}`
+    return `${echo(this.input)} is not a policy; choose one of: ${names.join(", ")}`
   }
 }
 
@@ -125,8 +146,15 @@ export const schedule = (name: Name): Schedule.Schedule<Duration.Duration> => {
  * @category schemas
  */
 export const Seconds = Schema.transform(
-  Schema.NonNegative.annotations({ message: () => ({ message: "a number of seconds, 0 or more", override: true }) }),
-  Schema.DurationFromSelf,
+  Schema.Number.pipe(Schema.finite(), Schema.between(0, longestSeconds)).annotations({
+    message: () => ({ message: `a number of seconds from 0 to ${longestSeconds}`, override: true })
+  }),
+  Schema.DurationFromSelf.pipe(
+    Schema.filter((duration) =>
+      (Duration.isFinite(duration) && Duration.lessThanOrEqualTo(duration, longestTimeout)) ||
+      `a time from 0 to ${longestSeconds} seconds`
+    )
+  ),
   {
     strict: true,
     decode: (seconds) => Duration.seconds(seconds),
@@ -143,9 +171,9 @@ export const Seconds = Schema.transform(
  * @category models
  */
 export class Retrying extends Schema.Class<Retrying>("@fallback/core/Retrying")({
-  tries: Schema.NonNegativeInt.annotations({
+  tries: Schema.Int.pipe(Schema.between(0, mostTries)).annotations({
     description: "how many goes beyond the first",
-    message: () => ({ message: "a whole number of goes beyond the first, 0 or more", override: true })
+    message: () => ({ message: `a whole number of goes beyond the first, from 0 to ${mostTries}`, override: true })
   }),
   policy: Schema.optionalWith(Name, { default: () => defaultName, exact: true }),
   timeout: Schema.optionalWith(Seconds, { default: () => Duration.zero, exact: true })
@@ -162,7 +190,7 @@ export class InvalidRetrying extends Schema.TaggedError<InvalidRetrying>("@fallb
   { reason: Schema.String }
 ) {
   override get message(): string {
-    return `${this.reason}; tries is a whole number of goes beyond the first (0 or more) and timeout 0 or more`
+    return `${this.reason}; tries is a whole number of goes beyond the first (0 to ${mostTries}) and timeout 0 to ${longestSeconds} seconds`
   }
 }
 
@@ -178,10 +206,10 @@ export const retrying = (
   policy: Name = defaultName,
   timeout: Duration.Duration = Duration.zero
 ): Either.Either<Retrying, InvalidRetrying> =>
-  !Number.isSafeInteger(tries) || tries < 0
-    ? Either.left(new InvalidRetrying({ reason: `tries is ${tries}` }))
-    : Duration.lessThan(timeout, Duration.zero)
-    ? Either.left(new InvalidRetrying({ reason: `timeout is ${Duration.format(timeout)}` }))
+  !Number.isSafeInteger(tries) || tries < 0 || tries > mostTries
+    ? Either.left(new InvalidRetrying({ reason: `tries is ${String(tries).slice(0, 24)}` }))
+    : !Duration.isFinite(timeout) || Duration.greaterThan(timeout, longestTimeout)
+    ? Either.left(new InvalidRetrying({ reason: `timeout is ${Duration.isFinite(timeout) ? Duration.format(timeout) : "infinite"}` }))
     : Either.right(new Retrying({ tries, policy, timeout }))
 
 /**
@@ -198,6 +226,17 @@ export const never: Retrying = new Retrying({ tries: 0 })
  * end after `startedAt + timeout` is not started, so no attempt begins once the budget is spent.
  * `atLeast`, when given, is a floor on each wait read from the schedule's input (a failure's own
  * Retry-After, say), applied before the budget is checked, so a raised wait is checked too.
+ *
+ * @example
+ * ```ts
+ * import { Policy } from "@fallback/core"
+ * import { Clock, Duration, Effect } from "effect"
+ *
+ * const retrying = new Policy.Retrying({ tries: 3, policy: "exponential", timeout: Duration.seconds(90) })
+ *
+ * const withRetrying = <A, E>(turn: Effect.Effect<A, E>) =>
+ *   Effect.flatMap(Clock.currentTimeMillis, (startedAt) => Effect.retry(turn, Policy.toSchedule(retrying, startedAt)))
+ * ```
  *
  * @since 0.1.0
  * @category schedules
@@ -224,13 +263,15 @@ export const toSchedule: {
 }
 
 /**
- * The waits before the 2nd, 3rd, 4th… try for `tries` goes beyond the first. For
- * `exponential-jitter` these are the upper bounds each wait is drawn under.
+ * The waits before the 2nd, 3rd, 4th… try for `tries` goes beyond the first (at most
+ * {@link mostTries}). For `exponential-jitter` these are the upper bounds each wait is drawn under.
  *
  * @since 0.1.0
  * @category schedules
  */
 export const ladder = (name: Name, tries: number): ReadonlyArray<Duration.Duration> =>
-  Effect.runSync(internal.waits(schedule(name === "exponential-jitter" ? "exponential" : name), tries)).map(
+  Effect.runSync(
+    internal.waits(schedule(name === "exponential-jitter" ? "exponential" : name), Math.min(Math.max(0, tries), mostTries))
+  ).map(
     (millis) => Duration.millis(millis)
   )

@@ -170,6 +170,39 @@ describe("Agent", () => {
       expect((yield* Scripted.Scripted).seen(b).turns).toBe(0)
     }).pipe(Effect.provide(world({ script: { places: { [a]: [Scripted.stall(1)] } }, chain: [a, b] }))))
 
+  it.live("on the live clock, a stream that stalls after its first content ends at the turn's deadline with what was delivered", () =>
+    Effect.gen(function*() {
+      const agent = yield* Agent.make(a, undefined, { budget: { deadline: Duration.millis(300), attempts: 20 } })
+      const delivered: Array<Backend.Event> = []
+      const failure = yield* Stream.runForEach(agent.turn("hi"), (event) => Effect.sync(() => delivered.push(event))).pipe(
+        Effect.flip
+      )
+      expect(failure).toMatchObject({ _tag: "Timeout", phase: "whole-send", said: "the turn's deadline" })
+      expect(texts(delivered)).toEqual(["part 1 "])
+      expect((yield* Scripted.Scripted).seen(b).turns).toBe(0)
+    }).pipe(Effect.scoped, Effect.provide(world({ script: { places: { [a]: [Scripted.stall(1)] } }, chain: [a, b] }))))
+
+  it.live("on the live clock, a send ceiling ends a stream that stalls after its first content, before the deadline", () =>
+    Effect.gen(function*() {
+      const agent = yield* Agent.make(a, undefined, { send: Option.some(Duration.millis(200)) })
+      const failure = yield* Effect.flip(Stream.runDrain(agent.turn("hi")))
+      expect(failure).toMatchObject({ _tag: "Timeout", phase: "whole-send", said: "send ceiling" })
+    }).pipe(Effect.scoped, Effect.provide(world({ script: { places: { [a]: [Scripted.stall(1)] } }, chain: [a, b] }))))
+
+  it.live("on the live clock, a place that hangs before its first content yields at the first byte's limit to the next", () =>
+    Effect.gen(function*() {
+      const agent = yield* Agent.make(a, undefined, { firstByte: Option.some(Duration.millis(200)) })
+      expect(texts(yield* collect(agent, "hi")).join("")).toContain(b)
+      expect((yield* Scripted.Scripted).seen(b).turns).toBe(1)
+    }).pipe(Effect.scoped, Effect.provide(world({ script: { places: { [a]: [Scripted.hang] } }, chain: [a, b] }))))
+
+  it.live("on the live clock, a quiet answer ends Unresponsive at the idle limit, announced at half of it", () =>
+    Effect.gen(function*() {
+      const agent = yield* Agent.make(a, undefined, { idle: Option.some(Duration.millis(300)) })
+      expect(yield* Effect.flip(Agent.ask(agent, "hi"))).toMatchObject({ _tag: "Unresponsive" })
+      expect((yield* Heard).notices.map((heard) => heard.notice._tag)).toEqual(["Stalled"])
+    }).pipe(Effect.scoped, Effect.provide(world({ script: { places: { [a]: [Scripted.stall(1)] } }, chain: [a, b] }))))
+
   for (const preset of [Preset.primary, Preset.breaker]) {
     it.scoped(`${preset.name}: a stream quiet for 2 minutes after its first content ends Unresponsive with what it delivered, announced at 1 minute`, () =>
       Effect.gen(function*() {

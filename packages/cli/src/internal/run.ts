@@ -7,11 +7,13 @@ import * as Agent from "@fallback/core/Agent"
 import * as ConfigFile from "@fallback/core/ConfigFile"
 import * as Place from "@fallback/core/Place"
 import * as Preset from "@fallback/core/Preset"
+import * as Secret from "@fallback/core/Secret"
 import * as Settings from "@fallback/core/Settings"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
 import { backendsOf } from "./backends.js"
 import { config, editing } from "./config.js"
@@ -32,6 +34,17 @@ const preset = Options.choice("preset", ["primary", "escalating", "breaker"]).pi
   Options.withDefault("primary" as const)
 )
 
+/**
+ * A prompt no agent CLI can be given.
+ *
+ * @internal
+ */
+export class InvalidPrompt extends Schema.TaggedError<InvalidPrompt>("@fallback/cli/InvalidPrompt")("InvalidPrompt", {}) {
+  override get message(): string {
+    return "the prompt holds a NUL byte (\\u0000), which no agent CLI can be given; remove it"
+  }
+}
+
 const stdin = Effect.async<string>((resume) => {
   let text = ""
   process.stdin.setEncoding("utf8")
@@ -46,6 +59,8 @@ export const run = Command.make("run", { config, place, preset, prompt }, (args)
       onNone: () => stdin,
       onSome: Effect.succeed
     })
+    if (text.includes("\u0000")) return yield* Effect.fail(new InvalidPrompt())
+    Secret.holdPrompt(text)
     const terminal = yield* Terminal.Terminal
     // stdout closed early (`| head`) leaves the turn to finish rather than failing it
     const show = (text: string) => Effect.ignore(terminal.display(text))
