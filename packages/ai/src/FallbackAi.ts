@@ -22,6 +22,7 @@ import * as Effect from "effect/Effect"
 import type * as ExecutionPlan from "effect/ExecutionPlan"
 import * as Layer from "effect/Layer"
 import type * as Scope from "effect/Scope"
+
 import * as internal from "./internal/fallbackAi.js"
 import * as plan from "./internal/plan.js"
 
@@ -47,8 +48,10 @@ export interface Config {
 export const make: (
   place: Place.Place | string,
   config?: Config
-) => Effect.Effect<LanguageModel.Service, Place.InvalidPlace, Scope.Scope | Agent.Requirements> = (place, config = {}) =>
-  internal.make(place, config)
+) => Effect.Effect<LanguageModel.Service, Place.InvalidPlace, Scope.Scope | Agent.Requirements> = (
+  place,
+  config = {}
+) => internal.make(place, config)
 
 /**
  * The chain from `place` as the `LanguageModel` layer.
