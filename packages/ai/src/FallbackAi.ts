@@ -142,13 +142,20 @@ export type PlanMismatch = plan.PlanMismatch
  * @example
  * ```ts
  * import { LanguageModel } from "@effect/ai"
+ * import { AnthropicClient, AnthropicLanguageModel } from "@effect/ai-anthropic"
+ * import { OpenAiClient, OpenAiLanguageModel } from "@effect/ai-openai"
  * import { FallbackAi } from "@fallback/ai"
+ * import * as Config from "effect/Config"
  * import * as Effect from "effect/Effect"
  * import * as ExecutionPlan from "effect/ExecutionPlan"
  * import * as Layer from "effect/Layer"
  *
- * declare const claude: Layer.Layer<LanguageModel.LanguageModel>
- * declare const gpt: Layer.Layer<LanguageModel.LanguageModel>
+ * const claude = AnthropicLanguageModel.layer({ model: "claude-opus-5" }).pipe(
+ *   Layer.provide(AnthropicClient.layerConfig({ apiKey: Config.redacted("ANTHROPIC_API_KEY") }))
+ * )
+ * const gpt = OpenAiLanguageModel.layer({ model: "gpt-5.5" }).pipe(
+ *   Layer.provide(OpenAiClient.layerConfig({ apiKey: Config.redacted("OPENAI_API_KEY") }))
+ * )
  * const plan = ExecutionPlan.make({ provide: claude, attempts: 2 }, { provide: gpt })
  *
  * const program = LanguageModel.generateText({ prompt: "hello" })
