@@ -22,7 +22,6 @@ import * as Effect from "effect/Effect"
 import type * as ExecutionPlan from "effect/ExecutionPlan"
 import * as Layer from "effect/Layer"
 import type * as Scope from "effect/Scope"
-
 import * as internal from "./internal/fallbackAi.js"
 import * as plan from "./internal/plan.js"
 
@@ -48,10 +47,8 @@ export interface Config {
 export const make: (
   place: Place.Place | string,
   config?: Config
-) => Effect.Effect<LanguageModel.Service, Place.InvalidPlace, Scope.Scope | Agent.Requirements> = (
-  place,
-  config = {}
-) => internal.make(place, config)
+) => Effect.Effect<LanguageModel.Service, Place.InvalidPlace, Scope.Scope | Agent.Requirements> = (place, config = {}) =>
+  internal.make(place, config)
 
 /**
  * The chain from `place` as the `LanguageModel` layer.
@@ -142,25 +139,18 @@ export type PlanMismatch = plan.PlanMismatch
  * @example
  * ```ts
  * import { LanguageModel } from "@effect/ai"
- * import { AnthropicClient, AnthropicLanguageModel } from "@effect/ai-anthropic"
- * import { OpenAiClient, OpenAiLanguageModel } from "@effect/ai-openai"
  * import { FallbackAi } from "@fallback/ai"
- * import * as Config from "effect/Config"
  * import * as Effect from "effect/Effect"
  * import * as ExecutionPlan from "effect/ExecutionPlan"
  * import * as Layer from "effect/Layer"
  *
- * const claude = AnthropicLanguageModel.layer({ model: "claude-opus-5" }).pipe(
- *   Layer.provide(AnthropicClient.layerConfig({ apiKey: Config.redacted("ANTHROPIC_API_KEY") }))
- * )
- * const gpt = OpenAiLanguageModel.layer({ model: "gpt-5.5" }).pipe(
- *   Layer.provide(OpenAiClient.layerConfig({ apiKey: Config.redacted("OPENAI_API_KEY") }))
- * )
- * const plan = ExecutionPlan.make({ provide: claude, attempts: 2 }, { provide: gpt })
- *
- * const program = LanguageModel.generateText({ prompt: "hello" })
- * const before = Effect.withExecutionPlan(program, plan)
- * const after = Effect.provide(program, FallbackAi.fromExecutionPlan(plan, ["anthropic/claude-opus-5", "openai/gpt-5.5"]))
+ * const migrate = (claude: Layer.Layer<LanguageModel.LanguageModel>, gpt: Layer.Layer<LanguageModel.LanguageModel>) => {
+ *   const plan = ExecutionPlan.make({ provide: claude, attempts: 2 }, { provide: gpt })
+ *   const program = LanguageModel.generateText({ prompt: "hello" })
+ *   const before = Effect.withExecutionPlan(program, plan)
+ *   const after = Effect.provide(program, FallbackAi.fromExecutionPlan(plan, ["anthropic/claude-opus-5", "openai/gpt-5.5"]))
+ *   return { before, after }
+ * }
  * ```
  *
  * @since 0.1.0
