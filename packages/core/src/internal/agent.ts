@@ -26,6 +26,7 @@ import { Steps } from "../Steps.js"
 import { attempt, type Probe, promptOf, reply as replyAttempt, type Run, type State } from "./attempt.js"
 import { check, nextLink } from "./candidates.js"
 import { waits } from "./policy.js"
+import * as telemetry from "./telemetry.js"
 
 class StandIn extends Context.Tag("@fallback/core/StandIn")<StandIn, Backend.Session>() {}
 
@@ -73,7 +74,7 @@ export const make = Effect.fnUntraced(function*(
   const health = yield* Health.Health
   const accounts = yield* Effect.serviceOption(Accounts.Accounts)
   const compactor = yield* Effect.serviceOption(Compactor)
-  const notices = yield* Notices
+  const notices = telemetry.observed(yield* Notices)
   const agentScope = yield* Effect.scope
 
   const state: State = { at: origin, history: Chunk.empty(), conversations: new Map() }
@@ -161,7 +162,8 @@ export const make = Effect.fnUntraced(function*(
     Stream.unwrapScoped(Effect.gen(function*() {
       const clock = yield* Effect.clock
       const run = newRun(clock, clock.unsafeCurrentTimeMillis(), yield* Effect.scope)
-      return yield* whole(run, startOf(), text, streamed, undefined)
+      const start = startOf()
+      return yield* telemetry.streamedTurn(run, start, whole(run, start, text, streamed, undefined))
     }))
 
   /**
@@ -229,20 +231,23 @@ export const make = Effect.fnUntraced(function*(
    * replies whole runs bare: one admission, the reply, no scope, no lookup, nothing written.
    */
   const reply = (text: string): Effect.Effect<ReadonlyArray<Backend.Event>, Failure.Failure> =>
-    Effect.clockWith((clock) => {
+    telemetry.turnWith((clock, traced) => {
       const startedAt = clock.unsafeCurrentTimeMillis()
       const start = startOf()
       const session = held.get(key(start))?.session
-      if (session === undefined || !repliesWhole(session)) {
-        return rest(newRun(clock, startedAt, undefined), start, text, undefined)
+      if (traced || session === undefined || !repliesWhole(session)) {
+        return rest(newRun(clock, startedAt, undefined), start, text, undefined, traced)
       }
       return Effect.flatMap(health.admit(start), (admission) => {
         const run = newRun(clock, startedAt, undefined)
-        if (admission._tag !== "Go" || admission.held) return rest(run, start, text, { admission })
+        if (admission._tag !== "Go" || admission.held) return rest(run, start, text, { admission }, false)
         const prompt = promptOf(text, state.history)
         return Effect.matchEffect(replyAttempt(run, start, session, probe, prompt, startedAt), {
-          onSuccess: (events) => Effect.succeed(landed(run, start, session, prompt, events)),
-          onFailure: (failure) => rest(run, start, text, { admission, first: Either.left(failure) })
+          onSuccess: (events) => {
+            telemetry.landed(run, start)
+            return Effect.succeed(landed(run, start, session, prompt, events))
+          },
+          onFailure: (failure) => rest(run, start, text, { admission, first: Either.left(failure) }, false)
         })
       })
     })
@@ -252,11 +257,17 @@ export const make = Effect.fnUntraced(function*(
     run: Run,
     start: Place.Place,
     text: string,
-    entry: Entry<Effect.Effect<ReadonlyArray<Backend.Event>, Failure.Failure>> | undefined
+    entry: Entry<Effect.Effect<ReadonlyArray<Backend.Event>, Failure.Failure>> | undefined,
+    traced: boolean
   ) =>
-    Effect.onExit(
-      Effect.flatten(whole(run, start, text, collected, entry)),
-      (exit) => run.made === undefined ? Effect.void : Scope.close(run.made, exit)
+    telemetry.wholeTurn(
+      run,
+      start,
+      traced,
+      Effect.onExit(
+        Effect.flatten(whole(run, start, text, collected, entry)),
+        (exit) => run.made === undefined ? Effect.void : Scope.close(run.made, exit)
+      )
     )
 
   const probe: Probe = (place, within) =>
@@ -295,7 +306,8 @@ export const make = Effect.fnUntraced(function*(
       let stepWaits: ReadonlyArray<number> | undefined = undefined
       while (true) {
         const prompt = promptOf(text, run.history)
-        const result = first ?? (yield* go(run, place, prompt))
+        const result = first ?? (yield* telemetry.attempt(run, place, move, go(run, place, prompt)))
+        telemetry.attempted(run, place, result)
         first = undefined
         if (Either.isRight(result)) {
           if (admission._tag !== "Go" || admission.held || goes > 0) yield* health.succeeded(place)
@@ -341,7 +353,7 @@ export const make = Effect.fnUntraced(function*(
         yield* notices.publish(
           Notice.Retrying({ place, failure, wait: Duration.millis(wait), go: goes, of: total, reopen: answer.reopen })
         )
-        yield* Effect.sleep(Duration.millis(wait))
+        yield* telemetry.wait(run, place, failure, wait)
         if (answer.reopen) yield* reopen(place, Option.fromNullable(state.conversations.get(key(place))))
       }
     })
