@@ -245,7 +245,7 @@ describe("metrics of a recovering turn", () => {
       const flaky = "claude/flaky-metrics"
       const layer = world({
         script: { places: { [flaky]: [Scripted.fail("ModelNotFound"), Scripted.fail("ModelNotFound"), Scripted.answer("ok")] } },
-        breaker: { failures: 2, park: "1 minute" as never }
+        breaker: { failures: 2, park: Duration.minutes(1) }
       })
       const parked = Effect.map(series("fallback.breaker.parked", { "fallback.place": flaky }), (states) =>
         states.map((state) => (state as MetricState.MetricState.Gauge<number>).value))
@@ -295,48 +295,55 @@ describe("notices in a program's logger", () => {
 
 describe("a property of every turn", () => {
   const kinds = ["RateLimited", "AuthRefused", "ModelNotFound", "StoreBusy", "Unknown", "Timeout"] as const
-  const outcome = FastCheck.oneof(
-    FastCheck.constant<"answer">("answer"),
-    FastCheck.constantFrom(...kinds)
-  )
+  const outcome = FastCheck.oneof(FastCheck.constant<"answer">("answer"), FastCheck.constantFrom(...kinds))
   it.effect.prop(
     "every attempt span has exactly one outcome, and the attempts counted are the requests the backends saw",
     {
       script: FastCheck.array(FastCheck.array(outcome, { minLength: 1, maxLength: 4 }), { minLength: 3, maxLength: 3 }),
       mode: FastCheck.constantFrom<Mode>("whole", "streamed"),
-      seed: FastCheck.integer({ min: 0, max: 1e9 })
+      whole: FastCheck.boolean(),
+      tracer: FastCheck.boolean(),
+      turns: FastCheck.integer({ min: 1, max: 3 })
     },
-    ({ mode, script, seed }) => {
-      const id = `p${seed}-${mode}-${Math.random().toString(36).slice(2)}`
+    ({ mode, script, tracer, turns, whole }) => {
+      const id = Math.random().toString(36).slice(2)
       const places = [`claude@a/m-${id}`, `claude@b/m-${id}`, `codex/m-${id}`]
       const exporter = new InMemorySpanExporter()
-      return Effect.gen(function*() {
-        const before = yield* Effect.forEach(places, (place) => count("fallback.attempts", { "fallback.place": place }))
-        yield* Effect.either(turnAt(places[0]!, mode, "20 minutes"))
-        const seen = yield* Scripted.Scripted
-        const requests = places.map((place) => seen.seen(place).turns)
-        const after = yield* Effect.forEach(places, (place) => count("fallback.attempts", { "fallback.place": place }))
-        expect(after.map((n, i) => n - before[i]!)).toEqual(requests)
-        const attempts = exporter.getFinishedSpans().filter((span) => span.name.startsWith("chat "))
-        expect(attempts).toHaveLength(requests.reduce((a, b) => a + b, 0))
-        for (const span of attempts) {
+      const requests = Effect.map(Scripted.Scripted, (seen) => places.map((place) => seen.seen(place).turns))
+      const attempts = Effect.forEach(places, (place) => count("fallback.attempts", { "fallback.place": place }))
+      const test = Effect.gen(function*() {
+        const agent = yield* Agent.make(places[0]!, undefined, { moved: "returns" })
+        for (let i = 0; i < turns; i++) {
+          const fiber = yield* Effect.fork(Effect.either(take(agent, mode)))
+          yield* TestClock.adjust("20 minutes")
+          yield* Fiber.join(fiber)
+        }
+        expect(yield* attempts).toEqual(yield* requests)
+        if (!tracer) return
+        const spans = exporter.getFinishedSpans().filter((span) => span.name.startsWith("chat "))
+        expect(spans).toHaveLength((yield* requests).reduce((a, b) => a + b, 0))
+        for (const span of spans) {
           const value = span.attributes["fallback.outcome"]
           expect(typeof value).toBe("string")
           expect(value === "answered").toBe(span.attributes["error.type"] === undefined)
+          expect(span.status.code).toBe(value === "answered" ? 1 : 2)
         }
-      }).pipe(
-        (effect) => traced(exporter, effect),
+      }).pipe(Effect.scoped)
+      return (tracer ? traced(exporter, test) : test).pipe(
         Effect.provide(world({
           script: {
-            places: Object.fromEntries(places.map((place, i) =>
-              [place, script[i]!.map((o) => (o === "answer" ? Scripted.answer("ok") : Scripted.fail(o)))]
-            ))
+            places: Object.fromEntries(places.map((place, i) => [
+              place,
+              script[i]!.map((o) => (o === "answer" ? Scripted.answer("ok") : Scripted.fail(o)))
+            ])),
+            whole
           },
           chain: [places[0]!, places[2]!],
-          accounts: { claude: ["a", "b"] }
+          accounts: { claude: ["a", "b"] },
+          breaker: { failures: 1000, park: Duration.seconds(1) }
         }))
       )
     },
-    { fastCheck: { numRuns: 40 } }
+    { fastCheck: { numRuns: 60 } }
   )
 })
