@@ -15,6 +15,7 @@ import { backendsOf } from "./backends.js"
 import { config, editing } from "./config.js"
 import { exitStatusTable, Unanswered } from "./outcome.js"
 import { health } from "./status.js"
+import { exported } from "./telemetry.js"
 
 const presets = { primary: Preset.primary, escalating: Preset.escalating, breaker: Preset.breaker } as const
 
@@ -63,7 +64,8 @@ export const run = Command.make("run", { config, place, preset, prompt }, (args)
       Effect.scoped,
       Effect.provide(Layer.mergeAll(backendsOf(document), health(chosen.breaker)).pipe(
         Layer.provide(NodeHttpClient.layerUndici)
-      ))
+      )),
+      exported
     )
   }).pipe(Effect.provide(editing(args.config)))).pipe(
     Command.withDescription(

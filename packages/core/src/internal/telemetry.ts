@@ -410,9 +410,16 @@ const counted = (notice: Notice) => {
   else if (notice._tag === "Skipping") skips.unsafeUpdate(1, labels(notice.place, attribute.skipWhy, notice.why))
 }
 
-/** The loggers a program installed: Effect's own (to the console, and to spans) left out. */
+/** Effect's own loggers: to the console (plain, or pretty as `runMain` sets it), and to spans. */
+const own: ReadonlySet<Logger.Logger<unknown, any>> = new Set([
+  Logger.defaultLogger,
+  Logger.prettyLoggerDefault,
+  Logger.tracerLogger
+])
+
+/** The loggers a program installed. */
 const installed = (loggers: HashSet.HashSet<Logger.Logger<unknown, any>>) =>
-  HashSet.filter(loggers, (logger) => logger !== Logger.defaultLogger && logger !== Logger.tracerLogger)
+  HashSet.filter(loggers, (logger) => !own.has(logger))
 
 /**
  * A notice, observed: counted (moves, skips), an event on the current span when spans go
