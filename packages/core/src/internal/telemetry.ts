@@ -124,17 +124,29 @@ const unit = MetricLabel.make("unit", "s")
 interface Sets {
   readonly place: ReadonlyArray<MetricLabel.MetricLabel>
   readonly seconds: ReadonlyArray<MetricLabel.MetricLabel>
+  /** The place and `fallback.outcome` = `answered`, counted and timed: what a landing records. */
+  readonly answered: ReadonlyArray<MetricLabel.MetricLabel>
+  readonly answeredSeconds: ReadonlyArray<MetricLabel.MetricLabel>
   readonly by: Map<string, ReadonlyArray<MetricLabel.MetricLabel>>
 }
 
-const setsByPlace = new WeakMap<Place.Place, Sets>()
+/** By the place as written: a turn's walk reads its places afresh, as new objects of the same places. */
+const setsByPlace = new Map<string, Sets>()
 
 const setsOf = (place: Place.Place): Sets => {
-  let sets = setsByPlace.get(place)
+  const written = Place.format(place)
+  let sets = setsByPlace.get(written)
   if (sets === undefined) {
-    const label = MetricLabel.make(attribute.place, Place.format(place))
-    sets = { place: [label], seconds: [label, unit], by: new Map() }
-    setsByPlace.set(place, sets)
+    const label = MetricLabel.make(attribute.place, written)
+    const answered = MetricLabel.make(attribute.outcome, "answered")
+    sets = {
+      place: [label],
+      seconds: [label, unit],
+      answered: [label, answered],
+      answeredSeconds: [label, unit, answered],
+      by: new Map()
+    }
+    setsByPlace.set(written, sets)
   }
   return sets
 }
@@ -275,10 +287,11 @@ export const wholeTurn = <R>(
  * @internal
  */
 export const landed = (turn: Turn, place: Place.Place) => {
-  attempts.unsafeUpdate(1, labels(place, attribute.outcome, "answered"))
+  const sets = setsOf(place)
+  attempts.unsafeUpdate(1, sets.answered)
   const took = secondsSince(turn)
-  timeToFirstContent.unsafeUpdate(took, setsOf(place).seconds)
-  turnDuration.unsafeUpdate(took, labels(place, attribute.outcome, "answered", true))
+  timeToFirstContent.unsafeUpdate(took, sets.seconds)
+  turnDuration.unsafeUpdate(took, sets.answeredSeconds)
 }
 
 /**
@@ -324,8 +337,9 @@ export const attempt = <A, R>(
  */
 export const attempted = <A>(turn: Turn, place: Place.Place, result: Either.Either<A, Failure.Failure>): void => {
   if (Either.isLeft(result)) return attempts.unsafeUpdate(1, labels(place, attribute.outcome, result.left._tag))
-  attempts.unsafeUpdate(1, labels(place, attribute.outcome, "answered"))
-  timeToFirstContent.unsafeUpdate(secondsSince(turn), setsOf(place).seconds)
+  const sets = setsOf(place)
+  attempts.unsafeUpdate(1, sets.answered)
+  timeToFirstContent.unsafeUpdate(secondsSince(turn), sets.seconds)
   spans.get(turn)?.attribute(attribute.answeredAt, Place.format(place))
 }
 
@@ -417,9 +431,16 @@ const own: ReadonlySet<Logger.Logger<unknown, any>> = new Set([
   Logger.tracerLogger
 ])
 
-/** The loggers a program installed. */
-const installed = (loggers: HashSet.HashSet<Logger.Logger<unknown, any>>) =>
-  HashSet.filter(loggers, (logger) => !own.has(logger))
+/** The loggers a program installed, worked out again only when the set of loggers changes. */
+let lastLoggers: HashSet.HashSet<Logger.Logger<unknown, any>> | undefined = undefined
+let lastInstalled: HashSet.HashSet<Logger.Logger<unknown, any>> = HashSet.empty()
+const installed = (loggers: HashSet.HashSet<Logger.Logger<unknown, any>>) => {
+  if (loggers !== lastLoggers) {
+    lastInstalled = HashSet.filter(loggers, (logger) => !own.has(logger))
+    lastLoggers = loggers
+  }
+  return lastInstalled
+}
 
 /**
  * A notice, observed: counted (moves, skips), an event on the current span when spans go
@@ -432,13 +453,15 @@ const installed = (loggers: HashSet.HashSet<Logger.Logger<unknown, any>>) =>
 export const noticed = (notice: Notice): Effect.Effect<void> =>
   Effect.withFiberRuntime((fiber) => {
     counted(notice)
-    const annotations = annotationsOf(notice)
     const span = fiber.currentSpan
-    if (span?._tag === "Span" && tracing(fiber)) {
+    const traced = span?._tag === "Span" && tracing(fiber)
+    const loggers = installed(fiber.getFiberRef(FiberRef.currentLoggers))
+    if (!traced && HashSet.size(loggers) === 0) return Effect.void
+    const annotations = annotationsOf(notice)
+    if (traced) {
       const now = Context.get(fiber.currentDefaultServices, Clock.Clock).unsafeCurrentTimeNanos()
       span.event(eventName[notice._tag], now, { ...annotations, [attribute.notice]: format(notice) })
     }
-    const loggers = installed(fiber.getFiberRef(FiberRef.currentLoggers))
     if (HashSet.size(loggers) === 0) return Effect.void
     return (notice._tag === "Stopping" ? Effect.logWarning : Effect.logInfo)(format(notice)).pipe(
       Effect.annotateLogs({ ...annotations, [attribute.notice]: notice._tag }),
