@@ -13,6 +13,7 @@ import * as Either from "effect/Either"
 import { pipe } from "effect/Function"
 import * as Schedule from "effect/Schedule"
 import * as Schema from "effect/Schema"
+import { echo } from "./internal/echo.js"
 import * as internal from "./internal/policy.js"
 
 /**
@@ -97,7 +98,7 @@ export class InvalidPolicy extends Schema.TaggedError<InvalidPolicy>("@fallback/
   { input: Schema.String }
 ) {
   override get message(): string {
-    return `"${this.input}" is not a policy; choose one of: ${names.join(", ")}`
+    return `${echo(this.input)} is not a policy; choose one of: ${names.join(", ")}`
   }
 }
 
@@ -225,6 +226,17 @@ export const never: Retrying = new Retrying({ tries: 0 })
  * end after `startedAt + timeout` is not started, so no attempt begins once the budget is spent.
  * `atLeast`, when given, is a floor on each wait read from the schedule's input (a failure's own
  * Retry-After, say), applied before the budget is checked, so a raised wait is checked too.
+ *
+ * @example
+ * ```ts
+ * import { Policy } from "@fallback/core"
+ * import { Clock, Duration, Effect } from "effect"
+ *
+ * const retrying = new Policy.Retrying({ tries: 3, policy: "exponential", timeout: Duration.seconds(90) })
+ *
+ * const withRetrying = <A, E>(turn: Effect.Effect<A, E>) =>
+ *   Effect.flatMap(Clock.currentTimeMillis, (startedAt) => Effect.retry(turn, Policy.toSchedule(retrying, startedAt)))
+ * ```
  *
  * @since 0.1.0
  * @category schedules

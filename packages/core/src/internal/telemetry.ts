@@ -399,6 +399,7 @@ const annotationsOf = (notice: Notice): Record<string, string | number> => {
     case "Compacting":
       return { [attribute.place]: Place.format(notice.place), [attribute.errorType]: notice.failure._tag }
     case "Probing":
+    case "Stalled":
       return { [attribute.place]: Place.format(notice.place), [attribute.waitMs]: Duration.toMillis(notice.quiet) }
     case "Stopping":
       return {
@@ -416,6 +417,7 @@ export const eventName: Record<Notice["_tag"], string> = {
   Skipping: "fallback.skip",
   Compacting: "fallback.compact",
   Probing: "fallback.probe",
+  Stalled: "fallback.stall",
   Stopping: "fallback.stop"
 }
 
