@@ -40,6 +40,8 @@ import * as Place from "./Place.js"
  *   of the `of` that end the attempt).
  * - `Stalled`: an answer already streaming has sent nothing for `quiet`; at `limit` it ends as
  *   Unresponsive with what it delivered.
+ * - `Fresh`: the session a place was to resume is not there (an account move to an account that
+ *   never saw it); a fresh one is opened there, with the conversation carried as text.
  * - `Stopping`: the turn fails as it failed, and `reason` says why it goes no further.
  *
  * `remedy`, where given, is what the answer table in use says answers the failure.
@@ -79,6 +81,7 @@ export type Notice = Data.TaggedEnum<{
   }
   Probing: { readonly place: Place.Place; readonly quiet: Duration.Duration; readonly failed: number; readonly of: number }
   Stalled: { readonly place: Place.Place; readonly quiet: Duration.Duration; readonly limit: Duration.Duration }
+  Fresh: { readonly place: Place.Place; readonly session: string }
   Stopping: {
     readonly place: Place.Place
     readonly failure: Failure.Failure
@@ -136,6 +139,8 @@ export const format: (notice: Notice) => string = Notice.$match({
     `${Failure.who(n.place)} has sent nothing for ${wait(n.quiet)} and did not answer a probe (${n.failed} of ${n.of})`,
   Stalled: (n) =>
     `${Failure.who(n.place)} has sent nothing for ${wait(n.quiet)} since its answer began; it ends at ${wait(n.limit)} with what it sent`,
+  Fresh: (n) =>
+    `${Failure.who(n.place)} has no session ${n.session} to resume; opening a fresh one there, with the conversation carried as text`,
   Stopping: (n) =>
     n.skipped === true
       ? `${Place.format(n.place)} was skipped (it last failed: ${Failure.describe(n.failure)}); the turn fails here: ${n.reason}`
