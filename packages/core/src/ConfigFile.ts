@@ -271,7 +271,9 @@ export class ConfigInvalid extends Schema.TaggedError<ConfigInvalid>("@fallback/
   { file: Schema.String, issues: Schema.NonEmptyArray(Issue) }
 ) {
   override get message(): string {
-    return `${this.file} is not a fallback config: ` + this.issues.map(({ at, expected }) => `at ${at}: ${expected}`).join("; ")
+    const shown = this.issues.slice(0, 5).map(({ at, expected }) => `at ${at}: ${expected}`).join("; ")
+    return `${this.file} is not a fallback config: ${shown}` +
+      (this.issues.length > 5 ? `; and ${this.issues.length - 5} more` : "")
   }
 }
 
