@@ -144,13 +144,13 @@ export type PlanMismatch = plan.PlanMismatch
  * import * as ExecutionPlan from "effect/ExecutionPlan"
  * import * as Layer from "effect/Layer"
  *
- * declare const claude: Layer.Layer<LanguageModel.LanguageModel>
- * declare const gpt: Layer.Layer<LanguageModel.LanguageModel>
- * const plan = ExecutionPlan.make({ provide: claude, attempts: 2 }, { provide: gpt })
- *
- * const program = LanguageModel.generateText({ prompt: "hello" })
- * const before = Effect.withExecutionPlan(program, plan)
- * const after = Effect.provide(program, FallbackAi.fromExecutionPlan(plan, ["anthropic/claude-opus-5", "openai/gpt-5.5"]))
+ * const migrate = (claude: Layer.Layer<LanguageModel.LanguageModel>, gpt: Layer.Layer<LanguageModel.LanguageModel>) => {
+ *   const plan = ExecutionPlan.make({ provide: claude, attempts: 2 }, { provide: gpt })
+ *   const program = LanguageModel.generateText({ prompt: "hello" })
+ *   const before = Effect.withExecutionPlan(program, plan)
+ *   const after = Effect.provide(program, FallbackAi.fromExecutionPlan(plan, ["anthropic/claude-opus-5", "openai/gpt-5.5"]))
+ *   return { before, after }
+ * }
  * ```
  *
  * @since 0.1.0

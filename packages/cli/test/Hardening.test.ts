@@ -6,7 +6,9 @@ import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, FastCheck } from "effect"
 import { spawnSync } from "node:child_process"
+import { Duration } from "effect"
 import { shellWord } from "../src/internal/doctor.js"
+import { formatTime } from "../src/internal/seconds.js"
 import { fallback, fallbackWith } from "./run.js"
 
 const configFile = Effect.gen(function*() {
@@ -53,4 +55,33 @@ describe("doctor's fix lines (#8)", () => {
     const echoed = spawnSync("/bin/sh", ["-c", `printf %s ${shellWord(clean)}`], { encoding: "utf8" })
     expect(echoed.stdout).toBe(clean)
   }, { fastCheck: { numRuns: 40, seed: 12 } })
+})
+
+describe("status and run on what they cannot show (#15, #16)", () => {
+  const stored = (until: string) =>
+    `{"places":[{"place":"codex/gpt-5","failures":1,"trial":false,"coolingUntil":${until},"parkedUntil":${until},` +
+    `"last":{"_tag":"Unknown","place":{"cli":"codex","model":"gpt-5"},"said":"x"}}]}`
+
+  it.scoped.each(["1e999", "1e300"])("a health file with a time of %s is one no command trips on", (until) =>
+    Effect.gen(function*() {
+      const fs = yield* FileSystem.FileSystem
+      const file = yield* configFile
+      yield* fs.writeFileString(file.replace(/config\.json$/, "health.json"), stored(until))
+      const ran = yield* fallback(file, "status")
+      expect(ran.ok).toBe(true)
+      expect(ran.out).not.toContain("Infinity")
+      expect(ran.out).not.toContain("NaN")
+    }).pipe(Effect.provide(NodeFileSystem.layer)))
+
+  it("a time with no end is written in words, never Infinityms", () => {
+    expect(formatTime(Duration.infinity)).toBe("until cleared")
+  })
+
+  it.scoped("a prompt with a NUL byte is one line saying so", () =>
+    Effect.gen(function*() {
+      const file = yield* configFile
+      const ran = yield* fallback(file, "run", "claude/claude-sonnet-4-5", "a\u0000b")
+      expect(ran).toMatchObject({ ok: false, out: "" })
+      expect(ran.err).toBe("fallback: the prompt holds a NUL byte (\\u0000), which no agent CLI can be given; remove it")
+    }))
 })

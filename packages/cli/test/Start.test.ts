@@ -39,7 +39,10 @@ describe("the command's start", () => {
   it("prints each help page exactly as the command line does, plain and in colour", async () => {
     const folder = copy()
     try {
-      const pages = JSON.parse(readFileSync(join(folder, "dist/pages.json"), "utf8")).pages
+      const written = JSON.parse(readFileSync(join(folder, "dist/pages.json"), "utf8"))
+      const bundle = readFileSync(join(folder, "dist/fallback.cjs"), "utf8")
+      expect(written.build).toBe(bundle.slice(0, bundle.indexOf("\n")))
+      const pages = written.pages
       expect(Object.keys(pages)).toEqual(expect.arrayContaining(["--help", "-h", "--version", "list --help"]))
       for (const args of [["--help"], ["list", "--help"], ["-h"], ["--version"]]) {
         for (const tty of [false, true]) {

@@ -275,13 +275,51 @@ describe("Agent", () => {
       expect(events[1]).toEqual(Backend.Event.SessionStarted({ sessionId: `${b}#1` }))
     }).pipe(Effect.provide(world({ script: { places: { [a]: [Scripted.hang] } }, chain: [a, b] }))))
 
+  // 000, step 5: "configured exactly as the agent it left — carrying its effort, its permission rung,
+  // the skills the flow gave it and the callbacks the agent is offering."
+  it.scoped("every setting reaches the stand-in unchanged", () =>
+    Effect.gen(function*() {
+      const settings = new Settings.Settings({
+        effort: "high",
+        permission: "plan",
+        webSearch: false,
+        skills: ["review"],
+        callbacks: ["approve"]
+      })
+      const agent = yield* Agent.make(a, settings)
+      expect(yield* Agent.ask(agent, "hi")).toBe(`ok from ${b}`)
+      const scripted = yield* Scripted.Scripted
+      expect(scripted.seen(a).settings).toEqual([settings])
+      expect(scripted.seen(b).settings).toEqual([settings])
+    }).pipe(Effect.provide(world({ script: { places: { [a]: [Scripted.fail("ModelNotFound")] } }, chain: [a, b] }))))
+
+  // 000: "Move a setting the CLI taking over cannot be told. ... a setting quietly ignored would be a setting that lies."
+  for (
+    const [setting, capability, reason] of [
+      [{ effort: "high" }, { effort: false }, "codex cannot be told how hard to think (effort high)"],
+      [{ permission: "plan" }, { permission: false }, "codex cannot be given a permission rung (plan)"],
+      [{ skills: ["review"] }, { skills: false }, "codex cannot be given skills (review)"]
+    ] as const
+  ) {
+    it.scoped(`a move to a backend that cannot honour ${Object.keys(setting)[0]} stops with the notice`, () =>
+      Effect.gen(function*() {
+        const agent = yield* Agent.make(a, new Settings.Settings(setting))
+        expect((yield* Effect.flip(Agent.ask(agent, "hi")))._tag).toBe("ModelNotFound")
+        expect((yield* Heard).lines().at(-1)).toMatch(new RegExp(`the turn fails here: ${reason.replace(/[()]/g, "\\$&")}$`))
+        expect((yield* Scripted.Scripted).seen(b).opens).toBe(0)
+      }).pipe(Effect.provide(world({
+        script: { places: { [a]: [Scripted.fail("ModelNotFound")] }, capabilities: { codex: capability } },
+        chain: [a, b]
+      }))))
+  }
+
   it.scoped("a setting the next backend cannot honour stops the walk: the turn fails as it failed, with a notice", () =>
     Effect.gen(function*() {
       const agent = yield* Agent.make(a, new Settings.Settings({ webSearch: false }))
       const failure = yield* Effect.flip(Agent.ask(agent, "hi"))
       expect(failure._tag).toBe("ModelNotFound")
       expect((yield* Heard).lines()).toEqual([
-        "claude has no model a (retired or never there; every account of it shares the catalogue, so another place is what answers it); the turn fails here: codex cannot be told not to search the web"
+        "claude has no model a (retired, or never there); the turn fails here: codex cannot be told not to search the web"
       ])
       expect((yield* Scripted.Scripted).seen(b).opens).toBe(0)
     }).pipe(Effect.provide(world({
@@ -384,8 +422,8 @@ describe("Agent", () => {
       expect(yield* Agent.ask(second, "hi")).toBe("ok from claude@home/a")
       expect((yield* Scripted.Scripted).seen("claude@work/a").turns).toBe(2)
       expect((yield* Heard).lines().slice(2)).toEqual([
-        "claude@work/a is cooling down until 1970-01-01T00:01:00.000Z; skipping it",
-        "claude has no quota left on this account (another account is what answers it); carrying on as home"
+        "claude@work/a is cooling down for another 30s; skipping it",
+        "claude@work/a was skipped; carrying on as home"
       ])
     }).pipe(Effect.provide(world({
       script: { places: { "claude@work/a": [Scripted.fail("QuotaExhausted")] } },

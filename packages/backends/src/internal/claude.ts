@@ -119,7 +119,7 @@ export const description: Description = {
   module: "Claude",
   cli: "claude",
   install,
-  capabilities: { webSearchOff: true, callbacks: false, resume: true, models: [] },
+  capabilities: { webSearchOff: true, callbacks: false, effort: true, permission: true, skills: false, resume: true, models: [] },
   argv,
   quiet: (options) => ({
     CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",

@@ -136,7 +136,7 @@ export const description = (options: Cli.Options & { readonly provider?: Provide
   module: "Codex",
   cli: "codex",
   install,
-  capabilities: { webSearchOff: true, callbacks: false, resume: true, models: [] },
+  capabilities: { webSearchOff: true, callbacks: false, effort: true, permission: true, skills: false, resume: true, models: [] },
   argv: (turn) => argv(turn, options),
   quiet: () => ({}),
   home: (configDir) => ({ CODEX_HOME: configDir }),

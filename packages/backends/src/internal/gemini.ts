@@ -89,7 +89,7 @@ export const description: Description = {
   module: "Gemini",
   cli: "gemini",
   install,
-  capabilities: { webSearchOff: false, callbacks: false, resume: true, models: [] },
+  capabilities: { webSearchOff: false, callbacks: false, effort: false, permission: true, skills: false, resume: true, models: [] },
   argv,
   quiet: () => ({}),
   home: (configDir) => ({ GEMINI_CLI_HOME: configDir }),

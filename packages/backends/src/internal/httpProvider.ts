@@ -242,6 +242,9 @@ export const make = (
       capabilities: {
         webSearchOff: true,
         callbacks: false,
+        effort: false,
+        permission: false,
+        skills: false,
         resume: true,
         models: provider.models.map((model) => ({ name: model.name, contextWindow: model.contextWindow }))
       },

@@ -103,7 +103,7 @@ export const description = (options: Cli.Options & { readonly config?: object | 
   module: "OpenCode",
   cli: "opencode",
   install,
-  capabilities: { webSearchOff: true, callbacks: false, resume: true, models: [] },
+  capabilities: { webSearchOff: true, callbacks: false, effort: true, permission: false, skills: false, resume: true, models: [] },
   argv,
   quiet: () => ({
     OPENCODE_DISABLE_AUTOUPDATE: "1",
