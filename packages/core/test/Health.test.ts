@@ -93,4 +93,67 @@ describe("Health", () => {
       yield* fail(health, 2)
       expect(yield* health.admit(place)).toMatchObject({ _tag: "Skip", until: 10_000 })
     }).pipe(Effect.provide(Health.Health.layerMemory({ failures: 2, park: Duration.seconds(10) }))))
+
+  it.effect("a breaker opens once: failures of requests let through before the park do not park it longer", () =>
+    run((health) =>
+      Effect.gen(function*() {
+        yield* fail(health, 5)
+        yield* TestClock.adjust("30 seconds")
+        yield* fail(health, 3)
+        expect(yield* health.admit(place)).toMatchObject({ _tag: "Skip", why: "parked", until: 60_000 })
+        expect((yield* health.snapshot)[0]!.failures).toBe(5)
+      })))
+
+  it.effect("another service's failure while a trial is out leaves the trial out; the trial's failure parks again", () =>
+    Effect.gen(function*() {
+      const book = new Map<string, Health.Entry>()
+      const keeping: Health.Keeping = {
+        get: () => Effect.succeed(book),
+        modify: (_, change) =>
+          Effect.sync(() => {
+            const [answer, patches] = change(book)
+            for (const { entry, key } of patches) entry === undefined ? book.delete(key) : book.set(key, entry)
+            return answer
+          })
+      }
+      const one = Health.fromKeeping(keeping)
+      const other = Health.fromKeeping(keeping)
+      yield* fail(one, 5)
+      yield* TestClock.adjust("60 seconds")
+      expect(yield* admitted(one)).toBe("Trial")
+      yield* fail(other)
+      expect(yield* other.admit(place)).toMatchObject({ _tag: "Skip", why: "trial" })
+      yield* other.giveBack(place)
+      expect(yield* other.admit(place)).toMatchObject({ _tag: "Skip", why: "trial" })
+      yield* fail(one)
+      expect(yield* other.admit(place)).toMatchObject({ _tag: "Skip", why: "parked", until: 120_000 })
+    }))
+
+  it.effect("a trial given back goes to the next taker at once; one never answered, once its lease ends", () =>
+    Effect.gen(function*() {
+      const health = Health.memory({ failures: 5, park: Duration.seconds(60), trial: Duration.seconds(10) })
+      yield* fail(health, 5)
+      yield* TestClock.adjust("60 seconds")
+      expect(yield* admitted(health)).toBe("Trial")
+      expect(yield* health.admit(place)).toMatchObject({ _tag: "Skip", why: "trial", until: 70_000 })
+      yield* health.giveBack(place)
+      expect(yield* admitted(health)).toBe("Trial")
+      yield* TestClock.adjust("9999 millis")
+      expect(yield* admitted(health)).toBe("Skip")
+      yield* TestClock.adjust("1 millis")
+      expect(yield* admitted(health)).toBe("Trial")
+    }))
+
+  it.effect("clear forgets one place, or every place", () =>
+    run((health) =>
+      Effect.gen(function*() {
+        const other = Place.Place.make({ cli: "codex", model: "gpt-5" })
+        yield* fail(health, 5)
+        yield* health.failed(other, { failure: unknown, counts: true, coolUntil: Option.some(30_000) })
+        yield* health.clear(place)
+        expect(yield* health.admit(place)).toEqual({ _tag: "Go", held: false })
+        expect((yield* health.snapshot).map((entry) => Place.format(entry.place))).toEqual(["codex/gpt-5"])
+        yield* health.clear()
+        expect(yield* health.snapshot).toEqual([])
+      })))
 })

@@ -344,7 +344,8 @@ export const make = Effect.fnUntraced(function*(
         yield* Effect.sleep(Duration.millis(wait))
         if (answer.reopen) yield* reopen(place, Option.fromNullable(state.conversations.get(key(place))))
       }
-    })
+      // A trial this turn took and will not answer is given back (a no-op when it holds none).
+    }).pipe(Effect.onInterrupt(() => health.giveBack(place)))
 
 
   const retryingAt = (place: Place.Place) =>
