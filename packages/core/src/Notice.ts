@@ -37,6 +37,8 @@ import * as Place from "./Place.js"
  * - `Probing`: a stream has sent nothing for `quiet` and its place did not answer a probe (`failed`
  *   of the `of` that end the attempt).
  * - `Stopping`: the turn fails as it failed, and `reason` says why it goes no further.
+ * - `Sharing`: the shared store of health (`store`, named without secrets) did not answer, so health
+ *   is kept in this process until it does (`shared: false`, with `reason`); or it answers again.
  *
  * @since 0.1.0
  * @category models
@@ -64,6 +66,7 @@ export type Notice = Data.TaggedEnum<{
   Compacting: { readonly place: Place.Place; readonly failure: Failure.Failure; readonly how: "compact" | "trim" }
   Probing: { readonly place: Place.Place; readonly quiet: Duration.Duration; readonly failed: number; readonly of: number }
   Stopping: { readonly place: Place.Place; readonly failure: Failure.Failure; readonly reason: string }
+  Sharing: { readonly store: string; readonly shared: boolean; readonly reason: string }
 }>
 
 /**
@@ -106,7 +109,11 @@ export const format: (notice: Notice) => string = Notice.$match({
     } and sending it again`,
   Probing: (n) =>
     `${n.place.cli} has sent nothing for ${wait(n.quiet)} and did not answer a probe (${n.failed} of ${n.of})`,
-  Stopping: (n) => `${Failure.describe(n.failure)}; the turn fails here: ${n.reason}`
+  Stopping: (n) => `${Failure.describe(n.failure)}; the turn fails here: ${n.reason}`,
+  Sharing: (n) =>
+    n.shared
+      ? `health is shared through ${n.store} again`
+      : `${n.store} did not answer (${n.reason}); health is kept in this process until it does`
 })
 
 /**
