@@ -12,6 +12,7 @@ let raw: Redis
 beforeAll(async () => {
   server = await startRedis()
   raw = new Redis(server.url)
+  raw.on("error", () => {})
 }, 60_000)
 
 afterAll(async () => {

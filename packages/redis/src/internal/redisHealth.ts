@@ -40,6 +40,14 @@ export const shown = (url: string): string => {
   }
 }
 
+const passwordOf = (url: string) => {
+  try {
+    return decodeURIComponent(new URL(url).password)
+  } catch {
+    return ""
+  }
+}
+
 /** How long a place's hash lives after its last failure when nothing else removes it. */
 const hashLifetime = Duration.toMillis(Duration.days(1))
 
@@ -58,6 +66,9 @@ export const make = (options: RedisHealth.Options): Effect.Effect<Health.Health[
     const placesKey = `${prefix}places`
     const url = Redacted.value(options.url)
     const store = `Redis at ${shown(url)}`
+    // A reason is shown to people: it never carries the password, whichever way it was given.
+    const secrets = [options.password === undefined ? "" : Redacted.value(options.password), passwordOf(url)]
+      .filter((secret) => secret.length > 0)
     const failuresToPark = breaker.failures
     const park = Duration.toMillis(breaker.park)
     const lease = Duration.toMillis(breaker.trial ?? breaker.park)
@@ -122,7 +133,7 @@ export const make = (options: RedisHealth.Options): Effect.Effect<Health.Health[
     yield* Effect.promise(() =>
       Promise.race([
         Promise.all([client.connect(), subscriber.connect()]).catch(() => undefined),
-        new Promise((resolve) => setTimeout(resolve, Math.max(timeout, 1_000)).unref())
+        new Promise((resolve) => setTimeout(resolve, Math.max(timeout, 2_000)).unref())
       ])
     )
 
@@ -143,16 +154,31 @@ export const make = (options: RedisHealth.Options): Effect.Effect<Health.Health[
       return notices.publish(Notice.Notice.Sharing({ store, shared: true, reason: "" }))
     })
     const reasonOf = (error: unknown) => {
-      const message = error instanceof Error ? error.message : String(error)
-      return /timed? ?out/i.test(message) ? `no answer within ${timeout} ms` : message.split("\n")[0]!.slice(0, 120)
+      const message = error instanceof Error ? error.message : typeof error === "string" ? error : "no answer"
+      if (/timed? ?out/i.test(message)) return `no answer within ${timeout} ms`
+      return secrets.reduce((text, secret) => text.split(secret).join("***"), message.split("\n")[0]!.slice(0, 120))
     }
 
     /** One operation on Redis, or on this process's health while Redis does not answer. */
+    // A connection on its way (the first, or once Redis answers again) is waited for, `timeout` at most.
+    const connected = (): Promise<void> =>
+      client.status !== "connecting" && client.status !== "connect"
+        ? Promise.resolve()
+        : new Promise((resolve) => {
+          const done = () => {
+            clearTimeout(timer)
+            client.off("ready", done)
+            resolve()
+          }
+          const timer = setTimeout(done, timeout)
+          client.once("ready", done)
+        })
+
     const shared = <A, B>(ask: () => Promise<A>, onLocal: Effect.Effect<B>): Effect.Effect<A | B> =>
       Effect.suspend(() => {
         if (down && Date.now() < retryAt) return onLocal
-        return Effect.tryPromise(ask).pipe(
-          Effect.timeoutFail({ duration: Duration.millis(timeout + 50), onTimeout: () => new Error("timed out") }),
+        return Effect.tryPromise({ try: () => connected().then(ask), catch: (error) => error }).pipe(
+          Effect.timeoutFail({ duration: Duration.millis(2 * timeout + 50), onTimeout: () => new Error("timed out") }),
           Effect.matchEffect({
             onFailure: (error) => Effect.zipRight(wentDown(reasonOf(error)), onLocal),
             onSuccess: (answer) => Effect.as(cameBack, answer)
