@@ -23,10 +23,12 @@
  *
  * @since 0.1.0
  */
+import * as Config from "effect/Config"
 import type * as Duration from "effect/Duration"
-import type * as Effect from "effect/Effect"
+import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import type * as Redacted from "effect/Redacted"
+import * as Redacted from "effect/Redacted"
+import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
 import * as Health from "@fallback/core/Health"
 import * as internal from "./internal/redisHealth.js"
@@ -77,3 +79,47 @@ export const layer = (options: Options): Layer.Layer<Health.Health> => Layer.sco
  * @category formatting
  */
 export const shown: (url: string) => string = internal.shown
+
+/**
+ * A variable the Redis store's settings name is not set.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class VariableUnset extends Schema.TaggedError<VariableUnset>("@fallback/redis/VariableUnset")("VariableUnset", {
+  variable: Schema.String,
+  what: Schema.String
+}) {
+  override get message() {
+    return `the ${this.what} of the health store is read from ${this.variable}, which is not set; set it, or change "health" in the config file`
+  }
+}
+
+/**
+ * The Redis store as a config file writes it: the URL plainly or `{ fromEnv }`, a password only
+ * `{ fromEnv }`, and a prefix.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Settings {
+  readonly url: string | { readonly fromEnv: string }
+  readonly password?: { readonly fromEnv: string } | undefined
+  readonly prefix?: string | undefined
+}
+
+const fromEnv = (variable: string, what: string) =>
+  Effect.mapError(Config.redacted(variable), () => new VariableUnset({ variable, what }))
+
+/**
+ * Health kept in Redis as the settings say, with the variables they name read from the environment.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layerSettings = (settings: Settings, breaker?: Health.Breaker): Layer.Layer<Health.Health, VariableUnset> =>
+  Layer.unwrapEffect(Effect.gen(function*() {
+    const url = typeof settings.url === "string" ? Redacted.make(settings.url) : yield* fromEnv(settings.url.fromEnv, "URL")
+    const password = settings.password === undefined ? undefined : yield* fromEnv(settings.password.fromEnv, "password")
+    return layer({ url, password, prefix: settings.prefix, breaker })
+  }))

@@ -3,7 +3,7 @@
  * Redis (its own server, on a free loopback port). Every check is a count: requests the mock
  * provider saw, admissions each process was given, breakers the store opened.
  */
-import { MockProvider } from "@fallback/testkit"
+import { MockProvider, RedisServer } from "@fallback/testkit"
 import { build } from "esbuild"
 import { Redis } from "ioredis"
 import { type ChildProcess, spawn } from "node:child_process"
@@ -12,11 +12,10 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { type RedisServer, startRedis } from "./fixtures/redisServer.js"
 
 let folder = ""
 let worker = ""
-let server: RedisServer
+let server: RedisServer.RedisServer
 let raw: Redis
 let mock: MockProvider.Running
 
@@ -24,7 +23,7 @@ beforeAll(async () => {
   folder = mkdtempSync(join(tmpdir(), "fallback-shared-health-"))
   worker = join(folder, "worker.mjs")
   const [started] = await Promise.all([
-    startRedis(),
+    RedisServer.start(),
     build({
       entryPoints: [fileURLToPath(new URL("fixtures/worker.ts", import.meta.url))],
       bundle: true,

@@ -3,14 +3,14 @@ import { Failure, Health, Notice, Place } from "@fallback/core"
 import { Duration, Effect, Layer, Option, Redacted } from "effect"
 import { Redis } from "ioredis"
 import { afterAll, beforeAll } from "vitest"
+import { RedisServer } from "@fallback/testkit"
 import { RedisHealth } from "../src/index.js"
-import { type RedisServer, startRedis } from "./fixtures/redisServer.js"
 
-let server: RedisServer
+let server: RedisServer.RedisServer
 let raw: Redis
 
 beforeAll(async () => {
-  server = await startRedis()
+  server = await RedisServer.start()
   raw = new Redis(server.url)
   raw.on("error", () => {})
 }, 60_000)
