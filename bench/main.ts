@@ -1,6 +1,6 @@
 /**
  * The benchmarks, this project beside its peers in one run: B1 happy path, B2 failover, B3 scale,
- * B4 cold start, B5 HTTP. Prints a table and writes `bench/results.json`.
+ * B4 cold start, B5 HTTP, B6 health stores. Prints a table and writes `bench/results.json`.
  *
  *   npm run bench                 every bench
  *   npm run bench -- B1 B4        some of them
@@ -12,6 +12,7 @@ import { cpus, loadavg } from "node:os"
 import { join } from "node:path"
 import { cold } from "./cold.js"
 import { type Figure, repetitions, save, table } from "./figures.js"
+import { health } from "./health.js"
 import { http } from "./http.js"
 import { scale } from "./scale.js"
 import { failover, happy } from "./turns.js"
@@ -21,7 +22,8 @@ const benches: ReadonlyArray<readonly [string, () => Promise<Array<Figure>> | Ar
   ["B2", failover],
   ["B3", scale],
   ["B4", cold],
-  ["B5", http]
+  ["B5", http],
+  ["B6", health]
 ]
 
 const asked = process.argv.slice(2).map((name) => name.toUpperCase())
