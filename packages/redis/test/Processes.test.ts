@@ -134,7 +134,15 @@ describe.each(stores())("health shared through $name by real processes", ({ conf
     const tallies = await Promise.all(workers.map(async (w) => {
       w.child.stdin!.write(`${JSON.stringify({ op: "turns", n: 50, pause: 15 })}\n`)
       return until(w, "done") as Promise<
-        { go: number; trial: number; skip: number; answered: number; failed: number; heard: Array<string> }
+        {
+          go: number
+          trial: number
+          skip: number
+          answered: number
+          failed: number
+          heard: Array<string>
+          trialsAt: Array<number>
+        }
       >
     }))
     const ends = await stopAll(workers)
@@ -149,6 +157,15 @@ describe.each(stores())("health shared through $name by real processes", ({ conf
     expect(sum("go")).toBeGreaterThanOrEqual(5)
     expect(sum("go")).toBeLessThanOrEqual(5 + 7)
     expect(sum("trial")).toBeGreaterThanOrEqual(1)
+    // One trial per park: a trial fails and parks the place 250 ms, so no two trials, whichever
+    // processes took them, are closer than that (a busy machine only spaces them further apart).
+    const trials = tallies.flatMap((tally) => tally.trialsAt).sort((a, b) => a - b)
+    for (let i = 1; i < trials.length; i++) expect(trials[i]! - trials[i - 1]!).toBeGreaterThanOrEqual(248)
+    console.log(
+      `${name}: 8 × 50 turns; ${requestsAt(model)} requests: ${sum("go")} before the breaker opened, ${sum("trial")} trials; ${
+        sum("skip")
+      } turns skipped the place`
+    )
     if (name === "Redis") {
       const [opens, trials, reparks] = await raw.hmget(`${prefix}local/${model}`, "opens", "trials", "reparks")
       expect(Number(opens)).toBe(1)

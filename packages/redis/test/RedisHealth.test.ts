@@ -148,4 +148,26 @@ describe("Health kept in Redis", () => {
       expect(yield* tag(one)).toBe("Skip")
       expect(heard.filter((line) => line.includes("again"))).toEqual([expect.stringMatching(/^health is shared through Redis at redis:\/\/127.0.0.1:\d+ again$/)])
     }))
+
+  it.scopedLive("Redis that does not answer (stopped with SIGSTOP): operations carry on here after the timeout, one notice; answering again: shared again", () =>
+    Effect.gen(function*() {
+      heard.length = 0
+      const { one, other } = yield* two({ timeout: Duration.millis(100), retry: Duration.millis(100) })
+      yield* fail(one, 3)
+      server.pause()
+      yield* Effect.addFinalizer(() => Effect.sync(() => server.resume()))
+      for (let i = 0; i < 5; i++) expect(yield* tag(other, healthy)).toBe("Go")
+      expect(yield* tag(other)).toBe("Go")
+      expect(heard).toHaveLength(1)
+      expect(heard[0]).toMatch(/did not answer \(no answer within 100 ms\)/)
+      server.resume()
+      yield* Effect.sleep("300 millis")
+      let shared = yield* other.admit(place)
+      for (let tries = 0; shared._tag !== "Skip" && tries < 50; tries++) {
+        yield* Effect.sleep("100 millis")
+        shared = yield* other.admit(place)
+      }
+      expect(shared).toMatchObject({ _tag: "Skip", why: "parked" })
+      expect(heard.filter((line) => line.includes("again"))).toHaveLength(1)
+    }))
 })
