@@ -5,6 +5,7 @@
  */
 import * as Command from "@effect/cli/Command"
 import * as ValidationError from "@effect/cli/ValidationError"
+import * as Secret from "@fallback/core/Secret"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import { accounts } from "./internal/accounts.js"
@@ -50,6 +51,6 @@ export const run = Command.run(command, { name: "fallback", version: "0.1.0" })
 export const main = (argv: ReadonlyArray<string>) =>
   run(argv).pipe(
     Effect.tapError((error) =>
-      ValidationError.isValidationError(error) ? Effect.void : Console.error(`fallback: ${String(error.message)}`)
+      ValidationError.isValidationError(error) ? Effect.void : Console.error(`fallback: ${Secret.mask(String(error.message))}`)
     )
   )

@@ -6,6 +6,7 @@ import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import * as Agent from "@fallback/core/Agent"
 import * as ConfigFile from "@fallback/core/ConfigFile"
 import * as Preset from "@fallback/core/Preset"
+import * as Secret from "@fallback/core/Secret"
 import * as Settings from "@fallback/core/Settings"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -44,6 +45,7 @@ export const run = Command.make("run", { config, place, preset, prompt }, (args)
       onNone: () => stdin,
       onSome: Effect.succeed
     })
+    Secret.holdPrompt(text)
     const terminal = yield* Terminal.Terminal
     // stdout closed early (`| head`) leaves the turn to finish rather than failing it
     const show = (text: string) => Effect.ignore(terminal.display(text))
