@@ -115,6 +115,18 @@ describe("Health kept in Redis", () => {
       expect(yield* Effect.promise(() => raw.keys(`${prefix}*`))).toEqual([])
     }))
 
+  it.scopedLive("Redis keeps what a backend said as the file does: a short excerpt, secrets masked, never a whole echoed prompt", () =>
+    Effect.gen(function*() {
+      const { one, prefix } = yield* two()
+      const echoed = new Failure.Unknown({ place, said: Failure.said(`Bearer abcdefghijklmnop1234 ${"the prompt ".repeat(500)}`) })
+      yield* one.failed(place, { failure: echoed, counts: true, coolUntil: Option.none() })
+      const last = yield* Effect.promise(() => raw.hget(`${prefix}claude@work/opus`, "last"))
+      expect(last!.length).toBeLessThan(600)
+      expect(last).toContain("Bearer ***")
+      expect(last).not.toContain("abcdefghijklmnop1234")
+      expect((yield* one.snapshot)[0]!.last._tag).toBe("Unknown")
+    }))
+
   it.scopedLive("an admission at a healthy place writes nothing, and is cached until a change is published", () =>
     Effect.gen(function*() {
       const { one, other, prefix } = yield* two()

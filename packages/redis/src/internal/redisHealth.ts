@@ -13,8 +13,15 @@ import type * as RedisHealth from "../RedisHealth.js"
 import * as scripts from "./scripts.js"
 
 const FailureJson = Schema.parseJson(Failure.Failure)
-const encodeFailure = Schema.encodeSync(FailureJson)
 const decodeFailure = Schema.decodeUnknownSync(FailureJson)
+
+/** What Redis keeps of what a backend said, as the file does: enough to know what happened. */
+const keptOfSaid = 200
+const encodeFailure = (failure: Failure.Failure) => {
+  const encoded = Schema.encodeSync(Failure.Failure)(failure)
+  const said = encoded.said.length <= keptOfSaid ? encoded.said : `${encoded.said.slice(0, keptOfSaid)}…`
+  return JSON.stringify({ ...encoded, said })
+}
 
 /** What the scripts are, as commands of a client. */
 interface Commands {
