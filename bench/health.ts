@@ -3,6 +3,10 @@
  * loopback (a redis-server of the bench's own), and what each store adds to a landing turn (B1's
  * held agent). A landing turn at a healthy place only reads, and Redis's read is cached.
  */
+import { mkdtempSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+
 import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
 import * as NodePath from "@effect/platform-node/NodePath"
 import { Agent, Backend, Failure, Health, Notice, Place, Steps } from "@fallback/core"
@@ -14,10 +18,8 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as Stream from "effect/Stream"
-import { mkdtempSync, rmSync } from "node:fs"
-import { tmpdir } from "node:os"
-import { join } from "node:path"
-import { against, figure, type Figure } from "./figures.js"
+
+import { against, type Figure, figure } from "./figures.js"
 import { inEffect } from "./loops.js"
 import { instant } from "./world.js"
 

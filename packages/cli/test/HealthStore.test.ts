@@ -10,6 +10,7 @@ import { RedisHealth } from "@fallback/redis"
 import { RedisServer } from "@fallback/testkit"
 import { Effect, Option, Redacted } from "effect"
 import { afterAll, beforeAll } from "vitest"
+
 import { fallbackWith } from "./run.js"
 
 let server: RedisServer.RedisServer
@@ -39,11 +40,17 @@ describe("fallback status with health kept in Redis", () => {
       for (let i = 0; i < 5; i++) yield* elsewhere.failed(place, { failure, counts: true, coolUntil: Option.none() })
       const shown = yield* fallbackWith({ TEAM_REDIS_URL: server.url }, file, "status", "--json")
       expect(shown.ok).toBe(true)
-      expect(JSON.parse(shown.out)).toMatchObject([{ place: "claude@work/claude-opus-5", breaker: "parked", failures: 5 }])
+      expect(JSON.parse(shown.out)).toMatchObject([{
+        place: "claude@work/claude-opus-5",
+        breaker: "parked",
+        failures: 5
+      }])
 
       const down = yield* fallbackWith({ TEAM_REDIS_URL: "redis://:pa55word-of-the-team@127.0.0.1:1" }, file, "status")
       expect(down.ok).toBe(true)
-      expect(down.err).toMatch(/^Redis at redis:\/\/127\.0\.0\.1:1 did not answer \(.+\); health is kept in this process until it does$/)
+      expect(down.err).toMatch(
+        /^Redis at redis:\/\/127\.0\.0\.1:1 did not answer \(.+\); health is kept in this process until it does$/
+      )
       expect(down.err + down.out).not.toContain("pa55word")
     }))
 

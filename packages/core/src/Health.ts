@@ -24,6 +24,7 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
+
 import type * as Failure from "./Failure.js"
 import * as internal from "./internal/health.js"
 import * as healthFile from "./internal/healthFile.js"
@@ -137,7 +138,10 @@ export class Health extends Context.Tag("@fallback/core/Health")<Health, {
     file: string,
     breaker: Breaker = defaultBreaker
   ): Layer.Layer<Health, never, FileSystem.FileSystem | Path.Path> =>
-    Layer.effect(Health, Effect.map(healthFile.fileBook(file, numbersOf(breaker)), (book) => fromKeeping(book, breaker)))
+    Layer.effect(
+      Health,
+      Effect.map(healthFile.fileBook(file, numbersOf(breaker)), (book) => fromKeeping(book, breaker))
+    )
 }
 
 const numbersOf = (breaker: Breaker): internal.Breaker => ({
@@ -277,11 +281,17 @@ export const fromKeeping = (keeping: Keeping, breaker: Breaker = defaultBreaker)
     clear: (place) =>
       Effect.flatMap(Clock.currentTimeMillis, (now) =>
         keeping.modify(now, (book) => {
-          const keys = place === undefined ? [...book.keys()] : book.has(Place.format(place)) ? [Place.format(place)] : []
+          const keys = place === undefined
+            ? [...book.keys()]
+            : book.has(Place.format(place))
+            ? [Place.format(place)]
+            : []
           return [undefined, keys.map((key) => ({ key, entry: undefined }))]
         })),
-    snapshot: Effect.flatMap(Clock.currentTimeMillis, (now) =>
-      Effect.map(keeping.get(now), (book) => [...book.values()].map((entry) => placeHealth(entry, now))))
+    snapshot: Effect.flatMap(
+      Clock.currentTimeMillis,
+      (now) => Effect.map(keeping.get(now), (book) => [...book.values()].map((entry) => placeHealth(entry, now)))
+    )
   })
 }
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Either } from "effect"
+
 import { ConfigFile } from "../src/index.js"
 
 const decode = (health: unknown) =>
@@ -12,7 +13,12 @@ describe("the config file's health store", () => {
       store: "redis",
       url: { fromEnv: "FALLBACK_REDIS_URL" }
     })
-    const plain = { store: "redis", url: "rediss://cache.internal:6380/2", password: { fromEnv: "REDIS_PASSWORD" }, prefix: "team-a:" }
+    const plain = {
+      store: "redis",
+      url: "rediss://cache.internal:6380/2",
+      password: { fromEnv: "REDIS_PASSWORD" },
+      prefix: "team-a:"
+    }
     expect(Either.getOrThrow(decode(plain)).health).toEqual(plain)
     expect(Either.getOrThrow(decode(undefined)).health).toBeUndefined()
   })

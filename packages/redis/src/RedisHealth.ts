@@ -23,6 +23,7 @@
  *
  * @since 0.1.0
  */
+import * as Health from "@fallback/core/Health"
 import * as Config from "effect/Config"
 import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -30,7 +31,7 @@ import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
 import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
-import * as Health from "@fallback/core/Health"
+
 import * as internal from "./internal/redisHealth.js"
 
 /**
@@ -76,7 +77,7 @@ export const layer = (options: Options): Layer.Layer<Health.Health> => Layer.sco
  * The URL as it may be shown: scheme, host, port and database, without a user or password.
  *
  * @since 0.1.0
- * @category formatting
+ * @category utils
  */
 export const shown: (url: string) => string = internal.shown
 
@@ -117,9 +118,14 @@ const fromEnv = (variable: string, what: string) =>
  * @since 0.1.0
  * @category layers
  */
-export const layerSettings = (settings: Settings, breaker?: Health.Breaker): Layer.Layer<Health.Health, VariableUnset> =>
+export const layerSettings = (
+  settings: Settings,
+  breaker?: Health.Breaker
+): Layer.Layer<Health.Health, VariableUnset> =>
   Layer.unwrapEffect(Effect.gen(function*() {
-    const url = typeof settings.url === "string" ? Redacted.make(settings.url) : yield* fromEnv(settings.url.fromEnv, "URL")
+    const url = typeof settings.url === "string"
+      ? Redacted.make(settings.url)
+      : yield* fromEnv(settings.url.fromEnv, "URL")
     const password = settings.password === undefined ? undefined : yield* fromEnv(settings.password.fromEnv, "password")
     return layer({ url, password, prefix: settings.prefix, breaker })
   }))

@@ -3,14 +3,15 @@
  * Redis (its own server, on a free loopback port). Every check is a count: requests the mock
  * provider saw, admissions each process was given, breakers the store opened.
  */
-import { MockProvider, RedisServer } from "@fallback/testkit"
-import { build } from "esbuild"
-import { Redis } from "ioredis"
 import { type ChildProcess, spawn } from "node:child_process"
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
+
+import { MockProvider, RedisServer } from "@fallback/testkit"
+import { build } from "esbuild"
+import { Redis } from "ioredis"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 
 let folder = ""
@@ -119,61 +120,71 @@ const placeFor = (answering = false) => ({
 
 const requestsAt = (model: string) => mock.requests().log.filter((request) => request.model === model).length
 
-const stores = () => [
-  { name: "Redis", config: (prefix: string) => ({ store: "redis", url: server.url, prefix }) },
-  { name: "the file", config: (prefix: string) => ({ store: "file", file: join(folder, `${prefix.slice(0, -1)}.json`) }) }
-] as const
+const stores = () =>
+  [
+    { name: "Redis", config: (prefix: string) => ({ store: "redis", url: server.url, prefix }) },
+    {
+      name: "the file",
+      config: (prefix: string) => ({ store: "file", file: join(folder, `${prefix.slice(0, -1)}.json`) })
+    }
+  ] as const
 
 describe.each(stores())("health shared through $name by real processes", ({ config, name }) => {
-  it("8 processes × 50 failing turns at one place: the breaker opens once, one trial per park, no request at a parked place", async () => {
-    const { model, prefix } = placeFor()
-    const workers = await Promise.all(
-      Array.from({ length: 8 }, () =>
-        start({ ...config(prefix), mock: mock.url, model, failures: 5, park: 250, trial: 5_000 }))
-    )
-    const tallies = await Promise.all(workers.map(async (w) => {
-      w.child.stdin!.write(`${JSON.stringify({ op: "turns", n: 50, pause: 15 })}\n`)
-      return until(w, "done") as Promise<
-        {
-          go: number
-          trial: number
-          skip: number
-          answered: number
-          failed: number
-          heard: Array<string>
-          trialsAt: Array<number>
-        }
-      >
-    }))
-    const ends = await stopAll(workers)
-    for (const end of ends) expect(end).toMatchObject({ code: 0, signal: null })
-    const sum = (key: "go" | "trial" | "skip" | "failed") => tallies.reduce((total, t) => total + t[key], 0)
-    expect(tallies.flatMap((tally) => tally.heard)).toEqual([])
-    expect(sum("failed")).toBe(400)
-    expect(sum("go") + sum("trial") + sum("skip")).toBe(400)
-    // Every request the mock saw was admitted: a Go before the breaker opened, or a trial.
-    expect(requestsAt(model)).toBe(sum("go") + sum("trial"))
-    // Opened once: 5 failures, and at most one request already on its way from each other process.
-    expect(sum("go")).toBeGreaterThanOrEqual(5)
-    expect(sum("go")).toBeLessThanOrEqual(5 + 7)
-    expect(sum("trial")).toBeGreaterThanOrEqual(1)
-    // One trial per park: a trial fails and parks the place 250 ms, so no two trials, whichever
-    // processes took them, are closer than that (a busy machine only spaces them further apart).
-    const trials = tallies.flatMap((tally) => tally.trialsAt).sort((a, b) => a - b)
-    for (let i = 1; i < trials.length; i++) expect(trials[i]! - trials[i - 1]!).toBeGreaterThanOrEqual(248)
-    console.log(
-      `${name}: 8 × 50 turns; ${requestsAt(model)} requests: ${sum("go")} before the breaker opened, ${sum("trial")} trials; ${
-        sum("skip")
-      } turns skipped the place`
-    )
-    if (name === "Redis") {
-      const [opens, trials, reparks] = await raw.hmget(`${prefix}local/${model}`, "opens", "trials", "reparks")
-      expect(Number(opens)).toBe(1)
-      // One trial per park: each trial handed out failed and parked the place again.
-      expect(Number(trials)).toBe(sum("trial"))
-      expect(Number(reparks)).toBe(sum("trial"))
-    }
-  }, 120_000)
+  it(
+    "8 processes × 50 failing turns at one place: the breaker opens once, one trial per park, no request at a parked place",
+    async () => {
+      const { model, prefix } = placeFor()
+      const workers = await Promise.all(
+        Array.from(
+          { length: 8 },
+          () => start({ ...config(prefix), mock: mock.url, model, failures: 5, park: 250, trial: 5_000 })
+        )
+      )
+      const tallies = await Promise.all(workers.map(async (w) => {
+        w.child.stdin!.write(`${JSON.stringify({ op: "turns", n: 50, pause: 15 })}\n`)
+        return until(w, "done") as Promise<
+          {
+            go: number
+            trial: number
+            skip: number
+            answered: number
+            failed: number
+            heard: Array<string>
+            trialsAt: Array<number>
+          }
+        >
+      }))
+      const ends = await stopAll(workers)
+      for (const end of ends) expect(end).toMatchObject({ code: 0, signal: null })
+      const sum = (key: "go" | "trial" | "skip" | "failed") => tallies.reduce((total, t) => total + t[key], 0)
+      expect(tallies.flatMap((tally) => tally.heard)).toEqual([])
+      expect(sum("failed")).toBe(400)
+      expect(sum("go") + sum("trial") + sum("skip")).toBe(400)
+      // Every request the mock saw was admitted: a Go before the breaker opened, or a trial.
+      expect(requestsAt(model)).toBe(sum("go") + sum("trial"))
+      // Opened once: 5 failures, and at most one request already on its way from each other process.
+      expect(sum("go")).toBeGreaterThanOrEqual(5)
+      expect(sum("go")).toBeLessThanOrEqual(5 + 7)
+      expect(sum("trial")).toBeGreaterThanOrEqual(1)
+      // One trial per park: a trial fails and parks the place 250 ms, so no two trials, whichever
+      // processes took them, are closer than that (a busy machine only spaces them further apart).
+      const trials = tallies.flatMap((tally) => tally.trialsAt).sort((a, b) => a - b)
+      for (let i = 1; i < trials.length; i++) expect(trials[i]! - trials[i - 1]!).toBeGreaterThanOrEqual(248)
+      console.log(
+        `${name}: 8 × 50 turns; ${requestsAt(model)} requests: ${sum("go")} before the breaker opened, ${
+          sum("trial")
+        } trials; ${sum("skip")} turns skipped the place`
+      )
+      if (name === "Redis") {
+        const [opens, trials, reparks] = await raw.hmget(`${prefix}local/${model}`, "opens", "trials", "reparks")
+        expect(Number(opens)).toBe(1)
+        // One trial per park: each trial handed out failed and parked the place again.
+        expect(Number(trials)).toBe(sum("trial"))
+        expect(Number(reparks)).toBe(sum("trial"))
+      }
+    },
+    120_000
+  )
 
   it("a process killed with SIGKILL while holding the trial: another gets it once the lease ends", async () => {
     const { model, prefix } = placeFor()
@@ -199,7 +210,16 @@ describe.each(stores())("health shared through $name by real processes", ({ conf
 describe("health shared through Redis across hosts", () => {
   it("two hosts, one with its clock 5 s ahead, share one breaker and one cooldown", async () => {
     const { model, prefix } = placeFor()
-    const options = { store: "redis", url: server.url, prefix, mock: mock.url, model, failures: 3, park: 3_000, trial: 3_000 }
+    const options = {
+      store: "redis",
+      url: server.url,
+      prefix,
+      mock: mock.url,
+      model,
+      failures: 3,
+      park: 3_000,
+      trial: 3_000
+    }
     const [a, b] = await Promise.all([start({ ...options, skew: 0 }), start({ ...options, skew: 5_000 })])
     for (let i = 0; i < 3; i++) await a.ask({ op: "fail" })
     // Host b's clock says the 3 s park ended 2 s ago; Redis's clock says it has just begun.

@@ -1,9 +1,11 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Failure, Health, Notice, Place } from "@fallback/core"
+import type { Health } from "@fallback/core"
+import { Failure, Notice, Place } from "@fallback/core"
+import { RedisServer } from "@fallback/testkit"
 import { Duration, Effect, Layer, Option, Redacted } from "effect"
 import { Redis } from "ioredis"
 import { afterAll, beforeAll } from "vitest"
-import { RedisServer } from "@fallback/testkit"
+
 import { RedisHealth } from "../src/index.js"
 
 let server: RedisServer.RedisServer
@@ -70,11 +72,13 @@ describe("Health kept in Redis", () => {
       expect((yield* other.snapshot)[0]!.breaker).toBe("trial")
       yield* fail(taker)
       expect(yield* one.admit(place)).toMatchObject({ _tag: "Skip", why: "parked" })
-      expect(yield* Effect.promise(() => raw.hmget(`${prefix}claude@work/opus`, "opens", "reparks", "trials"))).toEqual([
-        "1",
-        "1",
-        "1"
-      ])
+      expect(yield* Effect.promise(() => raw.hmget(`${prefix}claude@work/opus`, "opens", "reparks", "trials"))).toEqual(
+        [
+          "1",
+          "1",
+          "1"
+        ]
+      )
       yield* Effect.sleep("1600 millis")
       expect(yield* tag(other)).toBe("Trial")
       yield* other.succeeded(place)
@@ -118,7 +122,10 @@ describe("Health kept in Redis", () => {
   it.scopedLive("Redis keeps what a backend said as the file does: a short excerpt, secrets masked, never a whole echoed prompt", () =>
     Effect.gen(function*() {
       const { one, prefix } = yield* two()
-      const echoed = new Failure.Unknown({ place, said: Failure.said(`Bearer abcdefghijklmnop1234 ${"the prompt ".repeat(500)}`) })
+      const echoed = new Failure.Unknown({
+        place,
+        said: Failure.said(`Bearer abcdefghijklmnop1234 ${"the prompt ".repeat(500)}`)
+      })
       yield* one.failed(place, { failure: echoed, counts: true, coolUntil: Option.none() })
       const last = yield* Effect.promise(() => raw.hget(`${prefix}claude@work/opus`, "last"))
       expect(last!.length).toBeLessThan(600)
@@ -135,7 +142,9 @@ describe("Health kept in Redis", () => {
       for (let i = 0; i < 100; i++) expect(yield* one.admit(healthy)).toEqual({ _tag: "Go", held: false })
       expect(yield* Effect.promise(evals)).toBe(before)
       expect(yield* Effect.promise(() => raw.keys(`${prefix}*`))).toEqual([])
-      for (let i = 0; i < 3; i++) yield* other.failed(healthy, { failure: broken, counts: true, coolUntil: Option.none() })
+      for (let i = 0; i < 3; i++) {
+        yield* other.failed(healthy, { failure: broken, counts: true, coolUntil: Option.none() })
+      }
       yield* Effect.sleep("50 millis")
       expect(yield* one.admit(healthy)).toMatchObject({ _tag: "Skip", why: "parked" })
     }))
@@ -152,13 +161,17 @@ describe("Health kept in Redis", () => {
       }
       expect(yield* tag(one)).toBe("Skip")
       expect(heard.filter((line) => line.includes("did not answer"))).toHaveLength(1)
-      expect(heard[0]).toMatch(/^Redis at redis:\/\/127\.0\.0\.1:\d+ did not answer \(.+\); health is kept in this process until it does$/)
+      expect(heard[0]).toMatch(
+        /^Redis at redis:\/\/127\.0\.0\.1:\d+ did not answer \(.+\); health is kept in this process until it does$/
+      )
       yield* Effect.promise(() => server.start())
       yield* Effect.sleep("1500 millis")
       expect(yield* other.admit(place)).toEqual({ _tag: "Go", held: false })
       yield* fail(other, 3)
       expect(yield* tag(one)).toBe("Skip")
-      expect(heard.filter((line) => line.includes("again"))).toEqual([expect.stringMatching(/^health is shared through Redis at redis:\/\/127.0.0.1:\d+ again$/)])
+      expect(heard.filter((line) => line.includes("again"))).toEqual([
+        expect.stringMatching(/^health is shared through Redis at redis:\/\/127.0.0.1:\d+ again$/)
+      ])
     }))
 
   it.scopedLive("Redis that does not answer (stopped with SIGSTOP): operations carry on here after the timeout, one notice; answering again: shared again", () =>

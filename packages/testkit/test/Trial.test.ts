@@ -2,9 +2,10 @@
  * The one trial after a park, through the engine: a trial whose turn is interrupted before it ends
  * is given back, so the next turn takes it instead of skipping the place for a whole lease.
  */
-import { Agent, Health, Place, Preset } from "@fallback/core"
 import { describe, expect, it } from "@effect/vitest"
+import { Agent, Health, Place, Preset } from "@fallback/core"
 import { ConfigProvider, Effect, Fiber, TestClock } from "effect"
+
 import { Scripted } from "../src/index.js"
 import { world } from "./world.js"
 

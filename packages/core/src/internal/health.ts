@@ -60,7 +60,12 @@ export interface Breaker {
 export type Admission =
   | { readonly _tag: "Go"; readonly held: boolean }
   | { readonly _tag: "Trial" }
-  | { readonly _tag: "Skip"; readonly why: "parked" | "cooling" | "trial"; readonly until: number; readonly last: Failure.Failure }
+  | {
+    readonly _tag: "Skip"
+    readonly why: "parked" | "cooling" | "trial"
+    readonly until: number
+    readonly last: Failure.Failure
+  }
 
 /** @internal */
 export const clean: Admission = { _tag: "Go", held: false }
@@ -84,7 +89,9 @@ export const admit = (
     return [{ _tag: "Skip", why: "cooling", until: entry.coolingUntil, last: entry.last }, entry]
   }
   if (entry.parkedUntil === undefined) return [held, entry]
-  if (now < entry.parkedUntil) return [{ _tag: "Skip", why: "parked", until: entry.parkedUntil, last: entry.last }, entry]
+  if (now < entry.parkedUntil) {
+    return [{ _tag: "Skip", why: "parked", until: entry.parkedUntil, last: entry.last }, entry]
+  }
   if (entry.trial !== undefined && now < entry.trial.until) {
     return [{ _tag: "Skip", why: "trial", until: entry.trial.until, last: entry.last }, entry]
   }

@@ -3,6 +3,7 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
+
 import * as Failure from "../Failure.js"
 import * as Place from "../Place.js"
 import { apply, type Book, type Breaker, type Entry, type Lease, type Patch } from "./health.js"
@@ -60,7 +61,9 @@ const leaseOf = (
 ): Lease | undefined => {
   const lease = stored === true && parkedUntil !== undefined
     ? { by: "", until: parkedUntil + breaker.parkMillis }
-    : typeof stored === "object" ? stored : undefined
+    : typeof stored === "object"
+    ? stored
+    : undefined
   return lease !== undefined && now < lease.until ? lease : undefined
 }
 
@@ -76,7 +79,10 @@ export const encode = (book: Book): string => {
       ...(entry.coolingUntil === undefined ? {} : { coolingUntil: entry.coolingUntil })
     }))
   })
-  const kept = places.map((stored) => ({ ...stored, last: { ...stored.last, said: excerpt(stored.last.said, keptOfSaid) } }))
+  const kept = places.map((stored) => ({
+    ...stored,
+    last: { ...stored.last, said: excerpt(stored.last.said, keptOfSaid) }
+  }))
   return `${JSON.stringify({ places: kept })}\n`
 }
 
@@ -89,7 +95,8 @@ export const encode = (book: Book): string => {
  */
 export const fileBook = (file: string, breaker: Breaker) =>
   Effect.map(SharedFile.make(file, Duration.seconds(10)), (shared) => {
-    const read = (now: number) => Effect.map(Effect.orElseSucceed(shared.text, Option.none), (text) => decode(text, breaker, now))
+    const read = (now: number) =>
+      Effect.map(Effect.orElseSucceed(shared.text, Option.none), (text) => decode(text, breaker, now))
     return {
       get: (now: number) => read(now),
       modify: <A>(now: number, change: (book: Book) => readonly [A, ReadonlyArray<Patch>]) =>

@@ -9,6 +9,7 @@ import * as Redacted from "effect/Redacted"
 import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
 import { Redis } from "ioredis"
+
 import type * as RedisHealth from "../RedisHealth.js"
 import * as scripts from "./scripts.js"
 
@@ -41,7 +42,9 @@ interface Commands {
 export const shown = (url: string): string => {
   try {
     const parsed = new URL(url)
-    return `${parsed.protocol}//${parsed.hostname}${parsed.port === "" ? "" : `:${parsed.port}`}${parsed.pathname === "/" ? "" : parsed.pathname}`
+    return `${parsed.protocol}//${parsed.hostname}${parsed.port === "" ? "" : `:${parsed.port}`}${
+      parsed.pathname === "/" ? "" : parsed.pathname
+    }`
   } catch {
     return "redis"
   }
@@ -247,7 +250,10 @@ export const make = (options: RedisHealth.Options): Effect.Effect<Health.Health[
           const name = Place.format(place)
           cache.delete(name)
           const [hash, trial, cool] = keys(name)
-          const coolFor = Option.match(failed.coolUntil, { onNone: () => 0, onSome: (at) => Math.max(0, Math.ceil(at - Date.now())) })
+          const coolFor = Option.match(failed.coolUntil, {
+            onNone: () => 0,
+            onSome: (at) => Math.max(0, Math.ceil(at - Date.now()))
+          })
           return shared(
             () =>
               commands.fallbackFailed(
