@@ -1,5 +1,5 @@
 /**
- * B6 health stores: what one health operation costs in memory, in the file, and in Redis on
+ * B7 health stores: what one health operation costs in memory, in the file, and in Redis on
  * loopback (a redis-server of the bench's own), and what each store adds to a landing turn (B1's
  * held agent). A landing turn at a healthy place only reads, and Redis's read is cached.
  */
@@ -47,9 +47,9 @@ const store = (name: string, health: Layer.Layer<Health.Health>) =>
       return yield* inEffect(turns, Agent.ask(agent, "hi"))
     }))
     return [
-      figure("B6", `${name}: admission at a healthy place`, "µs", admit),
-      figure("B6", `${name}: a failure written`, "µs", write),
-      figure("B6", `${name}: landing turn (Agent.ask, held agent)`, "µs", landing)
+      figure("B7", `${name}: admission at a healthy place`, "µs", admit),
+      figure("B7", `${name}: a failure written`, "µs", write),
+      figure("B7", `${name}: landing turn (Agent.ask, held agent)`, "µs", landing)
     ]
   }).pipe(Effect.provide(world(health)))
 

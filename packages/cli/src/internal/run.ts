@@ -5,12 +5,15 @@ import * as Terminal from "@effect/platform/Terminal"
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import * as Agent from "@fallback/core/Agent"
 import * as ConfigFile from "@fallback/core/ConfigFile"
+import * as Place from "@fallback/core/Place"
 import * as Preset from "@fallback/core/Preset"
 import * as Secret from "@fallback/core/Secret"
 import * as Settings from "@fallback/core/Settings"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
 import { backendsOf } from "./backends.js"
 import { config, editing } from "./config.js"
@@ -31,6 +34,17 @@ const preset = Options.choice("preset", ["primary", "escalating", "breaker"]).pi
   Options.withDefault("primary" as const)
 )
 
+/**
+ * A prompt no agent CLI can be given.
+ *
+ * @internal
+ */
+export class InvalidPrompt extends Schema.TaggedError<InvalidPrompt>("@fallback/cli/InvalidPrompt")("InvalidPrompt", {}) {
+  override get message(): string {
+    return "the prompt holds a NUL byte (\\u0000), which no agent CLI can be given; remove it"
+  }
+}
+
 const stdin = Effect.async<string>((resume) => {
   let text = ""
   process.stdin.setEncoding("utf8")
@@ -45,14 +59,27 @@ export const run = Command.make("run", { config, place, preset, prompt }, (args)
       onNone: () => stdin,
       onSome: Effect.succeed
     })
+    if (text.includes("\u0000")) return yield* Effect.fail(new InvalidPrompt())
     Secret.holdPrompt(text)
     const terminal = yield* Terminal.Terminal
     // stdout closed early (`| head`) leaves the turn to finish rather than failing it
     const show = (text: string) => Effect.ignore(terminal.display(text))
     const document = yield* (yield* ConfigFile.Store).read
     const chosen = presets[args.preset]
+    const send = document.limits?.send
+    // The file's send ceiling, in seconds; 0 is none.
+    const options = send === undefined
+      ? chosen.options
+      : { ...chosen.options, send: Duration.isZero(send) ? Option.none() : Option.some(send) }
+    const places = Layer.mergeAll(backendsOf(document), health(chosen.breaker)).pipe(
+      Layer.provide(NodeHttpClient.layerUndici)
+    )
+    // The breaker preset's chain is LLM_FALLBACK_MODELS, read and checked before the turn starts.
+    const world = args.preset === "breaker"
+      ? Layer.provideMerge(Preset.breakerSteps(yield* Place.parse(args.place)), places)
+      : places
     yield* Effect.gen(function*() {
-      const agent = yield* Agent.make(args.place, Settings.plain, chosen.options)
+      const agent = yield* Agent.make(args.place, Settings.plain, options)
       const shown = yield* agent.turn(text).pipe(
         Stream.runFoldEffect("", (shown, event) =>
           event._tag === "Text" || (event._tag === "Result" && shown === "")
@@ -63,9 +90,7 @@ export const run = Command.make("run", { config, place, preset, prompt }, (args)
       if (!shown.endsWith("\n")) yield* show("\n")
     }).pipe(
       Effect.scoped,
-      Effect.provide(Layer.mergeAll(backendsOf(document), health(chosen.breaker)).pipe(
-        Layer.provide(NodeHttpClient.layerUndici)
-      ))
+      Effect.provide(world)
     )
   }).pipe(Effect.provide(editing(args.config)))).pipe(
     Command.withDescription(
