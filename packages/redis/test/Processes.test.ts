@@ -250,7 +250,7 @@ describe("health shared through Redis across hosts", () => {
       failures: 3,
       park: 60_000,
       trial: 60_000,
-      timeout: 200
+      timeout: 1_000
     }
     const workers = await Promise.all(Array.from({ length: 3 }, () => start(options)))
     const turns = async (n: number) =>

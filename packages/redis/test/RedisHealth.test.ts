@@ -39,7 +39,14 @@ let prefixes = 0
 const two = (options: Partial<RedisHealth.Options> = {}) =>
   Effect.gen(function*() {
     const prefix = `test${prefixes++}:`
-    const open = RedisHealth.make({ url: Redacted.make(server.url), prefix, breaker, ...options })
+    // a generous timeout: a busy machine does not make Redis look down, unless a test says otherwise
+    const open = RedisHealth.make({
+      url: Redacted.make(server.url),
+      prefix,
+      breaker,
+      timeout: Duration.seconds(2),
+      ...options
+    })
     return { prefix, one: yield* open, other: yield* open }
   }).pipe(Effect.provide(notices))
 
@@ -152,7 +159,7 @@ describe("Health kept in Redis", () => {
   it.scopedLive("Redis stopped: every operation carries on in this process, one notice; Redis back: shared again", () =>
     Effect.gen(function*() {
       heard.length = 0
-      const { one, other } = yield* two({ timeout: Duration.millis(200), retry: Duration.millis(100) })
+      const { one, other } = yield* two({ timeout: Duration.seconds(1), retry: Duration.millis(100) })
       yield* fail(one, 2)
       yield* Effect.promise(() => server.stop())
       for (let i = 0; i < 20; i++) {
@@ -177,7 +184,15 @@ describe("Health kept in Redis", () => {
   it.scopedLive("Redis that does not answer (stopped with SIGSTOP): operations carry on here after the timeout, one notice; answering again: shared again", () =>
     Effect.gen(function*() {
       heard.length = 0
-      const { one, other } = yield* two({ timeout: Duration.millis(100), retry: Duration.millis(100) })
+      const { one, prefix } = yield* two()
+      // only this one is impatient: the writer above keeps the generous timeout
+      const other = yield* RedisHealth.make({
+        url: Redacted.make(server.url),
+        prefix,
+        breaker,
+        timeout: Duration.millis(100),
+        retry: Duration.millis(100)
+      }).pipe(Effect.provide(notices))
       yield* fail(one, 3)
       server.pause()
       yield* Effect.addFinalizer(() => Effect.sync(() => server.resume()))
@@ -193,6 +208,6 @@ describe("Health kept in Redis", () => {
         shared = yield* other.admit(place)
       }
       expect(shared).toMatchObject({ _tag: "Skip", why: "parked" })
-      expect(heard.filter((line) => line.includes("again"))).toHaveLength(1)
+      expect(heard.at(-1)).toMatch(/^health is shared through Redis at .* again$/)
     }))
 })
