@@ -29,6 +29,7 @@ import type * as Failure from "./Failure.js"
 import * as internal from "./internal/health.js"
 import * as healthFile from "./internal/healthFile.js"
 import * as host from "./internal/host.js"
+import * as telemetry from "./internal/telemetry.js"
 import * as Place from "./Place.js"
 
 /**
@@ -251,15 +252,17 @@ export const fromKeeping = (keeping: Keeping, breaker: Breaker = defaultBreaker)
       Effect.flatMap(Clock.currentTimeMillis, (now) =>
         keeping.modify(now, (book) => {
           const key = Place.format(place)
-          return [undefined, book.has(key) ? [{ key, entry: undefined }] : none]
-        })),
+          const was = book.get(key)
+          return [was?.parkedUntil !== undefined, was !== undefined ? [{ key, entry: undefined }] : none]
+        }).pipe(Effect.map((wasParked) => void (wasParked && telemetry.cleared(place))))),
     failed: (place, { counts, coolUntil, failure }) =>
       Effect.clockWith((clock) => {
         const now = clock.unsafeCurrentTimeMillis()
         return keeping.modify(now, (book) => {
           const key = Place.format(place)
+          const was = book.get(key)
           const entry = internal.failed(
-            book.get(key),
+            was,
             place,
             failure,
             counts,
@@ -268,8 +271,8 @@ export const fromKeeping = (keeping: Keeping, breaker: Breaker = defaultBreaker)
             now,
             by
           )
-          return [undefined, [{ key, entry }]]
-        })
+          return [entry.parkedUntil !== was?.parkedUntil, [{ key, entry }]]
+        }).pipe(Effect.map((parks) => void (parks && telemetry.opened(place))))
       }),
     giveBack: (place) =>
       Effect.flatMap(Clock.currentTimeMillis, (now) =>
