@@ -30,11 +30,13 @@
  *
  * @since 0.1.0
  */
-import { type Backend, ConfigFile, Place } from "@fallback/core"
 import type * as HttpClient from "@effect/platform/HttpClient"
+import { type Backend, ConfigFile, type Failure, Place } from "@fallback/core"
 import * as Duration from "effect/Duration"
 import type * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
+
+import * as refusal from "./internal/httpFailure.js"
 import * as internal from "./internal/httpProvider.js"
 
 /**
@@ -83,6 +85,24 @@ export interface Options {
 /**
  * The backend of a provider, for either kind. It runs on the HttpClient given when it is made.
  *
+ * @example
+ * ```ts
+ * import { NodeHttpClient } from "@effect/platform-node"
+ * import { HttpProvider } from "@fallback/backends"
+ * import { Backend } from "@fallback/core"
+ * import { Effect, Layer } from "effect"
+ *
+ * const local = HttpProvider.Provider.make({
+ *   name: "local",
+ *   kind: "openai-compatible",
+ *   baseUrl: "http://127.0.0.1:11434/v1",
+ *   models: [{ name: "qwen3:8b", contextWindow: 40960 }]
+ * })
+ *
+ * const backends = Layer.unwrapEffect(Effect.map(HttpProvider.make(local), (backend) => Backend.Backends.layer([backend])))
+ *   .pipe(Layer.provide(NodeHttpClient.layerUndici))
+ * ```
+ *
  * @since 0.1.0
  * @category constructors
  */
@@ -91,3 +111,22 @@ export const make = (
   options: Options = {}
 ): Effect.Effect<Backend.Backend, never, HttpClient.HttpClient> =>
   internal.make(provider, { idle: Duration.decode(options.idle ?? "60 seconds") })
+
+/**
+ * What a provider answered when it did not answer: the HTTP status (none for an error inside a
+ * stream), the response headers, and the body as text.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type Refusal = refusal.Refusal
+
+/**
+ * The failure a provider's refusal is, by its status, its rate-limit headers and its body's
+ * words: the one classifier every HTTP client of a provider uses (`@fallback/ai` maps `AiError`s
+ * through it).
+ *
+ * @since 0.1.0
+ * @category utils
+ */
+export const classify: (refusal: Refusal, place: Place.Place, now: number) => Failure.Failure = refusal.classify

@@ -17,6 +17,7 @@ import type * as Failure from "./Failure.js"
  * - `reopen`: reopen the transport and resume the conversation by its id before going again.
  * - `accounts` / `places`: whether the account chain, then the place chain, is walked.
  * - `cooldown`: cool the place down this long (or until the failure says) so others skip it.
+ * - `coolsOn`: when given, only a failure that came with one of these HTTP statuses cools its place.
  * - `once`: taken once whatever a chain says (only a `Compactor` may send it again, shorter).
  *
  * @since 0.1.0
@@ -30,6 +31,7 @@ export class Answer extends Schema.Class<Answer>("@fallback/core/Answer")({
   accounts: Schema.optionalWith(Schema.Boolean, { default: () => false }),
   places: Schema.optionalWith(Schema.Boolean, { default: () => false }),
   cooldown: Schema.optional(Schema.DurationFromMillis),
+  coolsOn: Schema.optional(Schema.Array(Schema.Int)),
   once: Schema.optionalWith(Schema.Boolean, { default: () => false })
 }) {}
 
@@ -47,27 +49,36 @@ export type Table = { readonly [K in Failure.Kind]: Answer }
  * @since 0.1.0
  * @category tables
  */
-export const primary: Table = {
-  RateLimited: new Answer({
+export const primary: Table = (() => {
+  // 000, "Too many requests — HTTP 429, a quota spent, RESOURCE_EXHAUSTED, overloaded": waits at
+  // least 30 seconds, then walks the account chain. A spent quota is that row too; the time it
+  // names, when it names one, is how long its place cools down.
+  const tooMany = new Answer({
     here: [Duration.seconds(30)],
     atLeast: Duration.seconds(30),
     step: true,
     accounts: true,
     places: true,
     cooldown: Duration.seconds(30)
-  }),
-  QuotaExhausted: new Answer({ accounts: true, places: true, cooldown: Duration.minutes(30) }),
-  AuthRefused: new Answer({ accounts: true, places: true }),
-  ModelNotFound: new Answer({ places: true }),
-  StoreBusy: new Answer({ here: [Duration.seconds(1), Duration.seconds(1), Duration.seconds(1)], places: true }),
-  ConnectionLost: new Answer({ here: [Duration.zero], reopen: true, step: true, accounts: true, places: true }),
-  Killed: new Answer({ here: [Duration.seconds(1)], reopen: true, step: true, accounts: true, places: true }),
-  NotInstalled: new Answer({ places: true }),
-  ContextTooLong: new Answer({ once: true }),
-  Timeout: new Answer({ places: true }),
-  Unresponsive: new Answer({ places: true }),
-  Unknown: new Answer({ step: true, accounts: true, places: true })
-}
+  })
+  // 000, "Anything else": the goes the step asked for, the step's own wait, then the account chain.
+  const anythingElse = new Answer({ step: true, accounts: true, places: true })
+  return {
+    RateLimited: tooMany,
+    QuotaExhausted: tooMany,
+    AuthRefused: new Answer({ accounts: true, places: true }),
+    ModelNotFound: new Answer({ places: true }),
+    // "Three goes here, a second apart": the first and two more.
+    StoreBusy: new Answer({ here: [Duration.seconds(1), Duration.seconds(1)], places: true }),
+    ConnectionLost: new Answer({ here: [Duration.zero], reopen: true, step: true, accounts: true, places: true }),
+    Killed: new Answer({ here: [Duration.seconds(1)], reopen: true, step: true, accounts: true, places: true }),
+    NotInstalled: new Answer({ places: true }),
+    ContextTooLong: new Answer({ once: true }),
+    Timeout: anythingElse,
+    Unresponsive: anythingElse,
+    Unknown: anythingElse
+  }
+})()
 
 /**
  * A table with some kinds answered differently.
@@ -84,3 +95,33 @@ export const override = (table: Table, changes: Partial<Table>): Table => ({ ...
  * @category lookups
  */
 export const of = (table: Table, failure: Failure.Failure): Answer => table[failure._tag]
+
+/**
+ * What an answer does about a failure, as the part of a notice that says what answers it: "a
+ * wait, another account or another place is what answers it". None for an answer that only
+ * takes the step's own goes.
+ *
+ * @since 0.1.0
+ * @category formatting
+ */
+export const remedy = (answer: Answer): string | undefined => {
+  // Worked out once per answer: a failover's notice costs no string building.
+  if (remedies.has(answer)) return remedies.get(answer)
+  const said = remedyOf(answer)
+  remedies.set(answer, said)
+  return said
+}
+
+const remedies = new WeakMap<Answer, string | undefined>()
+
+const remedyOf = (answer: Answer): string | undefined => {
+  if (answer.once) return "another try cannot fix it; only a shorter history answers it"
+  const parts = [
+    ...(answer.reopen ? ["reopening and resuming"] : answer.here.length > 0 ? ["a wait"] : []),
+    ...(answer.accounts ? ["another account"] : []),
+    ...(answer.places ? ["another place"] : [])
+  ]
+  if (parts.length === 0) return undefined
+  const said = parts.length === 1 ? parts[0]! : `${parts.slice(0, -1).join(", ")} or ${parts.at(-1)!}`
+  return `${said} is what answers it`
+}

@@ -227,15 +227,42 @@ export const never: Retrying = new Retrying({ tries: 0 })
  * The schedule a turn retries with, for a turn whose first attempt started at `startedAt` (epoch
  * millis, read from the turn's Clock). The budget is checked before each wait: a wait that would
  * end after `startedAt + timeout` is not started, so no attempt begins once the budget is spent.
+ * `atLeast`, when given, is a floor on each wait read from the schedule's input (a failure's own
+ * Retry-After, say), applied before the budget is checked, so a raised wait is checked too.
+ *
+ * @example
+ * ```ts
+ * import { Policy } from "@fallback/core"
+ * import { Clock, Duration, Effect } from "effect"
+ *
+ * const retrying = new Policy.Retrying({ tries: 3, policy: "exponential", timeout: Duration.seconds(90) })
+ *
+ * const withRetrying = <A, E>(turn: Effect.Effect<A, E>) =>
+ *   Effect.flatMap(Clock.currentTimeMillis, (startedAt) => Effect.retry(turn, Policy.toSchedule(retrying, startedAt)))
+ * ```
  *
  * @since 0.1.0
  * @category schedules
  */
-export const toSchedule = (retrying: Retrying, startedAt: number): Schedule.Schedule<Duration.Duration> => {
-  const counted = Schedule.delays(Schedule.intersect(schedule(retrying.policy), Schedule.recurs(retrying.tries)))
+export const toSchedule: {
+  (retrying: Retrying, startedAt: number): Schedule.Schedule<Duration.Duration>
+  <In>(
+    retrying: Retrying,
+    startedAt: number,
+    atLeast: (input: In) => Duration.Duration
+  ): Schedule.Schedule<Duration.Duration, In>
+} = <In>(
+  retrying: Retrying,
+  startedAt: number,
+  atLeast?: (input: In) => Duration.Duration
+): Schedule.Schedule<Duration.Duration, In> => {
+  const counted: Schedule.Schedule<unknown, In> = Schedule.intersect(schedule(retrying.policy), Schedule.recurs(retrying.tries))
+  const floored = Schedule.delays(
+    atLeast === undefined ? counted : pipe(counted, internal.atLeast((input: In) => Duration.toMillis(atLeast(input))))
+  )
   return Duration.isZero(retrying.timeout)
-    ? counted
-    : pipe(counted, internal.beforeDeadline(startedAt + Duration.toMillis(retrying.timeout)))
+    ? floored
+    : pipe(floored, internal.beforeDeadline(startedAt + Duration.toMillis(retrying.timeout)))
 }
 
 /**

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Exit, Scope } from "effect"
+
 import { MockProvider } from "../src/index.js"
 
 interface Call {
@@ -98,7 +99,10 @@ describe("MockProvider", () => {
       const anthropic = yield* request(mock.url, calls.anthropic("m", true))
       expect(events(anthropic.text).at(-1).type).toBe("message_stop")
       const responses = yield* request(mock.url, calls.responses("m", true))
-      expect(events(responses.text).at(-1)).toMatchObject({ type: "response.completed", response: { status: "completed" } })
+      expect(events(responses.text).at(-1)).toMatchObject({
+        type: "response.completed",
+        response: { status: "completed" }
+      })
       const chat = yield* request(mock.url, calls.chat("m", true))
       expect(chat.text.trim().endsWith("data: [DONE]")).toBe(true)
       const gemini = yield* request(mock.url, calls.gemini("m", true))
@@ -223,7 +227,9 @@ describe("MockProvider", () => {
       const reader = response.body!.getReader()
       const decoder = new TextDecoder()
       let seen = ""
-      while (!seen.includes("content_block_delta")) seen += decoder.decode((yield* Effect.promise(() => reader.read())).value)
+      while (!seen.includes("content_block_delta")) {
+        seen += decoder.decode((yield* Effect.promise(() => reader.read())).value)
+      }
       const more = yield* Effect.promise(() => reader.read()).pipe(Effect.timeout("300 millis"), Effect.option)
       expect(more._tag).toBe("None")
     }))
@@ -244,7 +250,10 @@ describe("MockProvider", () => {
       expect((yield* request(mock.url, calls.chat("gpt-5.5-fault-quota", false))).status).toBe(429)
       const byKey = { ...calls.anthropic("claude", false), headers: { "x-api-key": "key-fault-unauthorized" } }
       expect((yield* request(mock.url, byKey)).status).toBe(401)
-      yield* mock.script([{ fault: "overloaded", model: "busy", times: 2 }, { fault: "model-not-found", route: "gemini" }])
+      yield* mock.script([{ fault: "overloaded", model: "busy", times: 2 }, {
+        fault: "model-not-found",
+        route: "gemini"
+      }])
       const busy = yield* Effect.forEach([1, 2, 3], () => request(mock.url, calls.anthropic("busy", false)))
       expect(busy.map((reply) => reply.status)).toEqual([529, 529, 200])
       expect((yield* request(mock.url, calls.gemini("busy", false))).status).toBe(404)
@@ -254,7 +263,10 @@ describe("MockProvider", () => {
   it.scopedLive("a context window given for a model turns a longer prompt into context-too-long", () =>
     Effect.gen(function*() {
       const mock = yield* MockProvider.make({ contextWindows: { small: 10 } })
-      const long = { ...calls.chat("small", false), body: { model: "small", messages: [{ role: "user", content: "x".repeat(80) }] } }
+      const long = {
+        ...calls.chat("small", false),
+        body: { model: "small", messages: [{ role: "user", content: "x".repeat(80) }] }
+      }
       expect((yield* request(mock.url, long)).status).toBe(400)
       expect((yield* request(mock.url, calls.chat("small", false))).status).toBe(200)
     }))
@@ -289,7 +301,9 @@ describe("MockProvider", () => {
       expect(yield* control("requests")).toMatchObject({ total: 2, byRoute: { responses: 2 } })
       yield* control("reset", {})
       expect(yield* control("requests")).toMatchObject({ total: 0 })
-      expect((yield* control("script", { rules: [{ fault: "on-fire" }] })).error).toMatch(/no fault "on-fire"; one of answer/)
+      expect((yield* control("script", { rules: [{ fault: "on-fire" }] })).error).toMatch(
+        /no fault "on-fire"; one of answer/
+      )
     }))
 
   it.live("closing the scope stops the server and ends a hanging request", () =>
@@ -312,4 +326,85 @@ describe("MockProvider", () => {
     await expect(send(mock.url, calls.chat("m", false))).rejects.toThrow()
     await mock.stop()
   })
+})
+
+describe("the mock provider answers with tool calls and JSON", () => {
+  /** The tool call an answer makes, as a client of each API reads it, streamed or not. */
+  const toolCall = (vendor: "anthropic" | "chat" | "responses", stream: boolean, text: string) => {
+    const parts = stream ? events(text) : [JSON.parse(text)]
+    switch (vendor) {
+      case "anthropic": {
+        if (!stream) {
+          return { name: parts[0].content[0].name, input: parts[0].content[0].input, stop: parts[0].stop_reason }
+        }
+        const start = parts.find((e) => e.type === "content_block_start").content_block
+        const json = parts.filter((e) => e.type === "content_block_delta").map((e) => e.delta.partial_json).join("")
+        const stop = parts.find((e) => e.type === "message_delta").delta.stop_reason
+        return { name: start.name, input: JSON.parse(json), stop }
+      }
+      case "chat": {
+        const call = stream ? parts[0].choices[0].delta.tool_calls[0] : parts[0].choices[0].message.tool_calls[0]
+        const stop = stream ? parts[1].choices[0].finish_reason : parts[0].choices[0].finish_reason
+        return { name: call.function.name, input: JSON.parse(call.function.arguments), stop }
+      }
+      case "responses": {
+        const done = stream ? parts.find((e) => e.type === "response.completed").response : parts[0]
+        const item = done.output[0]
+        const streamed = parts.filter((e) => e.type === "response.function_call_arguments.delta").map((e) => e.delta)
+          .join("")
+        if (stream) expect(streamed).toBe(item.arguments)
+        return { name: item.name, input: JSON.parse(item.arguments), stop: done.status }
+      }
+    }
+  }
+  const stops = { anthropic: "tool_use", chat: "tool_calls", responses: "completed" } as const
+
+  for (const vendor of ["anthropic", "chat", "responses"] as const) {
+    for (const stream of [false, true]) {
+      it.scoped(`${vendor}${stream ? ", streamed" : ""}: a scripted tool call names the first tool offered`, () =>
+        Effect.gen(function*() {
+          const mock = yield* MockProvider.make()
+          yield* mock.script([{ fault: "answer", tool: { input: { city: "Oslo" } } }])
+          const call = calls[vendor]("m", stream)
+          const tools = vendor === "chat"
+            ? [{ type: "function", function: { name: "Weather", parameters: {} } }]
+            : [{ type: vendor === "responses" ? "function" : undefined, name: "Weather", input_schema: {} }]
+          const reply = yield* request(mock.url, { ...call, body: { ...call.body, tools } })
+          expect(reply.status).toBe(200)
+          expect(toolCall(vendor, stream, reply.text)).toEqual({
+            name: "Weather",
+            input: { city: "Oslo" },
+            stop: stops[vendor]
+          })
+        }))
+    }
+  }
+
+  it.scoped("JSON asked of Anthropic through a forced tool comes as that tool's input; elsewhere as the text", () =>
+    Effect.gen(function*() {
+      const mock = yield* MockProvider.make({ bodies: true })
+      const value = { city: "Oslo", degrees: 4 }
+      yield* mock.script([{ fault: "answer", json: value, times: 2 }])
+      const forced = calls.anthropic("m", false)
+      const anthropic = yield* request(mock.url, {
+        ...forced,
+        body: {
+          ...forced.body,
+          tools: [{ name: "Answer", input_schema: {} }],
+          tool_choice: { type: "tool", name: "Answer" }
+        }
+      })
+      expect(toolCall("anthropic", false, anthropic.text)).toEqual({ name: "Answer", input: value, stop: "tool_use" })
+      const responses = yield* request(mock.url, calls.responses("m", false))
+      expect(JSON.parse(answerText("responses", false, responses.text))).toEqual(value)
+      const log = (yield* mock.requests).log
+      expect((log[0]!.body as any).tool_choice).toEqual({ type: "tool", name: "Answer" })
+    }))
+
+  it.scoped("request bodies are kept only when asked for", () =>
+    Effect.gen(function*() {
+      const mock = yield* MockProvider.make()
+      yield* request(mock.url, calls.chat("m", false))
+      expect((yield* mock.requests).log[0]!.body).toBeUndefined()
+    }))
 })

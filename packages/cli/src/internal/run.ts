@@ -5,9 +5,11 @@ import * as Terminal from "@effect/platform/Terminal"
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import * as Agent from "@fallback/core/Agent"
 import * as ConfigFile from "@fallback/core/ConfigFile"
+import * as Place from "@fallback/core/Place"
 import * as Preset from "@fallback/core/Preset"
 import * as Secret from "@fallback/core/Secret"
 import * as Settings from "@fallback/core/Settings"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
@@ -17,6 +19,7 @@ import { backendsOf } from "./backends.js"
 import { config, editing } from "./config.js"
 import { exitStatusTable, Unanswered } from "./outcome.js"
 import { health } from "./status.js"
+import { exported } from "./telemetry.js"
 
 const presets = { primary: Preset.primary, escalating: Preset.escalating, breaker: Preset.breaker } as const
 
@@ -64,8 +67,20 @@ export const run = Command.make("run", { config, place, preset, prompt }, (args)
     const show = (text: string) => Effect.ignore(terminal.display(text))
     const document = yield* (yield* ConfigFile.Store).read
     const chosen = presets[args.preset]
+    const send = document.limits?.send
+    // The file's send ceiling, in seconds; 0 is none.
+    const options = send === undefined
+      ? chosen.options
+      : { ...chosen.options, send: Duration.isZero(send) ? Option.none() : Option.some(send) }
+    const places = Layer.mergeAll(backendsOf(document), health(chosen.breaker)).pipe(
+      Layer.provide(NodeHttpClient.layerUndici)
+    )
+    // The breaker preset's chain is LLM_FALLBACK_MODELS, read and checked before the turn starts.
+    const world = args.preset === "breaker"
+      ? Layer.provideMerge(Preset.breakerSteps(yield* Place.parse(args.place)), places)
+      : places
     yield* Effect.gen(function*() {
-      const agent = yield* Agent.make(args.place, Settings.plain, chosen.options)
+      const agent = yield* Agent.make(args.place, Settings.plain, options)
       const shown = yield* agent.turn(text).pipe(
         Stream.runFoldEffect("", (shown, event) =>
           event._tag === "Text" || (event._tag === "Result" && shown === "")
@@ -76,9 +91,8 @@ export const run = Command.make("run", { config, place, preset, prompt }, (args)
       if (!shown.endsWith("\n")) yield* show("\n")
     }).pipe(
       Effect.scoped,
-      Effect.provide(Layer.mergeAll(backendsOf(document), health(chosen.breaker)).pipe(
-        Layer.provide(NodeHttpClient.layerUndici)
-      ))
+      Effect.provide(world),
+      exported
     )
   }).pipe(Effect.provide(editing(args.config)))).pipe(
     Command.withDescription(
