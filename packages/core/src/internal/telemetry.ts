@@ -407,6 +407,8 @@ const annotationsOf = (notice: Notice): Record<string, string | number> => {
         [attribute.errorType]: notice.failure._tag,
         [attribute.reason]: notice.reason
       }
+    case "Sharing":
+      return { "fallback.health.store": notice.store, "fallback.health.shared": String(notice.shared), [attribute.reason]: notice.reason }
   }
 }
 
@@ -418,7 +420,8 @@ export const eventName: Record<Notice["_tag"], string> = {
   Compacting: "fallback.compact",
   Probing: "fallback.probe",
   Stalled: "fallback.stall",
-  Stopping: "fallback.stop"
+  Stopping: "fallback.stop",
+  Sharing: "fallback.health.sharing"
 }
 
 const counted = (notice: Notice) => {
