@@ -398,6 +398,8 @@ const annotationsOf = (notice: Notice): Record<string, string | number> => {
       return { [attribute.place]: Place.format(notice.place), [attribute.skipWhy]: notice.why }
     case "Compacting":
       return { [attribute.place]: Place.format(notice.place), [attribute.errorType]: notice.failure._tag }
+    case "Fresh":
+      return { [attribute.place]: Place.format(notice.place) }
     case "Probing":
     case "Stalled":
       return { [attribute.place]: Place.format(notice.place), [attribute.waitMs]: Duration.toMillis(notice.quiet) }
