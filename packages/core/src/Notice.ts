@@ -43,6 +43,8 @@ import * as Place from "./Place.js"
  * - `Fresh`: the session a place was to resume is not there (an account move to an account that
  *   never saw it); a fresh one is opened there, with the conversation carried as text.
  * - `Stopping`: the turn fails as it failed, and `reason` says why it goes no further.
+ * - `Sharing`: the shared store of health (`store`, named without secrets) did not answer, so health
+ *   is kept in this process until it does (`shared: false`, with `reason`); or it answers again.
  *
  * `remedy`, where given, is what the answer table in use says answers the failure.
  *
@@ -89,6 +91,7 @@ export type Notice = Data.TaggedEnum<{
     readonly remedy?: string | undefined
     readonly skipped?: boolean | undefined
   }
+  Sharing: { readonly store: string; readonly shared: boolean; readonly reason: string }
 }>
 
 /**
@@ -144,7 +147,11 @@ export const format: (notice: Notice) => string = Notice.$match({
   Stopping: (n) =>
     n.skipped === true
       ? `${Place.format(n.place)} was skipped (it last failed: ${Failure.describe(n.failure)}); the turn fails here: ${n.reason}`
-      : `${Failure.describe(n.failure)}; the turn fails here: ${n.reason}`
+      : `${Failure.describe(n.failure)}; the turn fails here: ${n.reason}`,
+  Sharing: (n) =>
+    n.shared
+      ? `health is shared through ${n.store} again`
+      : `${n.store} did not answer (${n.reason}); health is kept in this process until it does`
 })
 
 /**

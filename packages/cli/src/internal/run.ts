@@ -19,6 +19,7 @@ import { backendsOf } from "./backends.js"
 import { config, editing } from "./config.js"
 import { exitStatusTable, Unanswered } from "./outcome.js"
 import { health } from "./status.js"
+import { exported } from "./telemetry.js"
 
 const presets = { primary: Preset.primary, escalating: Preset.escalating, breaker: Preset.breaker } as const
 
@@ -90,7 +91,8 @@ export const run = Command.make("run", { config, place, preset, prompt }, (args)
       if (!shown.endsWith("\n")) yield* show("\n")
     }).pipe(
       Effect.scoped,
-      Effect.provide(world)
+      Effect.provide(world),
+      exported
     )
   }).pipe(Effect.provide(editing(args.config)))).pipe(
     Command.withDescription(

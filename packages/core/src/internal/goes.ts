@@ -19,6 +19,7 @@ import { promptOf } from "./attempt.js"
 import { atLeast, beforeDeadline, nextAt } from "./policy.js"
 import { type Run, spent } from "./run.js"
 import type { StandIns } from "./standIns.js"
+import * as telemetry from "./telemetry.js"
 
 /**
  * What one place gave: an answer (a stream, or a whole reply), a failure, or a skip without a
@@ -164,7 +165,8 @@ export const atPlace = <A>(
     let waits = undefined as Waits | undefined
     while (true) {
       const prompt = promptOf(text, run.history)
-      const result = first ?? (yield* go(run, place, prompt))
+      const result = first ?? (yield* telemetry.attempt(run, place, move, go(run, place, prompt)))
+      telemetry.attempted(run, place, result)
       first = undefined
       if (Either.isRight(result)) {
         if (admission._tag !== "Go" || admission.held || retried) yield* health.succeeded(place)
@@ -216,12 +218,13 @@ export const atPlace = <A>(
           remedy: Answer.remedy(answer)
         })
       )
-      yield* Effect.sleep(wait)
+      yield* telemetry.wait(run, place, failure, Duration.toMillis(wait))
       if (answer.reopen) {
         yield* standIns.reopen(place, Option.fromNullable(run.state.conversations.get(Place.format(place))))
       }
     }
-  })
+    // A trial this turn took and will not answer is given back (a no-op when it holds none).
+  }).pipe(Effect.onInterrupt(() => goes.health.giveBack(place)))
 
 const retryingAt = (goes: Goes, place: Place.Place) =>
   goes.steps.get(place).pipe(
