@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import * as MockProvider from "@fallback/testkit/MockProvider"
-import { execFileSync, spawn } from "node:child_process"
+import { spawn } from "node:child_process"
 import { mkdtempSync, writeFileSync } from "node:fs"
 import * as Http from "node:http"
 import { tmpdir } from "node:os"
@@ -15,9 +15,7 @@ import { fileURLToPath } from "node:url"
 const root = fileURLToPath(new URL("..", import.meta.url))
 const bin = join(root, "node_modules", ".bin", "fallback")
 
-beforeAll(() => {
-  execFileSync(process.execPath, [join(root, "packages", "cli", "build.mjs")])
-}, 60_000)
+// The bin runs the bundle test/support/bin.ts builds once for every end-to-end file.
 
 interface Received {
   readonly path: string
