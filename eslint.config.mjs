@@ -37,6 +37,7 @@ const renamed = {
   formatting: "utils",
   classifying: "utils",
   masking: "utils",
+  metrics: "constants",
   judging: "utils",
   turns: "utils",
   running: "utils",
