@@ -5,7 +5,7 @@ export default defineConfig({
   test: {
     projects: [
       "packages/*/vitest.config.ts",
-      project("e2e", ["test/**/*.test.ts"])
+      { ...project("e2e", ["test/**/*.test.ts"]), test: { ...project("e2e", ["test/**/*.test.ts"]).test, globalSetup: ["test/setup.ts"] } }
     ]
   }
 })

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import * as MockProvider from "@fallback/testkit/MockProvider"
-import { execFileSync, spawn, spawnSync } from "node:child_process"
+import { spawn, spawnSync } from "node:child_process"
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -9,12 +9,7 @@ import { fileURLToPath } from "node:url"
 const root = fileURLToPath(new URL("..", import.meta.url))
 const bin = join(root, "node_modules", ".bin", "fallback")
 
-// The bin runs the bundle `npm ci` built; build it again so these tests see this tree's code.
-// The build bundles the bin and records its code cache by running it once: give it a minute on a
-// loaded machine, not vitest's 10 s.
-beforeAll(() => {
-  execFileSync(process.execPath, [join(root, "packages", "cli", "build.mjs")])
-}, 60_000)
+// The bin runs the bundle test/setup.ts builds before the tests, from this tree's code.
 
 const fallback = (config: string, ...args: Array<string>) => {
   const ran = spawnSync(bin, args, {

@@ -9,6 +9,8 @@ import * as HttpProvider from "@fallback/backends/HttpProvider"
 import * as OpenCode from "@fallback/backends/OpenCode"
 import * as Backend from "@fallback/core/Backend"
 import type * as ConfigFile from "@fallback/core/ConfigFile"
+import type * as Place from "@fallback/core/Place"
+import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 
@@ -30,19 +32,52 @@ export const agentClis: ReadonlyArray<{
 ]
 
 /**
+ * What a run asks of the backends beyond the config: how long an HTTP answer may go quiet, and a
+ * conversation to resume at a place (its CLI and model, as any account).
+ *
+ * @internal
+ */
+export interface Running {
+  readonly idle?: Duration.Duration | undefined
+  readonly resume?: { readonly at: Place.Place; readonly session: string } | undefined
+}
+
+/**
+ * A backend that resumes `session` when it opens `at`'s model without a conversation of the
+ * engine's own to resume: the first go of a continued turn, and its account moves.
+ */
+const resuming = (backend: Backend.Backend, resume: NonNullable<Running["resume"]>): Backend.Backend =>
+  backend.cli !== resume.at.cli ? backend : {
+    ...backend,
+    open: (place, account, settings, opening) =>
+      backend.open(
+        place,
+        account,
+        settings,
+        opening.resume === undefined && place.model === resume.at.model ? { ...opening, resume: resume.session } : opening
+      )
+  }
+
+/**
  * The backends a config names: every agent CLI (at the `bin` the config sets, else on `PATH`) and
  * each provider it defines, over HTTP.
  *
  * @internal
  */
 export const backendsOf = (
-  document: ConfigFile.Document
+  document: ConfigFile.Document,
+  running: Running = {}
 ): Layer.Layer<Backend.Backends, never, HttpClient.HttpClient | CommandExecutor.CommandExecutor> =>
   Layer.unwrapEffect(
     Effect.gen(function*() {
       const providers = yield* Effect.forEach(Object.entries(document.providers), ([name, provider]) =>
-        HttpProvider.make(HttpProvider.Provider.make({ name, ...provider, models: provider.models ?? [] })))
+        HttpProvider.make(
+          HttpProvider.Provider.make({ name, ...provider, models: provider.models ?? [] }),
+          running.idle === undefined ? {} : { idle: running.idle }
+        ))
       const clis = agentClis.map(({ cli, make }) => make({ bin: document.clis[cli]?.bin }))
-      return Backend.Backends.layer([...clis, ...providers])
+      const all = [...clis, ...providers]
+      const resume = running.resume
+      return Backend.Backends.layer(resume === undefined ? all : all.map((backend) => resuming(backend, resume)))
     })
   )
