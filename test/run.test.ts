@@ -194,3 +194,31 @@ describe("fallback run's flags", () => {
     expect(screen.trim().split("\n").at(-1)).toBe(`answered at ${place("a")}`)
   }, 90_000)
 })
+
+describe("fallback status: the health a user can read, clear and try", () => {
+  it("records a failed place, gives its kind in JSON, clears it, and tries a parked one now", async () => {
+    const { behave, fallback } = setUp({ a: "refuse" })
+    const status = async () => JSON.parse((await fallback("status", "--json")).out)
+    for (let i = 0; i < 5; i++) expect((await fallback("run", place("a"), "Hello")).code).toBe(0)
+    expect(await status()).toMatchObject([{ place: place("a"), breaker: "parked", failures: 5, kind: "AuthRefused" }])
+    const skipping = await fallback("run", place("a"), "Hello")
+    expect(skipping.err).toContain(`${place("a")} is parked after failing too often in a row`)
+    behave("a", "answer")
+    expect(await fallback("status", "--try", place("a"))).toEqual({
+      code: 0,
+      out: `${place("a")} answered; its failures are cleared\n`,
+      err: ""
+    })
+    expect(await status()).toEqual([])
+    behave("a", "refuse")
+    await fallback("run", place("a"), "Hello")
+    expect((await status()).map((entry: { place: string }) => entry.place)).toEqual([place("a")])
+    expect(await fallback("status", "--try", place("a"))).toMatchObject({ out: expect.stringMatching(/failed again: .*credentials/) })
+    expect((await fallback("status", "--clear", place("b"))).out).toBe(`${place("b")} has no failures recorded; nothing to clear\n`)
+    expect((await fallback("status", "--clear", place("a"))).out).toBe(`cleared ${place("a")}\n`)
+    expect((await fallback("status")).out).toBe("Every place is healthy: no failures recorded.\n")
+    expect((await fallback("status", "--try")).err).toBe(
+      "fallback: --try needs the place to try: fallback status --try CLI[@ACCOUNT]/MODEL\n"
+    )
+  }, 120_000)
+})

@@ -59,7 +59,7 @@ describe("fallback (in process)", () => {
       ])
       expect((yield* fallback(file, "clear", "codex/gpt-5.6-sol")).out).toBe("codex/gpt-5.6-sol: cleared")
       expect((yield* fallback(file, "clear", "codex/gpt-5.6-sol")).out).toBe(
-        "codex/gpt-5.6-sol: nothing was written against it"
+        "codex/gpt-5.6-sol: nothing was written against it (to forget its failures: fallback status --clear codex/gpt-5.6-sol)"
       )
       expect((yield* fallback(file, "chain", "claude/claude-opus-5", "--json")).out).toBe(
         "[\"claude/claude-opus-5\",\"codex/gpt-5.6-sol\"]"
@@ -137,6 +137,7 @@ describe("fallback (in process)", () => {
         failures: 5,
         parkedFor: 40,
         coolingFor: null,
+        kind: "Unknown",
         last: "claude failed: upstream 500"
       })
     }))
