@@ -222,3 +222,34 @@ describe("fallback status: the health a user can read, clear and try", () => {
     )
   }, 120_000)
 })
+
+describe("fallback's help", () => {
+  const help = (...args: Array<string>) => setUp({ a: "answer" }).fallback(...args)
+
+  it("is one line per command at the root, with fallback in every usage line", async () => {
+    const root = await help("--help")
+    expect(root.code).toBe(0)
+    const commands = root.out.slice(root.out.indexOf("Commands:\n"), root.out.indexOf("\n\n", root.out.indexOf("Commands:\n")))
+    expect(commands.split("\n").slice(1).map((line) => line.trim().split(/\s+/)[0])).toEqual([
+      "init", "run", "point", "retry", "clear", "list", "chain", "accounts", "status", "waits", "doctor", "edit", "demo"
+    ])
+    expect(root.out.split("\n").length).toBeLessThan(40)
+    expect((await help()).out).toBe(root.out)
+    expect(root.out).not.toMatch(/--wizard|--log-level|A user-defined piece of text/)
+  })
+
+  it("shows each command's usage, its options one a line, and examples", async () => {
+    for (const command of ["init", "run", "point", "retry", "clear", "list", "chain", "accounts", "status", "waits", "doctor", "edit", "demo"]) {
+      const shown = await help(command, "--help")
+      expect(shown.code, command).toBe(0)
+      expect(shown.out, command).toMatch(new RegExp(`^Usage: fallback ${command}`))
+      expect(shown.out, command).toMatch(new RegExp(`\\nExamples:\\n  (?:echo .* \\| )?fallback ${command}`))
+      expect(shown.out, command).not.toMatch(/--wizard|--log-level|--completions|A user-defined piece of text|This setting is optional/)
+    }
+    const add = await help("accounts", "add", "-h")
+    expect(add.out).toMatch(/^Usage: fallback accounts add CLI NAME/)
+    expect(add.out).toContain("  --config-dir DIR")
+    expect((await help("help", "run")).out).toBe((await help("run", "--help")).out)
+    expect((await help("run", "--help")).out).toContain("  -c, --continue")
+  })
+})

@@ -102,7 +102,8 @@ const accountOf = (name: string, configDir: string | undefined, env: ReadonlyArr
     )
   })
 
-const add = Command.make("add", { config, cli, name, configDir, env }, ({ cli, config, configDir, env, name }) =>
+/** @internal */
+export const add = Command.make("add", { config, cli, name, configDir, env }, ({ cli, config, configDir, env, name }) =>
   Effect.gen(function*() {
     const account = yield* accountOf(name, configDir._tag === "Some" ? configDir.value : undefined, env)
     yield* (yield* Accounts.Accounts).add(cli, account)
@@ -115,7 +116,8 @@ const add = Command.make("add", { config, cli, name, configDir, env }, ({ cli, c
     )
   )
 
-const remove = Command.make("remove", { config, cli, name }, ({ cli, config, name }) =>
+/** @internal */
+export const remove = Command.make("remove", { config, cli, name }, ({ cli, config, name }) =>
   Effect.gen(function*() {
     yield* (yield* Accounts.Accounts).remove(cli, name)
     yield* Console.log(`${cli}: removed account ${name}`)
@@ -123,7 +125,8 @@ const remove = Command.make("remove", { config, cli, name }, ({ cli, config, nam
     Command.withDescription("Removes an account (refused while a step names it).\n\n  fallback accounts remove claude key")
   )
 
-const order = Command.make("order", {
+/** @internal */
+export const order = Command.make("order", {
   config,
   cli,
   names: Args.text({ name: "name" }).pipe(Args.repeated, Args.withDescription("every account, in the new order"))
