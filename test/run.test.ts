@@ -253,3 +253,28 @@ describe("fallback's help", () => {
     expect((await help("run", "--help")).out).toContain("  -c, --continue")
   })
 })
+
+describe("messages that say the fix", () => {
+  it("a place at an unknown CLI or provider is refused with the provider to add", async () => {
+    const { config, fallback } = setUp({ a: "answer" })
+    expect(await fallback("run", "ollama/qwen3:8b", "Hello")).toEqual({
+      code: 1,
+      out: "",
+      err: `fallback: ollama/qwen3:8b names "ollama", which is neither an agent CLI fallback drives (claude, codex, gemini, opencode, antigravity) nor a provider in ${config}; for a model server, add it under "providers" first, e.g. "ollama": { "kind": "openai-compatible", "baseUrl": "http://127.0.0.1:11434/v1" }\n`
+    })
+    expect((await fallback("point", "ollama/qwen3:8b", place("a"))).err).toContain(
+      `for a model server, name it under "providers" first, e.g. "ollama": { "kind": "openai-compatible"`
+    )
+  })
+
+  it("doctor's fix for a clis.codex.bin that is not a program is the setting, not an install", async () => {
+    const { config, fallback } = setUp({ a: "answer" })
+    const document = JSON.parse(readFileSync(config, "utf8"))
+    writeFileSync(config, JSON.stringify({ ...document, clis: { codex: { bin: "/no/such/codex" } } }))
+    const ran = await fallback("doctor")
+    expect(ran.code).toBe(1)
+    expect(ran.out).toContain(
+      `✗ codex            /no/such/codex (clis.codex.bin) is not an executable file\n    fix: set clis.codex.bin in ${config} to the codex program (\`command -v codex\` shows it), or remove it to use codex on PATH`
+    )
+  })
+})

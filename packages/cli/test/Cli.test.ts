@@ -104,7 +104,9 @@ describe("fallback (in process)", () => {
       yield* fallback(file, "point", "claude@key/claude-opus-5", "codex/gpt-5")
       const named = yield* fallback(file, "accounts", "remove", "claude", "key")
       expect(named.ok).toBe(false)
-      expect(named.err).toContain("claude@key/claude-opus-5 names the account \"key\", which is not set up for claude")
+      expect(named.err).toBe(
+        "fallback: claude: account key is named by the step at claude@key/claude-opus-5; clear it first (fallback clear claude@key/claude-opus-5) or point it elsewhere (fallback point claude@key/claude-opus-5 OTHER-PLACE)"
+      )
       expect((yield* fallback(file, "accounts", "remove", "claude", "work")).out).toBe("claude: removed account work")
       expect(JSON.stringify(yield* read(file))).not.toContain("sk-ant")
     }))

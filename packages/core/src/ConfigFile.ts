@@ -312,7 +312,10 @@ export class UnknownCli extends Schema.TaggedError<UnknownCli>("@fallback/core/U
   override get message(): string {
     const close = nearest(this.cli, this.known)
     return `${inFile(this.file)}${this.place} names the CLI "${this.cli}", which is not one fallback knows` +
-      (close.length > 0 ? ` (did you mean ${close.join(" or ")}?)` : "") + `; known: ${this.known.join(", ")}`
+      (close.length > 0
+        ? ` (did you mean ${close.join(" or ")}?); known: ${this.known.join(", ")}`
+        : `; known: ${this.known.join(", ")}; for a model server, name it under "providers" first, e.g. "${this.cli}": ` +
+          `{ "kind": "openai-compatible", "baseUrl": "http://127.0.0.1:11434/v1" }`)
   }
 }
 

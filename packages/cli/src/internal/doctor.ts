@@ -71,7 +71,7 @@ const versionOf = (bin: string) =>
     Effect.map(Option.flatten)
   )
 
-const cliChecks = (document: ConfigFile.Document, used: ReadonlySet<string>) =>
+const cliChecks = (document: ConfigFile.Document, used: ReadonlySet<string>, file: string) =>
   Effect.forEach(agentClis.filter(({ cli }) => used.has(cli)), ({ cli, install }) =>
     Effect.gen(function*() {
       const bin = document.clis[cli]?.bin
@@ -79,7 +79,12 @@ const cliChecks = (document: ConfigFile.Document, used: ReadonlySet<string>) =>
       if (Option.isNone(found)) {
         return bin === undefined
           ? { subject: cli, ok: false, detail: "not installed (not on PATH)", fix: install }
-          : { subject: cli, ok: false, detail: `${bin} (clis.${cli}.bin) is not an executable file`, fix: install }
+          : {
+            subject: cli,
+            ok: false,
+            detail: `${bin} (clis.${cli}.bin) is not an executable file`,
+            fix: `set clis.${cli}.bin in ${file} to the ${cli} program (\`command -v ${cli}\` shows it), or remove it to use ${cli} on PATH`
+          }
       }
       const version = yield* versionOf(found.value)
       return Option.match(version, {
@@ -179,7 +184,7 @@ export const doctor = Command.make("doctor", { config, json }, ({ config, json }
           }, ${count(Object.keys(document.providers).length, "provider")}`
         }
         : { subject: "config", ok: false, detail: read.left.message, fix: `mend ${file} where the message says, or move it away` },
-      ...yield* cliChecks(document, usedClis(document)),
+      ...yield* cliChecks(document, usedClis(document), file),
       ...yield* accountChecks(document)
     ]
     const problems = checks.filter((check) => !check.ok).length

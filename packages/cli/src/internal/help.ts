@@ -14,7 +14,7 @@ export interface Entry {
   readonly name: string
   readonly usage: string
   readonly summary: string
-  readonly command: Command.Command<string, any, any, any>
+  readonly command: Command.Command<any, any, any, any>
 }
 
 const textOf = (span: Span.Span): string => {

@@ -17,7 +17,7 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
-import { backendsOf } from "./backends.js"
+import { agentClis, backendsOf } from "./backends.js"
 import { config, editing } from "./config.js"
 import * as Conversations from "./conversations.js"
 import * as Countdown from "./countdown.js"
@@ -197,7 +197,17 @@ export const run = Command.make("run", {
         return shown
       })
 
-    const document = yield* (yield* ConfigFile.Store).read
+    const store = yield* ConfigFile.Store
+    const document = yield* store.read
+    if (!agentClis.some(({ cli }) => cli === startAt.cli) && !(startAt.cli in document.providers)) {
+      return yield* new InvalidRun({
+        reason: `${Place.format(startAt)} names "${startAt.cli}", which is neither an agent CLI fallback drives (${
+          agentClis.map(({ cli }) => cli).join(", ")
+        }) nor a provider in ${
+          Option.getOrElse(store.file, () => "the config")
+        }; for a model server, add it under "providers" first, e.g. "${startAt.cli}": { "kind": "openai-compatible", "baseUrl": "http://127.0.0.1:11434/v1" }`
+      })
+    }
     yield* Effect.gen(function*() {
       const agent = yield* Agent.make(startAt, settings, options)
       const shown = yield* agent.turn(text).pipe(
