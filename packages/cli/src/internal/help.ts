@@ -20,10 +20,9 @@ export interface Entry {
 const textOf = (span: Span.Span): string => {
   switch (span._tag) {
     case "Text":
-    case "Code":
     case "URI":
-      return span._tag === "URI" ? span.value : span.value
-    case "Error":
+      return span.value
+    case "Highlight":
     case "Weak":
     case "Strong":
       return textOf(span.value)
