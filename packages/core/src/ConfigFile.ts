@@ -96,6 +96,24 @@ const EnvValue = Schema.Union(FromEnv, Setting).annotations({
 })
 
 /**
+ * Where a CLI sends its requests when not to its vendor: an Anthropic-compatible endpoint for
+ * claude, an OpenAI-compatible one (Responses API for codex, chat completions for opencode), a
+ * Gemini-compatible one for gemini. `baseUrl` as the CLI takes it, `key` the variable its key is
+ * read from (none for a local server that wants none), `provider` the name codex and opencode
+ * give it (`fallback` unless said). Set on a CLI (`clis.codex.endpoint`) or one account.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const Endpoint = Schema.Struct({
+  baseUrl: Schema.String.pipe(Schema.pattern(/^https?:\/\/\S+$/, { message: () => "an http:// or https:// URL" })),
+  key: Schema.optionalWith(FromEnv, { exact: true }),
+  provider: Schema.optionalWith(Schema.String.pipe(Schema.pattern(/^[a-z][a-z0-9_-]*$/, {
+    message: () => "a provider's name: lowercase letters, digits, \"-\" and \"_\""
+  })), { exact: true })
+}).annotations({ identifier: "Endpoint", description: "where the CLI sends its requests" })
+
+/**
  * One account of a CLI: its name (the `@ACCOUNT` of a place) and how it authenticates.
  *
  * @since 0.1.0
@@ -106,7 +124,8 @@ export class Account extends Schema.Class<Account>("@fallback/core/Account")({
   configDir: Schema.optionalWith(Schema.NonEmptyString.annotations({ description: "the CLI's own config folder" }), {
     exact: true
   }),
-  env: Schema.optionalWith(Schema.Record({ key: EnvName, value: EnvValue }), { exact: true })
+  env: Schema.optionalWith(Schema.Record({ key: EnvName, value: EnvValue }), { exact: true }),
+  endpoint: Schema.optionalWith(Endpoint, { exact: true })
 }, { identifier: "Account" }) {}
 
 const AccountChain = Schema.Array(Account).pipe(
@@ -144,7 +163,8 @@ export const Provider = Schema.Struct({
 }).annotations({ identifier: "Provider", description: "an HTTP provider, named by its key" })
 
 /**
- * How a CLI is run: `bin`, the binary to run when it is not the one on `PATH`.
+ * How a CLI is run: `bin`, the binary to run when it is not the one on `PATH`; `endpoint`, where every
+ * account of it without one of its own sends its requests.
  *
  * @since 0.1.0
  * @category schemas
@@ -152,7 +172,8 @@ export const Provider = Schema.Struct({
 export const CliSettings = Schema.Struct({
   bin: Schema.optionalWith(Schema.NonEmptyString.annotations({ description: "the path of the CLI's binary" }), {
     exact: true
-  })
+  }),
+  endpoint: Schema.optionalWith(Endpoint, { exact: true })
 }).annotations({ identifier: "CliSettings" })
 
 /**

@@ -34,3 +34,17 @@ export const editing = (
       })
     )
   )
+
+/**
+ * A file or folder beside the config file the command line works on (`health.json`,
+ * `conversations.json`, `homes`).
+ *
+ * @internal
+ */
+export const besideConfig = (name: string) =>
+  Effect.gen(function*() {
+    const store = yield* ConfigFile.Store
+    const path = yield* Path.Path
+    const file = yield* Option.match(store.file, { onNone: () => ConfigFile.location, onSome: Effect.succeed })
+    return path.join(path.dirname(file), name)
+  })

@@ -1,9 +1,8 @@
 import * as FileSystem from "@effect/platform/FileSystem"
 import * as Path from "@effect/platform/Path"
-import * as ConfigFile from "@fallback/core/ConfigFile"
 import * as Effect from "effect/Effect"
-import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
+import { besideConfig } from "./config.js"
 
 /**
  * Where the last turn that started at a place was answered and in which conversation, so
@@ -32,12 +31,7 @@ export class NothingToContinue extends Schema.TaggedError<NothingToContinue>("@f
   }
 }
 
-const file = Effect.gen(function*() {
-  const store = yield* ConfigFile.Store
-  const path = yield* Path.Path
-  const config = yield* Option.match(store.file, { onNone: () => ConfigFile.location, onSome: Effect.succeed })
-  return path.join(path.dirname(config), "conversations.json")
-})
+const file = besideConfig("conversations.json")
 
 const read = (at: string) =>
   Effect.flatMap(FileSystem.FileSystem, (fs) =>

@@ -18,7 +18,7 @@ import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
 import { agentClis, backendsOf } from "./backends.js"
-import { config, editing } from "./config.js"
+import { besideConfig, config, editing } from "./config.js"
 import * as Conversations from "./conversations.js"
 import * as Countdown from "./countdown.js"
 import { exitStatusTable, Unanswered } from "./outcome.js"
@@ -199,6 +199,7 @@ export const run = Command.make("run", {
 
     const store = yield* ConfigFile.Store
     const document = yield* store.read
+    const homes = yield* besideConfig("homes")
     if (!agentClis.some(({ cli }) => cli === startAt.cli) && !(startAt.cli in document.providers)) {
       return yield* new InvalidRun({
         reason: `${Place.format(startAt)} names "${startAt.cli}", which is neither an agent CLI fallback drives (${
@@ -239,6 +240,7 @@ export const run = Command.make("run", {
       Effect.provide(
         Layer.mergeAll(
           backendsOf(document, {
+            homes,
             idle: Option.getOrUndefined(quietFor),
             resume: Option.getOrUndefined(resumed)
           }),

@@ -18,7 +18,7 @@ import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
 import { backendsOf } from "./backends.js"
-import { config, editing, json } from "./config.js"
+import { besideConfig, config, editing, json } from "./config.js"
 import { formatTime } from "./seconds.js"
 import { table } from "./table.js"
 
@@ -86,7 +86,7 @@ const trial = (at: Place.Place) =>
       Effect.scoped,
       Effect.either,
       Effect.provideService(Notice.Notices, { publish: () => Effect.void, watch: Effect.succeed(Stream.empty) }),
-      Effect.provide(Layer.mergeAll(backendsOf(document), Health.Health.layerMemory()).pipe(
+      Effect.provide(Layer.mergeAll(backendsOf(document, { homes: yield* besideConfig("homes") }), Health.Health.layerMemory()).pipe(
         Layer.provide(NodeHttpClient.layerUndici)
       ))
     )
