@@ -12,6 +12,7 @@ import { accounts, add, order, remove } from "./internal/accounts.js"
 import { demo } from "./internal/demo.js"
 import { doctor } from "./internal/doctor.js"
 import { edit } from "./internal/edit.js"
+import { init } from "./internal/init.js"
 import { commandHelp, type Entry, optionNames, rootHelp } from "./internal/help.js"
 import { didYouMean } from "./internal/nearest.js"
 import { run as runTurn } from "./internal/run.js"
@@ -32,12 +33,13 @@ export const command = Command.make("fallback").pipe(
       "  fallback retry claude@work/claude-opus-5 --tries 3 --policy exponential --timeout 90s\n" +
       "  fallback chain claude@work/claude-opus-5"
   ),
-  Command.withSubcommands([list, point, retry, clear, chain, accounts, waits, runTurn, status, doctor, edit, demo])
+  Command.withSubcommands([init, list, point, retry, clear, chain, accounts, waits, runTurn, status, doctor, edit, demo])
 )
 
 const version = "0.1.0"
 
 const entries: ReadonlyArray<Entry> = [
+  { name: "init", usage: "fallback init [--yes] [--cli CLI]… [--endpoint CLI=URL]… [--key VAR]", summary: "find your agent CLIs and accounts and write a first config", command: init },
   { name: "run", usage: "fallback run PLACE [PROMPT] [options]", summary: "take one turn at PLACE, with failover along its chain", command: runTurn },
   { name: "point", usage: "fallback point FROM TO", summary: "send FROM's turns to TO when FROM fails", command: point },
   { name: "retry", usage: "fallback retry PLACE --tries N [--policy P] [--timeout TIME]", summary: "how a failed turn is taken again at PLACE first", command: retry },

@@ -51,8 +51,12 @@ const executable = (file: string) =>
       Effect.orElseSucceed(() => false)
     ))
 
-/** The binary a CLI runs: the config's `bin`, else the first executable of its name on PATH. */
-const binaryOf = (cli: string, bin: string | undefined) =>
+/**
+ * The binary a CLI runs: the config's `bin`, else the first executable of its name on PATH.
+ *
+ * @internal
+ */
+export const binaryOf = (cli: string, bin: string | undefined) =>
   Effect.gen(function*() {
     const path = yield* Path.Path
     if (bin !== undefined) return (yield* executable(bin)) ? Option.some(bin) : Option.none()
@@ -63,7 +67,8 @@ const binaryOf = (cli: string, bin: string | undefined) =>
     return Option.none<string>()
   })
 
-const versionOf = (bin: string) =>
+/** @internal */
+export const versionOf = (bin: string) =>
   PlatformCommand.lines(PlatformCommand.make(bin, "--version")).pipe(
     Effect.map((lines) => Option.fromNullable(lines.find((line) => line.trim() !== "")?.trim())),
     Effect.timeout(Duration.seconds(10)),
@@ -167,8 +172,12 @@ const count = (n: number, what: string) => `${n} ${what}${n === 1 ? "" : "s"}`
 const show = (check: Check) =>
   `${check.ok ? "✓" : "✗"} ${check.subject.padEnd(16)} ${check.detail}${check.fix === undefined ? "" : `\n    fix: ${check.fix}`}`
 
-/** @internal */
-export const doctor = Command.make("doctor", { config, json }, ({ config, json }) =>
+/**
+ * The doctor's verdict on the config in hand: every check printed, failing when one found a problem.
+ *
+ * @internal
+ */
+export const examine = (json: boolean) =>
   Effect.gen(function*() {
     const store = yield* ConfigFile.Store
     const file = Option.getOrElse(store.file, () => "the config")
@@ -190,7 +199,11 @@ export const doctor = Command.make("doctor", { config, json }, ({ config, json }
     const problems = checks.filter((check) => !check.ok).length
     yield* Console.log(json ? JSON.stringify({ ok: problems === 0, checks }, null, 2) : checks.map(show).join("\n"))
     if (problems > 0) return yield* new ProblemsFound({ count: problems })
-  }).pipe(Effect.provide(editing(config)))).pipe(
+  })
+
+/** @internal */
+export const doctor = Command.make("doctor", { config, json }, ({ config, json }) =>
+  examine(json).pipe(Effect.provide(editing(config)))).pipe(
     Command.withDescription(
       "Checks what the config needs: every CLI its steps and accounts name is installed and starts (with its\n" +
         "version), every account's config dir exists, every variable a key is taken from is set (never showing\n" +
