@@ -49,9 +49,9 @@ describe("fallback edit", () => {
       expect(pages(session)[0]).toBe([
         `fallback edit: the steps in ${file}`,
         "",
-        "  PLACE                      TURNS GO TO          TRIES  POLICY",
-        "❯ claude@work/claude-opus-5  codex/gpt-5.6-sol    3      exponential",
-        "  codex/gpt-5.6-sol          gemini/gemini-3-pro  -      -",
+        "  PLACE                      TURNS GO TO (THE WHOLE CHAIN)            TRIES  POLICY       TIMEOUT",
+        "❯ claude@work/claude-opus-5  codex/gpt-5.6-sol → gemini/gemini-3-pro  3      exponential  1m30s",
+        "  codex/gpt-5.6-sol          gemini/gemini-3-pro                      -      -            -",
         "  + add a step",
         "  save",
         "",
@@ -94,7 +94,7 @@ describe("fallback edit", () => {
       ])
       expect(questions(session)[3]).toContain("❯ claude-opus-5\n  claude-sonnet-5\n  another model    type its name")
       const before = pages(session).find((page) => page.includes("Unsaved"))!
-      expect(before).toContain("❯ claude@work/claude-sonnet-5  codex/gpt-5.6-sol    -      -            new")
+      expect(before).toMatch(/❯ claude@work\/claude-sonnet-5 +codex\/gpt-5\.6-sol → gemini\/gemini-3-pro +- +- +- +new/)
       expect(before).toContain("Unsaved: claude@work/claude-sonnet-5 new")
       expect(pages(session).at(-1)).toContain("❯ save 1 unsaved")
       expect(session.out).toBe(`Saved to ${file}: claude@work/claude-sonnet-5 new`)
@@ -149,10 +149,10 @@ describe("fallback edit", () => {
         enter, // codex/gpt-5.6-sol again
         enter, // where its turns go
         down,
-        enter, // codex
-        enter, // gpt-5.6-sol: itself, refused
-        enter,
-        enter,
+        enter, // codex: gpt-5.6-sol, itself, is not offered, so its name is typed
+        ...typed("gpt-5.6-sol"),
+        enter, // refused at this question
+        escape, // back one question: the CLI
         down,
         down,
         enter, // gemini
@@ -168,11 +168,11 @@ describe("fallback edit", () => {
         "  remove this step",
         "↑↓ move · enter choose · esc back"
       ].join("\n"))
-      expect(pages(session).some((page) => page.includes("codex/gpt-5.6-sol: a place cannot fall back to itself"))).toBe(
-        true
-      )
+      expect(questions(session).some((question) => question.includes("codex/gpt-5.6-sol cannot fall back to itself; pick another")))
+        .toBe(true)
       const last = pages(session).at(-1)!
-      expect(last).toContain("❯ codex/gpt-5.6-sol          gemini/gemini-3-flash  2      linear       changed")
+      expect(last).toMatch(/❯ codex\/gpt-5\.6-sol +gemini\/gemini-3-flash +2 +linear +none +changed/)
+      expect(last).toMatch(/ claude@work\/claude-opus-5 +codex\/gpt-5\.6-sol → gemini\/gemini-3-flash +3 +exponential +1m30s/)
       expect(last).toContain("Unsaved: codex/gpt-5.6-sol changed")
       expect(yield* steps(file)).toEqual({
         "claude@work/claude-opus-5": {
@@ -230,16 +230,16 @@ describe("fallback edit", () => {
       const session = yield* edit(file, [up, char("q")], { rows: 12 })
       const [first, last] = [pages(session)[0]!.split("\n"), pages(session).at(-1)!.split("\n")]
       expect(first.slice(2, 8)).toEqual([
-        "  PLACE      TURNS GO TO           TRIES  POLICY",
+        "  PLACE      TURNS GO TO (THE WHOLE CHAIN)  TRIES  POLICY  TIMEOUT",
         "",
-        "❯ codex/m00  claude/claude-opus-5  -      -",
-        "  codex/m01  claude/claude-opus-5  -      -",
-        "  codex/m02  claude/claude-opus-5  -      -",
+        "❯ codex/m00  claude/claude-opus-5           -      -       -",
+        "  codex/m01  claude/claude-opus-5           -      -       -",
+        "  codex/m02  claude/claude-opus-5           -      -       -",
         "  ↓ 11 more"
       ])
       expect(last.slice(3, 8)).toEqual([
         "  ↑ 11 more",
-        "  codex/m11  claude/claude-opus-5  -      -",
+        "  codex/m11  claude/claude-opus-5           -      -       -",
         "  + add a step",
         "❯ save",
         ""
@@ -297,9 +297,9 @@ describe("fallback edit", () => {
       const session = yield* edit(file, [
         char("a"),
         enter,
-        escape, // back from claude's accounts
-        char("a"),
-        ctrlC, // back from the CLIs
+        escape, // back one question: from claude's accounts to the CLIs
+        char("a"), // not a key here
+        ctrlC, // back from the CLIs to the page
         enter,
         down,
         down,
@@ -312,7 +312,8 @@ describe("fallback edit", () => {
         down,
         enter // leave without saving
       ], { backends })
-      expect(pages(session).slice(0, 3).every((page) => page.includes("Nothing unsaved."))).toBe(true)
+      expect(pages(session).slice(0, 2).every((page) => page.includes("Nothing unsaved."))).toBe(true)
+      expect(questions(session).filter((question) => question.startsWith("The place that cannot run: which CLI?"))).toHaveLength(2)
       expect(pages(session).at(-1)).toContain("Unsaved: claude@work/claude-opus-5 removed")
       expect(yield* text(file)).toBe(start)
     }))
