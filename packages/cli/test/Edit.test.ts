@@ -210,6 +210,23 @@ describe("fallback edit", () => {
       })
     }))
 
+  it.scoped("typing in a field that starts filled replaces what it held: 3, then 4 typed, saves 4", () =>
+    Effect.gen(function*() {
+      const file = yield* configFile
+      yield* edit(file, [
+        enter, // claude@work/claude-opus-5
+        down,
+        enter, // how many tries first: 3
+        char("4"),
+        enter,
+        enter,
+        keys.ctrlJ
+      ])
+      expect(yield* steps(file)).toMatchObject({
+        "claude@work/claude-opus-5": { retrying: { tries: 4, policy: "exponential", timeout: 90 } }
+      })
+    }))
+
   it.scoped("saving with nothing unsaved leaves the file as it was", () =>
     Effect.gen(function*() {
       const file = yield* configFile
