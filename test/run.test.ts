@@ -267,6 +267,21 @@ describe("messages that say the fix", () => {
     )
   })
 
+  it("an unknown key in the config file gets the nearest one", async () => {
+    const { config, fallback } = setUp({ a: "answer" })
+    writeFileSync(config, JSON.stringify({
+      stpes: {},
+      accounts: { claude: [{ name: "a", confDir: "/x" }] },
+      clis: { codex: { endpoint: { baseURL: "http://127.0.0.1:9/v1" } } }
+    }))
+    expect((await fallback("list")).err).toBe(
+      `fallback: ${config} is not a fallback config: at stpes: this key is not one a fallback config has (did you mean steps?); ` +
+        "at accounts.claude[0].confDir: this key is not one a fallback config has (did you mean configDir?); " +
+        "at clis.codex.endpoint.baseURL: this key is not one a fallback config has (did you mean baseUrl?); " +
+        "at clis.codex.endpoint.baseUrl: is missing\n"
+    )
+  })
+
   it("doctor's fix for a clis.codex.bin that is not a program is the setting, not an install", async () => {
     const { config, fallback } = setUp({ a: "answer" })
     const document = JSON.parse(readFileSync(config, "utf8"))

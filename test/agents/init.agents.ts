@@ -66,12 +66,15 @@ describe("from fallback init to a failover across real CLIs", () => {
     expect(init.code).toBe(0)
     const places = ["claude/claude-sonnet-4-5", "codex/gpt-5.5", "gemini/gemini-2.5-flash", "opencode/fallback/mock-model"]
     for (const place of places) {
-      const ran = await fallback("run", place, "--attempts", "1", "Say hello")
+      // opencode fetches its provider package on its first turn in a fresh HOME
+      const ran = await fallback("run", place, "--attempts", "1", "--first-byte", "240s", "Say hello")
       process.stdout.write(`$ fallback run ${place} "Say hello"\n${ran.out}${ran.err}\n`)
       expect(ran.code, `${place}: ${ran.err}`).toBe(0)
       expect(ran.out.trim().length).toBeGreaterThan(0)
       expect(ran.out + ran.err).not.toContain(key)
     }
+    // every CLI was found; no account of a CLI's own folder was made up by asking its version
+    expect(init.out).not.toContain("account login")
     const from = "claude/claude-sonnet-4-5-fault-unauthorized"
     expect((await fallback("point", from, "codex/gpt-5.5")).code).toBe(0)
     const moved = await fallback("run", from, "Say hello")

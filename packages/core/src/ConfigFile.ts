@@ -187,6 +187,25 @@ export const StepEntry = Schema.Struct({
   retrying: Schema.optionalWith(Policy.Retrying, { exact: true })
 }).annotations({ identifier: "Step" })
 
+/** The keys an object at `path` in the file may have, for "did you mean" on one it may not. */
+const keysAt = (path: ReadonlyArray<PropertyKey>): ReadonlyArray<string> => {
+  const [section, , third, fourth] = path
+  const fieldsOf = (schema: { readonly fields: object }) => Object.keys(schema.fields)
+  if (path.length === 0) return fieldsOf(Document)
+  switch (section) {
+    case "steps":
+      return path.length === 2 ? fieldsOf(StepEntry) : third === "retrying" ? ["tries", "policy", "timeout"] : []
+    case "accounts":
+      return path.length === 3 ? fieldsOf(Account) : fourth === "endpoint" ? fieldsOf(Endpoint) : ["fromEnv"]
+    case "providers":
+      return path.length === 2 ? fieldsOf(Provider) : third === "models" ? ["name", "contextWindow"] : ["fromEnv"]
+    case "clis":
+      return path.length === 2 ? fieldsOf(CliSettings) : third === "endpoint" && path.length === 3 ? fieldsOf(Endpoint) : ["fromEnv"]
+    default:
+      return []
+  }
+}
+
 /**
  * The whole file.
  *
@@ -484,7 +503,7 @@ export const decode = (
     Either.flatMap((json) =>
       Either.mapLeft(
         Schema.decodeUnknownEither(Document, { onExcessProperty: "error", errors: "all" })(json),
-        (error) => new ConfigInvalid({ file, issues: internal.issuesOf(error) })
+        (error) => new ConfigInvalid({ file, issues: internal.issuesOf(error, keysAt) })
       )
     ),
     Either.flatMap((document) => check(document, { known, file }))

@@ -84,13 +84,14 @@ const discover = (clis: ReadonlyArray<string>) =>
       if (clis.length > 0 && !clis.includes(look.cli)) continue
       const bin = yield* binaryOf(look.cli, undefined)
       if (Option.isNone(bin)) continue
-      const version = Option.getOrElse(yield* versionOf(bin.value), () => "version unknown")
       const accounts: Array<ConfigFile.Account> = []
       const seen: Array<string> = []
+      // looked at before the CLI is started: some make their folder when asked their version
       if (home !== "" && (yield* fs.exists(path.join(home, look.login)).pipe(Effect.orElseSucceed(() => false)))) {
         accounts.push(ConfigFile.Account.make({ name: "login" }))
         seen.push(`login: its own sign-in in ~/${look.login}`)
       }
+      const version = Option.getOrElse(yield* versionOf(bin.value), () => "version unknown")
       for (const entry of [...entries].sort()) {
         if (!entry.startsWith(look.others)) continue
         const name = entry.slice(look.others.length).toLowerCase()

@@ -6,6 +6,7 @@ import * as Option from "effect/Option"
 import * as ParseResult from "effect/ParseResult"
 import type * as Schema from "effect/Schema"
 import * as ConfigFile from "../ConfigFile.js"
+import { nearest } from "./nearest.js"
 import * as SharedFile from "./sharedFile.js"
 
 const identifier = /^[A-Za-z_$][A-Za-z0-9_$]*$/
@@ -23,11 +24,20 @@ export const jsonPath = (path: ReadonlyArray<PropertyKey>): string =>
   ).join("")
 
 /** @internal */
-export const issuesOf = (error: ParseResult.ParseError) => {
-  const issues = ParseResult.ArrayFormatter.formatErrorSync(error).map((issue) => ({
-    at: jsonPath(issue.path),
-    expected: issue._tag === "Unexpected" ? "this key is not one a fallback config has" : issue.message
-  }))
+export const issuesOf = (
+  error: ParseResult.ParseError,
+  keysAt: (path: ReadonlyArray<PropertyKey>) => ReadonlyArray<string> = () => []
+) => {
+  const issues = ParseResult.ArrayFormatter.formatErrorSync(error).map((issue) => {
+    const key = issue.path.at(-1)
+    const close = typeof key === "string" ? nearest(key, keysAt(issue.path.slice(0, -1))) : []
+    return {
+      at: jsonPath(issue.path),
+      expected: issue._tag === "Unexpected"
+        ? `this key is not one a fallback config has${close.length > 0 ? ` (did you mean ${close.join(" or ")}?)` : ""}`
+        : issue.message
+    }
+  })
   return [issues[0]!, ...issues.slice(1)] as const
 }
 
