@@ -166,6 +166,27 @@ describe("fallback run's flags", () => {
     expect(argv("b")).toHaveLength(1)
   }, 90_000)
 
+  it("the config's run settings stand where no flag says otherwise: attempts, answers, the breaker", async () => {
+    const { argv, config, fallback } = setUp({ a: "refuse" })
+    const withRun = (run: unknown) =>
+      writeFileSync(config, JSON.stringify({ ...JSON.parse(readFileSync(config, "utf8")), run }))
+    withRun({ attempts: 1 })
+    expect((await fallback("run", place("a"), "Hello")).code).toBe(12)
+    expect(argv("b")).toHaveLength(0)
+    expect((await fallback("run", place("a"), "--attempts", "2", "Hello")).code).toBe(0)
+    expect(argv("b")).toHaveLength(1)
+    // a refused key walks no accounts, and one failure parks the place
+    withRun({ answers: { AuthRefused: { accounts: false } }, breaker: { failures: 1, park: 600 } })
+    await fallback("status", "--clear")
+    expect((await fallback("run", place("a"), "Hello")).code).toBe(12)
+    expect(argv("b")).toHaveLength(1)
+    expect(JSON.parse((await fallback("status", "--json")).out)).toMatchObject([{ place: place("a"), breaker: "parked" }])
+    withRun({ answers: { AuthRefused: { acounts: false } } })
+    expect((await fallback("run", place("a"), "Hello")).err).toBe(
+      `fallback: ${config} is not a fallback config: at run.answers.AuthRefused.acounts: this key is not one a fallback config has (did you mean accounts?)\n`
+    )
+  })
+
   it("refuses numbers it cannot use, naming the flag", async () => {
     const { fallback } = setUp({ a: "answer" })
     expect(await fallback("run", place("a"), "--deadline", "soon", "Hello")).toMatchObject({

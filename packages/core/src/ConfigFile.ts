@@ -20,6 +20,7 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Ref from "effect/Ref"
 import * as Schema from "effect/Schema"
+import * as Failure from "./Failure.js"
 import * as internal from "./internal/configFile.js"
 import { nearest } from "./internal/nearest.js"
 import { looksLikeSecret } from "./internal/secret.js"
@@ -187,6 +188,57 @@ export const StepEntry = Schema.Struct({
   retrying: Schema.optionalWith(Policy.Retrying, { exact: true })
 }).annotations({ identifier: "Step" })
 
+const Seconds = Schema.Number.pipe(Schema.nonNegative({ message: () => "seconds, 0 or more" }))
+const Count = Schema.Int.pipe(Schema.positive({ message: () => "a whole number, 1 or more" }))
+
+/**
+ * What one failure kind gets, over the preset's answer for it: `waits` before each go again here
+ * (seconds), `atLeast` the shortest wait, whether the step's own tries apply (`step`), whether the
+ * session is reopened (`reopen`), whether other accounts and places are walked, the `cooldown`
+ * (seconds) the place gets, and `once` for a kind taken only once.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const AnswerSettings = Schema.Struct({
+  waits: Schema.optionalWith(Schema.Array(Seconds), { exact: true }),
+  atLeast: Schema.optionalWith(Seconds, { exact: true }),
+  step: Schema.optionalWith(Schema.Boolean, { exact: true }),
+  reopen: Schema.optionalWith(Schema.Boolean, { exact: true }),
+  accounts: Schema.optionalWith(Schema.Boolean, { exact: true }),
+  places: Schema.optionalWith(Schema.Boolean, { exact: true }),
+  cooldown: Schema.optionalWith(Seconds, { exact: true }),
+  once: Schema.optionalWith(Schema.Boolean, { exact: true })
+}).annotations({ identifier: "AnswerSettings" })
+
+/**
+ * How `fallback run` recovers when its flags do not say: the preset, the first-byte, idle and
+ * deadline limits (seconds; a first byte of 0 is no limit), the most goes in all, the breaker's
+ * numbers (failures in a row, seconds parked) and the answer to each failure kind.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const RunSettings = Schema.Struct({
+  preset: Schema.optionalWith(Schema.Literal("primary", "escalating", "breaker"), { exact: true }),
+  firstByte: Schema.optionalWith(Seconds, { exact: true }),
+  idle: Schema.optionalWith(Seconds, { exact: true }),
+  deadline: Schema.optionalWith(Seconds.pipe(Schema.positive({ message: () => "seconds, more than 0" })), { exact: true }),
+  attempts: Schema.optionalWith(Count, { exact: true }),
+  breaker: Schema.optionalWith(
+    Schema.Struct({ failures: Schema.optionalWith(Count, { exact: true }), park: Schema.optionalWith(Seconds, { exact: true }) }),
+    { exact: true }
+  ),
+  answers: Schema.optionalWith(
+    Schema.Struct(
+      Object.fromEntries(Failure.kinds.map((kind) => [kind, Schema.optionalWith(AnswerSettings, { exact: true })])) as {
+        readonly [K in Failure.Kind]: Schema.optionalWith<typeof AnswerSettings, { exact: true }>
+      }
+    ),
+    { exact: true }
+  )
+}).annotations({ identifier: "RunSettings" })
+
 /** The keys an object at `path` in the file may have, for "did you mean" on one it may not. */
 const keysAt = (path: ReadonlyArray<PropertyKey>): ReadonlyArray<string> => {
   const [section, , third, fourth] = path
@@ -199,6 +251,14 @@ const keysAt = (path: ReadonlyArray<PropertyKey>): ReadonlyArray<string> => {
       return path.length === 3 ? fieldsOf(Account) : fourth === "endpoint" ? fieldsOf(Endpoint) : ["fromEnv"]
     case "providers":
       return path.length === 2 ? fieldsOf(Provider) : third === "models" ? ["name", "contextWindow"] : ["fromEnv"]
+    case "run":
+      return path.length === 1
+        ? fieldsOf(RunSettings)
+        : third === undefined && path[1] === "breaker"
+        ? ["failures", "park"]
+        : path[1] === "answers"
+        ? path.length === 2 ? [...Failure.kinds] : fieldsOf(AnswerSettings)
+        : []
     case "clis":
       return path.length === 2 ? fieldsOf(CliSettings) : third === "endpoint" && path.length === 3 ? fieldsOf(Endpoint) : ["fromEnv"]
     default:
@@ -220,7 +280,8 @@ export const Document = Schema.Struct({
     exact: true
   }),
   providers: Schema.optionalWith(Schema.Record({ key: Place.Cli, value: Provider }), { default: () => ({}), exact: true }),
-  clis: Schema.optionalWith(Schema.Record({ key: Place.Cli, value: CliSettings }), { default: () => ({}), exact: true })
+  clis: Schema.optionalWith(Schema.Record({ key: Place.Cli, value: CliSettings }), { default: () => ({}), exact: true }),
+  run: Schema.optionalWith(RunSettings, { exact: true })
 }).annotations({ identifier: "FallbackConfig", title: "fallback config" })
 
 /**

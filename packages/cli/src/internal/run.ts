@@ -4,6 +4,7 @@ import * as Options from "@effect/cli/Options"
 import * as Terminal from "@effect/platform/Terminal"
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import * as Agent from "@fallback/core/Agent"
+import * as Answer from "@fallback/core/Answer"
 import type * as Backend from "@fallback/core/Backend"
 import * as ConfigFile from "@fallback/core/ConfigFile"
 import * as Notice from "@fallback/core/Notice"
@@ -36,8 +37,8 @@ const prompt = Args.text({ name: "prompt" }).pipe(
 )
 
 const preset = Options.choice("preset", ["primary", "escalating", "breaker"]).pipe(
-  Options.withDescription("how turns recover: the primary design, or one of the two other systems"),
-  Options.withDefault("primary" as const)
+  Options.withDescription("how turns recover: primary (the default), escalating or breaker"),
+  Options.optional
 )
 
 const text = (name: string, description: string) =>
@@ -82,6 +83,32 @@ export class InvalidRun extends Schema.TaggedError<InvalidRun>("@fallback/cli/In
   }
 }
 
+/** A preset's answers with the config's changes to some kinds laid over them. */
+const answersWith = (
+  answers: Answer.Table,
+  changes: NonNullable<NonNullable<ConfigFile.Document["run"]>["answers"]>
+): Answer.Table =>
+  Answer.override(
+    answers,
+    Object.fromEntries(Object.entries(changes).map(([kind, change]) => {
+      const was = answers[kind as keyof Answer.Table]
+      const cooldown = change.cooldown === undefined ? was.cooldown : Duration.seconds(change.cooldown)
+      return [
+        kind,
+        new Answer.Answer({
+          here: change.waits === undefined ? was.here : change.waits.map((s) => Duration.seconds(s)),
+          atLeast: change.atLeast === undefined ? was.atLeast : Duration.seconds(change.atLeast),
+          step: change.step ?? was.step,
+          reopen: change.reopen ?? was.reopen,
+          accounts: change.accounts ?? was.accounts,
+          places: change.places ?? was.places,
+          ...(cooldown === undefined ? {} : { cooldown }),
+          once: change.once ?? was.once
+        })
+      ]
+    }))
+  )
+
 const timeOf = (given: Option.Option<string>) =>
   Option.match(given, { onNone: () => Effect.succeedNone, onSome: (input) => Effect.asSome(parseTime(input)) })
 
@@ -119,10 +146,27 @@ export const run = Command.make("run", {
 }, (args) =>
   Effect.gen(function*() {
     const origin = yield* Place.parse(args.place)
-    const chosen = presets[args.preset]
-    const first = yield* timeOf(args.firstByte)
-    const quietFor = yield* timeOf(args.idle)
-    const within = yield* timeOf(args.deadline)
+    const store = yield* ConfigFile.Store
+    const document = yield* store.read
+    // the flags, else the config's run settings, else the preset's
+    const file = document.run ?? {}
+    const seconds = (value: number | undefined) => Option.map(Option.fromNullable(value), (s) => Duration.seconds(s))
+    const named = presets[Option.getOrElse(args.preset, () => file.preset ?? "primary")]
+    const chosen: Preset.Preset = {
+      ...named,
+      options: {
+        ...named.options,
+        answers: file.answers === undefined ? named.options.answers : answersWith(named.options.answers, file.answers)
+      },
+      breaker: {
+        failures: file.breaker?.failures ?? named.breaker.failures,
+        park: Option.getOrElse(seconds(file.breaker?.park), () => named.breaker.park)
+      }
+    }
+    const first = Option.orElse(yield* timeOf(args.firstByte), () => seconds(file.firstByte))
+    const quietFor = Option.orElse(yield* timeOf(args.idle), () => seconds(file.idle))
+    const within = Option.orElse(yield* timeOf(args.deadline), () => seconds(file.deadline))
+    const attempts = Option.orElse(args.attempts, () => Option.fromNullable(file.attempts))
     if (Option.isSome(args.attempts) && args.attempts.value < 1) {
       return yield* new InvalidRun({ reason: `--attempts ${args.attempts.value}: a turn takes at least 1 go` })
     }
@@ -150,7 +194,7 @@ export const run = Command.make("run", {
       }),
       budget: {
         deadline: Option.getOrElse(within, () => chosen.options.budget.deadline),
-        attempts: Option.getOrElse(args.attempts, () => chosen.options.budget.attempts)
+        attempts: Option.getOrElse(attempts, () => chosen.options.budget.attempts)
       }
     }
     const settings = new Settings.Settings({
@@ -197,8 +241,6 @@ export const run = Command.make("run", {
         return shown
       })
 
-    const store = yield* ConfigFile.Store
-    const document = yield* store.read
     const homes = yield* besideConfig("homes")
     if (!agentClis.some(({ cli }) => cli === startAt.cli) && !(startAt.cli in document.providers)) {
       return yield* new InvalidRun({
