@@ -27,14 +27,27 @@ describe("endpoints in the config", () => {
         codex: { endpoint: { baseUrl: "http://127.0.0.1:9/v1", provider: "local", ...endpoint } },
         opencode: { endpoint: { baseUrl: "http://127.0.0.1:9/v1", ...endpoint } }
       },
-      accounts: { gemini: [{ name: "g", configDir: geminiDir, endpoint: { baseUrl: "http://127.0.0.1:9", ...endpoint } }] }
+      accounts: {
+        gemini: [
+          { name: "g", configDir: geminiDir, endpoint: { baseUrl: "http://127.0.0.1:9", ...endpoint } },
+          { name: "plain", configDir: join(home, "gemini-plain") }
+        ]
+      }
     }))
     const run = (place: string) =>
       spawnSync(bin, ["run", place, "--attempts", "1", "Hello"], {
         encoding: "utf8",
         env: { PATH: `${recorders}:${process.env.PATH ?? ""}`, HOME: home, FALLBACK_CONFIG: config, LOCAL_KEY: key }
       })
-    for (const place of ["claude/claude-opus-5", "codex/gpt-5.5", "gemini@g/gemini-2.5-flash", "opencode/local/qwen3:8b"]) {
+    for (
+      const place of [
+        "claude/claude-opus-5",
+        "codex/gpt-5.5",
+        "gemini@g/gemini-2.5-flash",
+        "opencode/local/qwen3:8b",
+        "gemini@plain/gemini-2.5-flash"
+      ]
+    ) {
       const ran = run(place)
       expect(ran.status, place).not.toBe(0)
       expect(ran.stderr, place).not.toContain(key)
@@ -75,6 +88,11 @@ describe("endpoints in the config", () => {
       security: { auth: { selectedType: "gemini-api-key" } },
       privacy: { usageStatisticsEnabled: false },
       telemetry: { enabled: false }
+    })
+
+    // an account with no endpoint still has gemini's own retrying turned off
+    expect(JSON.parse(readFileSync(join(home, "gemini-plain", ".gemini", "settings.json"), "utf8"))).toEqual({
+      general: { maxAttempts: 1 }
     })
 
     expect(of("opencode").argv).toContain("local/qwen3:8b")
