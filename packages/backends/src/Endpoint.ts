@@ -38,6 +38,6 @@ export const retriesOff = internal.retriesOff
  * Merges settings into a CLI's JSON settings file, keeping the user's other settings.
  *
  * @since 0.1.0
- * @category files
+ * @category utils
  */
 export const writeSettings = internal.writeSettings
