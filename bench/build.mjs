@@ -1,17 +1,20 @@
 // Bundles the benchmarks with esbuild, as a user's build would ship the library: run under tsx,
 // every arrow function our sources hand over as an option gets tsx's keep-names helper, which costs
 // about as much per turn as the engine's whole happy path. The bundle sits beside the sources, so
-// the paths the benches resolve from their own folder hold.
+// the paths the benches resolve from their own folder hold. `node bench/build.mjs profile-http`
+// bundles `bench/profile-http.ts` instead of `bench/main.ts`.
 import { build } from "esbuild"
 
+const entry = process.argv[2] ?? "main"
+
 await build({
-  entryPoints: [new URL("main.ts", import.meta.url).pathname],
+  entryPoints: [new URL(`${entry}.ts`, import.meta.url).pathname],
   bundle: true,
   platform: "node",
   format: "esm",
   target: "node20",
   conditions: ["@fallback/source"],
-  outfile: new URL("main.bundle.mjs", import.meta.url).pathname,
+  outfile: new URL(`${entry}.bundle.mjs`, import.meta.url).pathname,
   banner: { js: "import { createRequire as __createRequire } from \"node:module\"; const require = __createRequire(import.meta.url);" },
   logLevel: "warning"
 })

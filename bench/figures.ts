@@ -1,5 +1,6 @@
-/** Repetitions, their median and range, the printed table and `bench/results.json`. */
-import { writeFileSync } from "node:fs"
+/** Repetitions, their median and range, the printed tables and `bench/results.json`, the history of runs. */
+import { existsSync, readFileSync, renameSync, writeFileSync } from "node:fs"
+import { type Read, read } from "./targets.js"
 
 /** How many times each measurement is repeated. */
 export const repetitions = Number(process.env.BENCH_REPETITIONS ?? 5)
@@ -56,18 +57,75 @@ export const table = (figures: ReadonlyArray<Figure>) => {
     f.ratio === undefined ? "" : `${f.ratio.toFixed(2)}×`,
     f.note ?? ""
   ])
-  const head = ["bench", "what", "median", "min–max", "ratio", "note"]
+  return grid(["bench", "what", "median", "min–max", "ratio", "note"], rows)
+}
+
+/** One run as `bench/results.json` keeps it: when, at which commit, where, and what it measured. */
+export interface Run {
+  readonly at: string
+  readonly commit: string
+  readonly node: string
+  readonly machine: string
+  readonly load: ReadonlyArray<number>
+  readonly benches: ReadonlyArray<string>
+  readonly repetitions: number
+  readonly targets: ReadonlyArray<Read>
+  readonly figures: ReadonlyArray<Figure>
+}
+
+/** The runs kept in `path`, oldest first; a file from before the history was kept is its one run. */
+export const history = (path: string): Array<Run> => {
+  if (!existsSync(path)) return []
+  const kept = JSON.parse(readFileSync(path, "utf8")) as { readonly runs?: Array<Run> } & Partial<Run>
+  if (Array.isArray(kept.runs)) return kept.runs
+  const figures = kept.figures ?? []
+  return [{
+    at: kept.at ?? "",
+    commit: kept.commit ?? "unknown",
+    node: kept.node ?? "",
+    machine: kept.machine ?? "",
+    load: kept.load ?? [],
+    benches: [...new Set(figures.map((f) => f.bench))],
+    repetitions: kept.repetitions ?? repetitions,
+    targets: read(figures),
+    figures
+  }]
+}
+
+/** Adds `run` to the history in `path`, written whole to a temporary file first and moved in place. */
+export const save = (path: string, run: Run) => {
+  const runs = [...history(path), run]
+  writeFileSync(`${path}.tmp`, JSON.stringify({ runs }, null, 2) + "\n")
+  renameSync(`${path}.tmp`, path)
+}
+
+/** The last run before this one that read the same target. */
+const previous = (runs: ReadonlyArray<Run>, target: Read) =>
+  runs.findLast((run) => run.targets.some((t) => t.bench === target.bench && t.what === target.what))
+    ?.targets.find((t) => t.bench === target.bench && t.what === target.what)
+
+/** The targets as a table: each one's figure, whether it is met, and what the last run read. */
+export const verdicts = (targets: ReadonlyArray<Read>, runs: ReadonlyArray<Run>) => {
+  const rows = targets.map((t) => {
+    const last = previous(runs, t)
+    return [
+      t.bench,
+      t.what,
+      t.target,
+      t.value,
+      t.met ? "met" : "NOT MET",
+      [t.how, last === undefined ? undefined : `last run: ${last.value}${last.met ? "" : " (not met)"}`]
+        .filter((part) => part !== undefined).join("; ")
+    ]
+  })
+  return grid(["bench", "target", "wanted", "measured", "verdict", "note"], rows)
+}
+
+const grid = (head: ReadonlyArray<string>, rows: ReadonlyArray<ReadonlyArray<string>>) => {
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i]!.length)))
   const line = (row: ReadonlyArray<string>) => row.map((cell, i) => cell.padEnd(widths[i]!)).join("  ").trimEnd()
   return [line(head), line(widths.map((w) => "-".repeat(w))), ...rows.map(line)].join("\n")
 }
-
-/** Writes every figure, with when and where they were measured, to `path`. */
-export const save = (path: string, figures: ReadonlyArray<Figure>, extra: Record<string, unknown>) =>
-  writeFileSync(
-    path,
-    JSON.stringify({ at: new Date().toISOString(), node: process.version, repetitions, ...extra, figures }, null, 2) + "\n"
-  )
 
 /** Milliseconds an async thing takes. */
 export const timed = async (what: () => Promise<unknown>) => {

@@ -45,7 +45,7 @@ const p50 = async (turns: Turns) => {
 }
 
 /** Turns a second with `lanes` turns in flight. */
-const throughput = async (turns: Turns) => {
+export const throughput = async (turns: Turns) => {
   const turn = await turns(parallel)
   let next = 0
   const start = performance.now()
@@ -56,18 +56,18 @@ const throughput = async (turns: Turns) => {
 }
 
 /** The same turn every time. */
-const always = (turn: Turn): Turns => () => Promise.resolve(() => turn)
+export const always = (turn: Turn): Turns => () => Promise.resolve(() => turn)
 
 /**
  * The direct client: undici's keep-alive Agent, the dispatcher fallback's HTTP client runs on,
  * called without fetch's cost on top.
  */
-const direct = new Undici.Agent()
+export const direct = new Undici.Agent()
 
 /** The conversation every turn sends, direct or through fallback: one exchange so far, then the prompt. */
 const conversation = [{ role: "user", content: "hi" }, { role: "assistant", content: "ok" }, { role: "user", content: "hi" }]
 
-const chat = (url: string, model: string, stream: boolean, headers: Record<string, string> = {}): Turn => {
+export const chat = (url: string, model: string, stream: boolean, headers: Record<string, string> = {}): Turn => {
   const { origin } = new URL(url)
   const body = JSON.stringify({ model, stream, messages: conversation })
   const sent = { "content-type": "application/json", ...headers }
@@ -109,7 +109,12 @@ const world = (url: string, chain: ReadonlyArray<string>) => {
  * which keeps the design's 30 s to the first byte and the deadline itself; `whole`: the agent sets
  * no first-byte limit.
  */
-const ours = (url: string, chain: ReadonlyArray<string>, whole = false) =>
+export const ours = <A>(
+  url: string,
+  chain: ReadonlyArray<string>,
+  whole = false,
+  measured: (turns: Turns) => Promise<A> = measure as never
+): Effect.Effect<A> =>
   Effect.gen(function*() {
     const run = Runtime.runPromise(yield* Effect.runtime<Steps.Steps | Health.Health | Backend.Backends>())
     let held: Scope.CloseableScope | undefined
@@ -127,7 +132,7 @@ const ours = (url: string, chain: ReadonlyArray<string>, whole = false) =>
         )))
       return (i) => () => run(Agent.ask(agents[i]!, "hi"))
     }
-    return yield* Effect.promise(() => measure(turns)).pipe(
+    return yield* Effect.promise(() => measured(turns)).pipe(
       Effect.ensuring(Effect.suspend(() => held === undefined ? Effect.void : Scope.close(held, Exit.void)))
     )
   }).pipe(Effect.provide(world(url, chain)))

@@ -10,7 +10,8 @@ const summary = await Effect.runPromise(soak({
   seconds: Number(process.env.SOAK_SECONDS ?? 600),
   seed: Number(process.env.SOAK_SEED ?? 1),
   parallel: Number(process.env.SOAK_PARALLEL ?? 16),
-  turnsPerTrial: 25
+  turnsPerTrial: 25,
+  wallClock: true
 }))
 console.log(describe(summary))
 process.exitCode = summary.broken.length === 0 ? 0 : 1

@@ -9,7 +9,7 @@ import { fileURLToPath } from "node:url"
 const root = fileURLToPath(new URL("..", import.meta.url))
 const bin = join(root, "node_modules", ".bin", "fallback")
 
-// The bin runs the bundle test/setup.ts builds before the tests, from this tree's code.
+// The bin runs the bundle test/support/bin.ts builds once for every end-to-end file.
 
 const fallback = (config: string, ...args: Array<string>) => {
   const ran = spawnSync(bin, args, {

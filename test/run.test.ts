@@ -1,7 +1,7 @@
 // `fallback run`'s flags, end to end: the installed bin as a real process, driving a stand-in
 // claude (test/fixtures/standins/claude) on PATH whose accounts are folders that say how it
 // behaves and record the arguments it was given.
-import { RunOutput } from "@fallback/cli"
+import * as RunOutput from "../packages/cli/src/RunOutput.js"
 import { describe, expect, it } from "@effect/vitest"
 import { Schema } from "effect"
 import { spawn } from "node:child_process"

@@ -5,6 +5,7 @@ import { execFileSync } from "node:child_process"
 import { randomUUID } from "node:crypto"
 import { readFileSync } from "node:fs"
 import { dirname } from "node:path"
+
 import { build } from "esbuild"
 
 // @effect/platform-node's HTTP client reaches undici through one module, which re-exports all of
@@ -53,10 +54,14 @@ if (dynamic.length > 0) throw new Error(`the bundle imports ${dynamic.map((i) =>
 
 for (const [path, input] of Object.entries(built.metafile.inputs)) {
   if (!input.imports.some((imported) => undici.test(imported.path))) continue
-  const taken = new Set(Array.from(readFileSync(path, "utf8").matchAll(/(?<![\w./])Undici\.(\w+)/g), ([, name]) => name))
+  const taken = new Set(
+    Array.from(readFileSync(path, "utf8").matchAll(/(?<![\w./])Undici\.(\w+)/g), ([, name]) => name)
+  )
   const missing = [...taken].filter((name) => !undiciTaken.includes(name))
   if (!path.endsWith("httpClientUndici.js") || missing.length > 0) {
-    throw new Error(`${path} takes ${[...taken].join(", ")} from undici; the lazy stand-in offers ${undiciTaken.join(", ")}`)
+    throw new Error(
+      `${path} takes ${[...taken].join(", ")} from undici; the lazy stand-in offers ${undiciTaken.join(", ")}`
+    )
   }
 }
 

@@ -38,6 +38,19 @@ export const provider = (definition: Definition = {}): HttpProvider.Provider =>
 /**
  * The provider's backend.
  *
+ * @example
+ * ```ts
+ * import { NodeHttpClient } from "@effect/platform-node"
+ * import { AnthropicMessages } from "@fallback/backends"
+ * import { Backend } from "@fallback/core"
+ * import { Effect, Layer } from "effect"
+ *
+ * // Anthropic's API, the key read from ANTHROPIC_API_KEY: places anthropic/claude-sonnet-4-5, …
+ * const backends = Layer.unwrapEffect(
+ *   Effect.map(AnthropicMessages.make(), (backend) => Backend.Backends.layer([backend]))
+ * ).pipe(Layer.provide(NodeHttpClient.layerUndici))
+ * ```
+ *
  * @since 0.1.0
  * @category constructors
  */

@@ -41,6 +41,15 @@ export const readOutcome: (finished: Cli.Finished, place: Place.Place) => Cli.Ou
 /**
  * The backend.
  *
+ * @example
+ * ```ts
+ * import { Antigravity } from "@fallback/backends"
+ * import { Backend } from "@fallback/core"
+ *
+ * // the places Antigravity.make() serves are antigravity[@ACCOUNT]/MODEL; its CLI is found on PATH, or at bin
+ * const backends = Backend.Backends.layer([Antigravity.make({ bin: "/usr/local/bin/antigravity" })])
+ * ```
+ *
  * @since 0.1.0
  * @category constructors
  */

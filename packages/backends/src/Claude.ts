@@ -38,6 +38,15 @@ export const readOutcome: (finished: Cli.Finished, place: Place.Place) => Cli.Ou
 /**
  * The backend.
  *
+ * @example
+ * ```ts
+ * import { Claude } from "@fallback/backends"
+ * import { Backend } from "@fallback/core"
+ *
+ * // the places Claude.make() serves are claude[@ACCOUNT]/MODEL; its CLI is found on PATH, or at bin
+ * const backends = Backend.Backends.layer([Claude.make({ bin: "/usr/local/bin/claude" })])
+ * ```
+ *
  * @since 0.1.0
  * @category constructors
  */

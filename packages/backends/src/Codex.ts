@@ -38,6 +38,15 @@ export const readOutcome: (finished: Cli.Finished, place: Place.Place) => Cli.Ou
 /**
  * The backend.
  *
+ * @example
+ * ```ts
+ * import { Codex } from "@fallback/backends"
+ * import { Backend } from "@fallback/core"
+ *
+ * // the places Codex.make() serves are codex[@ACCOUNT]/MODEL; its CLI is found on PATH, or at bin
+ * const backends = Backend.Backends.layer([Codex.make({ bin: "/usr/local/bin/codex" })])
+ * ```
+ *
  * @since 0.1.0
  * @category constructors
  */

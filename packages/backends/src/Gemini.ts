@@ -38,6 +38,15 @@ export const readOutcome: (finished: Cli.Finished, place: Place.Place) => Cli.Ou
 /**
  * The backend.
  *
+ * @example
+ * ```ts
+ * import { Gemini } from "@fallback/backends"
+ * import { Backend } from "@fallback/core"
+ *
+ * // the places Gemini.make() serves are gemini[@ACCOUNT]/MODEL; its CLI is found on PATH, or at bin
+ * const backends = Backend.Backends.layer([Gemini.make({ bin: "/usr/local/bin/gemini" })])
+ * ```
+ *
  * @since 0.1.0
  * @category constructors
  */

@@ -83,6 +83,24 @@ export interface Options {
 /**
  * The backend of a provider, for either kind. It runs on the HttpClient given when it is made.
  *
+ * @example
+ * ```ts
+ * import { NodeHttpClient } from "@effect/platform-node"
+ * import { HttpProvider } from "@fallback/backends"
+ * import { Backend } from "@fallback/core"
+ * import { Effect, Layer } from "effect"
+ *
+ * const local = HttpProvider.Provider.make({
+ *   name: "local",
+ *   kind: "openai-compatible",
+ *   baseUrl: "http://127.0.0.1:11434/v1",
+ *   models: [{ name: "qwen3:8b", contextWindow: 40960 }]
+ * })
+ *
+ * const backends = Layer.unwrapEffect(Effect.map(HttpProvider.make(local), (backend) => Backend.Backends.layer([backend])))
+ *   .pipe(Layer.provide(NodeHttpClient.layerUndici))
+ * ```
+ *
  * @since 0.1.0
  * @category constructors
  */

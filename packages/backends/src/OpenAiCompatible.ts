@@ -34,6 +34,20 @@ export const provider = (definition: Definition): HttpProvider.Provider =>
  * The provider's backend, e.g. `make({ name: "local", baseUrl: "http://127.0.0.1:11434/v1" })` for
  * Ollama, whose places are then `local/qwen3:8b`.
  *
+ * @example
+ * ```ts
+ * import { NodeHttpClient } from "@effect/platform-node"
+ * import { OpenAiCompatible } from "@fallback/backends"
+ * import { Backend } from "@fallback/core"
+ * import { Effect, Layer } from "effect"
+ *
+ * // Ollama on this machine: its places are local/qwen3:8b, local/llama3:8b, …
+ * const backends = Layer.unwrapEffect(
+ *   Effect.map(OpenAiCompatible.make({ name: "local", baseUrl: "http://127.0.0.1:11434/v1" }), (backend) =>
+ *     Backend.Backends.layer([backend]))
+ * ).pipe(Layer.provide(NodeHttpClient.layerUndici))
+ * ```
+ *
  * @since 0.1.0
  * @category constructors
  */

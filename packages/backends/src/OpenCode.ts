@@ -38,6 +38,15 @@ export const readOutcome: (finished: Cli.Finished, place: Place.Place) => Cli.Ou
 /**
  * The backend.
  *
+ * @example
+ * ```ts
+ * import { OpenCode } from "@fallback/backends"
+ * import { Backend } from "@fallback/core"
+ *
+ * // the places OpenCode.make() serves are opencode[@ACCOUNT]/MODEL; its CLI is found on PATH, or at bin
+ * const backends = Backend.Backends.layer([OpenCode.make({ bin: "/usr/local/bin/opencode" })])
+ * ```
+ *
  * @since 0.1.0
  * @category constructors
  */

@@ -5,6 +5,7 @@
  */
 import * as Command from "@effect/cli/Command"
 import * as ValidationError from "@effect/cli/ValidationError"
+import * as Secret from "@fallback/core/Secret"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
@@ -141,6 +142,6 @@ const before = (args: ReadonlyArray<string>): Effect.Effect<boolean, UsageError>
 export const main = (argv: ReadonlyArray<string>) =>
   Effect.flatMap(before(argv.slice(2)), (done) => done ? Effect.void : run(argv)).pipe(
     Effect.tapError((error) =>
-      ValidationError.isValidationError(error) ? Effect.void : Console.error(`fallback: ${String(error.message)}`)
+      ValidationError.isValidationError(error) ? Effect.void : Console.error(`fallback: ${Secret.mask(String(error.message))}`)
     )
   )

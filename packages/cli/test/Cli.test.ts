@@ -216,7 +216,7 @@ describe("fallback (in process)", () => {
         ],
         [
           ["retry", "claude/a", "--tries", "-2"],
-          "fallback: tries is -2; tries is a whole number of goes beyond the first (0 or more) and timeout 0 or more"
+          "fallback: tries is -2; tries is a whole number of goes beyond the first (0 to 100) and timeout 0 to 86400 seconds"
         ],
         [
           ["point", "claud/a", "codex/b"],

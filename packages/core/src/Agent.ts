@@ -155,6 +155,21 @@ export type Requirements = Backend.Backends | Steps.Steps | Health.Health
  * Makes an agent at a place. Nothing is opened until its first turn; every session it opens (its
  * own and its stand-ins') is held until the scope closes.
  *
+ * @example
+ * ```ts
+ * import { Agent, Backend, Health, Steps } from "@fallback/core"
+ * import { Effect, Layer } from "effect"
+ *
+ * const answer = Effect.gen(function*() {
+ *   const agent = yield* Agent.make("claude@work/claude-opus-5")
+ *   return yield* Agent.ask(agent, "refactor the parser")
+ * }).pipe(
+ *   Effect.scoped,
+ *   // the backends come from @fallback/backends: Claude.make(), OpenAiCompatible.make(…), …
+ *   Effect.provide(Layer.mergeAll(Backend.Backends.layer([]), Steps.Steps.layerMemory, Health.Health.layerMemory()))
+ * )
+ * ```
+ *
  * @since 0.1.0
  * @category constructors
  */

@@ -47,27 +47,36 @@ export type Table = { readonly [K in Failure.Kind]: Answer }
  * @since 0.1.0
  * @category tables
  */
-export const primary: Table = {
-  RateLimited: new Answer({
+export const primary: Table = (() => {
+  // 000, "Too many requests — HTTP 429, a quota spent, RESOURCE_EXHAUSTED, overloaded": waits at
+  // least 30 seconds, then walks the account chain. A spent quota is that row too; the time it
+  // names, when it names one, is how long its place cools down.
+  const tooMany = new Answer({
     here: [Duration.seconds(30)],
     atLeast: Duration.seconds(30),
     step: true,
     accounts: true,
     places: true,
     cooldown: Duration.seconds(30)
-  }),
-  QuotaExhausted: new Answer({ accounts: true, places: true, cooldown: Duration.minutes(30) }),
-  AuthRefused: new Answer({ accounts: true, places: true }),
-  ModelNotFound: new Answer({ places: true }),
-  StoreBusy: new Answer({ here: [Duration.seconds(1), Duration.seconds(1), Duration.seconds(1)], places: true }),
-  ConnectionLost: new Answer({ here: [Duration.zero], reopen: true, step: true, accounts: true, places: true }),
-  Killed: new Answer({ here: [Duration.seconds(1)], reopen: true, step: true, accounts: true, places: true }),
-  NotInstalled: new Answer({ places: true }),
-  ContextTooLong: new Answer({ once: true }),
-  Timeout: new Answer({ places: true }),
-  Unresponsive: new Answer({ places: true }),
-  Unknown: new Answer({ step: true, accounts: true, places: true })
-}
+  })
+  // 000, "Anything else": the goes the step asked for, the step's own wait, then the account chain.
+  const anythingElse = new Answer({ step: true, accounts: true, places: true })
+  return {
+    RateLimited: tooMany,
+    QuotaExhausted: tooMany,
+    AuthRefused: new Answer({ accounts: true, places: true }),
+    ModelNotFound: new Answer({ places: true }),
+    // "Three goes here, a second apart": the first and two more.
+    StoreBusy: new Answer({ here: [Duration.seconds(1), Duration.seconds(1)], places: true }),
+    ConnectionLost: new Answer({ here: [Duration.zero], reopen: true, step: true, accounts: true, places: true }),
+    Killed: new Answer({ here: [Duration.seconds(1)], reopen: true, step: true, accounts: true, places: true }),
+    NotInstalled: new Answer({ places: true }),
+    ContextTooLong: new Answer({ once: true }),
+    Timeout: anythingElse,
+    Unresponsive: anythingElse,
+    Unknown: anythingElse
+  }
+})()
 
 /**
  * A table with some kinds answered differently.

@@ -14,6 +14,7 @@ import * as Path from "@effect/platform/Path"
 import * as Config from "effect/Config"
 import type * as ConfigError from "effect/ConfigError"
 import * as Context from "effect/Context"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
@@ -22,8 +23,9 @@ import * as Ref from "effect/Ref"
 import * as Schema from "effect/Schema"
 import * as Failure from "./Failure.js"
 import * as internal from "./internal/configFile.js"
+import * as SharedFile from "./internal/sharedFile.js"
 import { nearest } from "./internal/nearest.js"
-import { looksLikeSecret } from "./internal/secret.js"
+import { looksLikeSecret, secretName } from "./internal/secret.js"
 import type { Book } from "./internal/steps.js"
 import * as Place from "./Place.js"
 import * as Policy from "./Policy.js"
@@ -125,7 +127,15 @@ export class Account extends Schema.Class<Account>("@fallback/core/Account")({
   configDir: Schema.optionalWith(Schema.NonEmptyString.annotations({ description: "the CLI's own config folder" }), {
     exact: true
   }),
-  env: Schema.optionalWith(Schema.Record({ key: EnvName, value: EnvValue }), { exact: true }),
+  env: Schema.optionalWith(
+    Schema.Record({ key: EnvName, value: EnvValue }).pipe(
+      Schema.filter((env) => {
+        const named = Object.keys(env).find((name) => typeof env[name] === "string" && secretName(name))
+        return named === undefined || { path: [named], message: `the name ${named} says it holds a secret: ${secretAdvice}` }
+      })
+    ),
+    { exact: true }
+  ),
   endpoint: Schema.optionalWith(Endpoint, { exact: true })
 }, { identifier: "Account" }) {}
 
@@ -151,7 +161,10 @@ export const Provider = Schema.Struct({
   kind: Schema.Literal("anthropic-messages", "openai-compatible").annotations({
     message: () => ({ message: "\"anthropic-messages\" or \"openai-compatible\"", override: true })
   }),
-  baseUrl: Schema.String.pipe(Schema.pattern(/^https?:\/\/\S+$/, { message: () => "an http:// or https:// URL" })),
+  baseUrl: Schema.String.pipe(
+    Schema.pattern(/^https?:\/\/\S+$/, { message: () => "an http:// or https:// URL" }),
+    Schema.filter((url) => !looksLikeSecret(url) || "the URL holds a secret; keep it in your environment and name it as the provider's \"key\": { \"fromEnv\": \"NAME_OF_THAT_VARIABLE\" }")
+  ),
   key: Schema.optionalWith(FromEnv, { exact: true }),
   models: Schema.optionalWith(
     Schema.Array(Schema.Struct({
@@ -603,6 +616,54 @@ export const location: Effect.Effect<string, ConfigError.ConfigError, Path.Path>
   return path.resolve(base, "fallback", "config.json")
 })
 
+const patience = Duration.seconds(10)
+
+/**
+ * A document kept in a file. A change is written only when its text reads back as the same
+ * document: nothing is written that the next command would refuse.
+ */
+const fileStore = (file: string) =>
+  Effect.gen(function*() {
+    const shared = yield* SharedFile.make(file, patience)
+    const unwritable = (reason: string) => new ConfigUnwritable({ file, reason })
+
+    const read = Effect.gen(function*() {
+      const known = yield* KnownClis
+      const content = yield* Effect.mapError(shared.text, (e) => new ConfigUnreadable({ file, reason: e.message }))
+      return Option.isNone(content) || content.value.trim() === ""
+        ? empty
+        : yield* decode(file, content.value, known)
+    })
+
+    const readsBack = (document: Document, known: ReadonlyArray<string>) =>
+      Either.try({ try: () => encode(document), catch: (e) => e }).pipe(
+        Either.filterOrLeft((text) => Either.isRight(decode(file, text, known)), () => undefined),
+        Either.mapLeft((e) =>
+          unwritable(`the change would not read back (${
+            e instanceof Error ? internal.firstLine(e.message) : "it writes what the file refuses"
+          })`)
+        )
+      )
+
+    return Store.of({
+      file: Option.some(file),
+      read,
+      modify: (change) =>
+        Effect.gen(function*() {
+          const known = yield* KnownClis
+          const next = yield* Either.flatMap(change(yield* read), (document) => check(document, { known, file }))
+          const text = yield* readsBack(next, known)
+          yield* Effect.mapError(shared.replace(text), (e) => unwritable(e.message))
+        }).pipe(
+          shared.edit((problem) =>
+            problem._tag === "Held"
+              ? new ConfigLocked({ file, holder: problem.holder })
+              : unwritable(problem.reason)
+          )
+        )
+    })
+  })
+
 /**
  * Where the document lives: read it, or change it in one read-modify-write that no other writer
  * interleaves with.
@@ -648,7 +709,7 @@ export class Store extends Context.Tag("@fallback/core/ConfigFile/Store")<Store,
    * @since 0.1.0
    */
   static readonly layerFile = (file: string): Layer.Layer<Store, never, FileSystem.FileSystem | Path.Path> =>
-    Layer.effect(Store, internal.fileStore(file))
+    Layer.effect(Store, fileStore(file))
 
   /**
    * The document in the file {@link location} names.

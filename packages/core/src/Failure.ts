@@ -7,7 +7,7 @@
 import * as DateTime from "effect/DateTime"
 import * as Match from "effect/Match"
 import * as Schema from "effect/Schema"
-import { redact } from "./internal/secret.js"
+import { excerpt, redact } from "./internal/secret.js"
 import { wait } from "./internal/words.js"
 import { Place } from "./Place.js"
 
@@ -22,7 +22,7 @@ const SaidText = Schema.String.pipe(Schema.brand("@fallback/core/Said"))
  */
 export const Said: Schema.Schema<typeof SaidText.Type, string> = Schema.transform(Schema.String, SaidText, {
   strict: true,
-  decode: (text) => SaidText.make(redact(text)),
+  decode: (text) => SaidText.make(excerpt(redact(text))),
   encode: (said) => said
 })
 
@@ -38,7 +38,7 @@ export type Said = typeof SaidText.Type
  * @since 0.1.0
  * @category constructors
  */
-export const said = (text: string): Said => SaidText.make(redact(text))
+export const said = (text: string): Said => SaidText.make(excerpt(redact(text)))
 
 const where = { place: Place, said: Said }
 

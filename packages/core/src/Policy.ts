@@ -67,6 +67,26 @@ export const firstWait: Duration.Duration = Duration.seconds(1)
 export const longestWait: Duration.Duration = Duration.seconds(60)
 
 /**
+ * The most tries a step may ask for beyond the first. A turn's own budget (20 requests by
+ * default) ends trying long before; the bound keeps every ladder small enough to compute at once.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const mostTries = 100
+
+/**
+ * The longest timeout a step may have: a day. Longer than any turn's budget, and a number every
+ * file writes and reads back exactly.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const longestTimeout: Duration.Duration = Duration.hours(24)
+
+const longestSeconds = Duration.toSeconds(longestTimeout)
+
+/**
  * A string that names no policy; the message lists the six.
  *
  * @since 0.1.0
@@ -125,8 +145,15 @@ export const schedule = (name: Name): Schedule.Schedule<Duration.Duration> => {
  * @category schemas
  */
 export const Seconds = Schema.transform(
-  Schema.NonNegative.annotations({ message: () => ({ message: "a number of seconds, 0 or more", override: true }) }),
-  Schema.DurationFromSelf,
+  Schema.Number.pipe(Schema.finite(), Schema.between(0, longestSeconds)).annotations({
+    message: () => ({ message: `a number of seconds from 0 to ${longestSeconds}`, override: true })
+  }),
+  Schema.DurationFromSelf.pipe(
+    Schema.filter((duration) =>
+      (Duration.isFinite(duration) && Duration.lessThanOrEqualTo(duration, longestTimeout)) ||
+      `a time from 0 to ${longestSeconds} seconds`
+    )
+  ),
   {
     strict: true,
     decode: (seconds) => Duration.seconds(seconds),
@@ -143,9 +170,9 @@ export const Seconds = Schema.transform(
  * @category models
  */
 export class Retrying extends Schema.Class<Retrying>("@fallback/core/Retrying")({
-  tries: Schema.NonNegativeInt.annotations({
+  tries: Schema.Int.pipe(Schema.between(0, mostTries)).annotations({
     description: "how many goes beyond the first",
-    message: () => ({ message: "a whole number of goes beyond the first, 0 or more", override: true })
+    message: () => ({ message: `a whole number of goes beyond the first, from 0 to ${mostTries}`, override: true })
   }),
   policy: Schema.optionalWith(Name, { default: () => defaultName, exact: true }),
   timeout: Schema.optionalWith(Seconds, { default: () => Duration.zero, exact: true })
@@ -162,7 +189,7 @@ export class InvalidRetrying extends Schema.TaggedError<InvalidRetrying>("@fallb
   { reason: Schema.String }
 ) {
   override get message(): string {
-    return `${this.reason}; tries is a whole number of goes beyond the first (0 or more) and timeout 0 or more`
+    return `${this.reason}; tries is a whole number of goes beyond the first (0 to ${mostTries}) and timeout 0 to ${longestSeconds} seconds`
   }
 }
 
@@ -178,10 +205,10 @@ export const retrying = (
   policy: Name = defaultName,
   timeout: Duration.Duration = Duration.zero
 ): Either.Either<Retrying, InvalidRetrying> =>
-  !Number.isSafeInteger(tries) || tries < 0
-    ? Either.left(new InvalidRetrying({ reason: `tries is ${tries}` }))
-    : Duration.lessThan(timeout, Duration.zero)
-    ? Either.left(new InvalidRetrying({ reason: `timeout is ${Duration.format(timeout)}` }))
+  !Number.isSafeInteger(tries) || tries < 0 || tries > mostTries
+    ? Either.left(new InvalidRetrying({ reason: `tries is ${String(tries).slice(0, 24)}` }))
+    : !Duration.isFinite(timeout) || Duration.greaterThan(timeout, longestTimeout)
+    ? Either.left(new InvalidRetrying({ reason: `timeout is ${Duration.isFinite(timeout) ? Duration.format(timeout) : "infinite"}` }))
     : Either.right(new Retrying({ tries, policy, timeout }))
 
 /**
@@ -196,25 +223,54 @@ export const never: Retrying = new Retrying({ tries: 0 })
  * The schedule a turn retries with, for a turn whose first attempt started at `startedAt` (epoch
  * millis, read from the turn's Clock). The budget is checked before each wait: a wait that would
  * end after `startedAt + timeout` is not started, so no attempt begins once the budget is spent.
+ * `atLeast`, when given, is a floor on each wait read from the schedule's input (a failure's own
+ * Retry-After, say), applied before the budget is checked, so a raised wait is checked too.
+ *
+ * @example
+ * ```ts
+ * import { Policy } from "@fallback/core"
+ * import { Clock, Duration, Effect } from "effect"
+ *
+ * const retrying = new Policy.Retrying({ tries: 3, policy: "exponential", timeout: Duration.seconds(90) })
+ *
+ * const withRetrying = <A, E>(turn: Effect.Effect<A, E>) =>
+ *   Effect.flatMap(Clock.currentTimeMillis, (startedAt) => Effect.retry(turn, Policy.toSchedule(retrying, startedAt)))
+ * ```
  *
  * @since 0.1.0
  * @category schedules
  */
-export const toSchedule = (retrying: Retrying, startedAt: number): Schedule.Schedule<Duration.Duration> => {
-  const counted = Schedule.delays(Schedule.intersect(schedule(retrying.policy), Schedule.recurs(retrying.tries)))
+export const toSchedule: {
+  (retrying: Retrying, startedAt: number): Schedule.Schedule<Duration.Duration>
+  <In>(
+    retrying: Retrying,
+    startedAt: number,
+    atLeast: (input: In) => Duration.Duration
+  ): Schedule.Schedule<Duration.Duration, In>
+} = <In>(
+  retrying: Retrying,
+  startedAt: number,
+  atLeast?: (input: In) => Duration.Duration
+): Schedule.Schedule<Duration.Duration, In> => {
+  const counted: Schedule.Schedule<unknown, In> = Schedule.intersect(schedule(retrying.policy), Schedule.recurs(retrying.tries))
+  const floored = Schedule.delays(
+    atLeast === undefined ? counted : pipe(counted, internal.atLeast((input: In) => Duration.toMillis(atLeast(input))))
+  )
   return Duration.isZero(retrying.timeout)
-    ? counted
-    : pipe(counted, internal.beforeDeadline(startedAt + Duration.toMillis(retrying.timeout)))
+    ? floored
+    : pipe(floored, internal.beforeDeadline(startedAt + Duration.toMillis(retrying.timeout)))
 }
 
 /**
- * The waits before the 2nd, 3rd, 4th… try for `tries` goes beyond the first. For
- * `exponential-jitter` these are the upper bounds each wait is drawn under.
+ * The waits before the 2nd, 3rd, 4th… try for `tries` goes beyond the first (at most
+ * {@link mostTries}). For `exponential-jitter` these are the upper bounds each wait is drawn under.
  *
  * @since 0.1.0
  * @category schedules
  */
 export const ladder = (name: Name, tries: number): ReadonlyArray<Duration.Duration> =>
-  Effect.runSync(internal.waits(schedule(name === "exponential-jitter" ? "exponential" : name), tries)).map(
+  Effect.runSync(
+    internal.waits(schedule(name === "exponential-jitter" ? "exponential" : name), Math.min(Math.max(0, tries), mostTries))
+  ).map(
     (millis) => Duration.millis(millis)
   )

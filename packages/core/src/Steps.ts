@@ -1,6 +1,23 @@
 /**
  * What is written against a place: where its turns go next, and how it tries again first. The
  * same steps a script writes are the ones the command line reads back, and the other way round.
+ * `Steps.layerFile(file)` keeps them in the config file at `file`, `Steps.layerMemory` in memory.
+ *
+ * @example
+ * ```ts
+ * import { NodeContext } from "@effect/platform-node"
+ * import { Steps } from "@fallback/core"
+ * import { Effect } from "effect"
+ *
+ * const chain = Effect.gen(function*() {
+ *   const steps = yield* Steps.Steps
+ *   yield* steps.points("claude@work/claude-opus-5", "codex@key/gpt-5.6-sol")
+ *   return yield* steps.chain("claude@work/claude-opus-5")
+ * }).pipe(
+ *   Effect.provide(Steps.Steps.layerFile("/home/me/.config/fallback/config.json")),
+ *   Effect.provide(NodeContext.layer)
+ * )
+ * ```
  *
  * @since 0.1.0
  */

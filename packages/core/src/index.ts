@@ -101,6 +101,13 @@ export * as Preset from "./Preset.js"
 export * as Settings from "./Settings.js"
 
 /**
+ * Secrets kept out of everything fallback prints, stores or sends on.
+ *
+ * @since 0.1.0
+ */
+export * as Secret from "./Secret.js"
+
+/**
  * What is written against a place: where its turns go next, and how it tries again first.
  *
  * @since 0.1.0

@@ -40,7 +40,7 @@ const corpus: ReadonlyArray<readonly [string, string, string]> = [
   [
     "tries as words",
     "{\"steps\": {\"claude/a\": {\"retrying\": {\"tries\": \"three\"}}}}",
-    `${file} is not a fallback config: at steps["claude/a"].retrying.tries: a whole number of goes beyond the first, 0 or more`
+    `${file} is not a fallback config: at steps["claude/a"].retrying.tries: a whole number of goes beyond the first, from 0 to 100`
   ],
   [
     "an unknown policy",
@@ -50,7 +50,7 @@ const corpus: ReadonlyArray<readonly [string, string, string]> = [
   [
     "a negative timeout",
     "{\"steps\": {\"claude/a\": {\"retrying\": {\"tries\": 1, \"timeout\": -5}}}}",
-    `${file} is not a fallback config: at steps["claude/a"].retrying.timeout: a number of seconds, 0 or more`
+    `${file} is not a fallback config: at steps["claude/a"].retrying.timeout: a number of seconds from 0 to 86400`
   ],
   [
     "an unknown key at the top",
@@ -125,7 +125,7 @@ const corpus: ReadonlyArray<readonly [string, string, string]> = [
   [
     "two bad values",
     "{\"steps\": {\"claude/a\": {\"retrying\": {\"tries\": -1}}, \"codex/b\": {\"to\": 5}}}",
-    `${file} is not a fallback config: at steps["claude/a"].retrying.tries: a whole number of goes beyond the first, 0 or more; at steps["codex/b"].to: a place, written CLI[@ACCOUNT]/MODEL (e.g. claude@work/claude-opus-5)`
+    `${file} is not a fallback config: at steps["claude/a"].retrying.tries: a whole number of goes beyond the first, from 0 to 100; at steps["codex/b"].to: a place, written CLI[@ACCOUNT]/MODEL (e.g. claude@work/claude-opus-5)`
   ]
 ]
 

@@ -69,7 +69,7 @@ describe("Steps", () => {
       const steps = yield* Steps.Steps
       expect((yield* Effect.flip(steps.points("Claude/a", "codex/b")))._tag).toBe("InvalidPlace")
       expect((yield* Effect.flip(steps.retrying("claude/a", -1))).message).toBe(
-        "tries is -1; tries is a whole number of goes beyond the first (0 or more) and timeout 0 or more"
+        "tries is -1; tries is a whole number of goes beyond the first (0 to 100) and timeout 0 to 86400 seconds"
       )
     })))
 

@@ -126,6 +126,16 @@ export type Running = internal.Running
 /**
  * Starts a mock outside Effect, on 127.0.0.1 and a free port; `stop` ends it and every connection.
  *
+ * @example
+ * ```ts
+ * import { MockProvider } from "@fallback/testkit"
+ *
+ * const mock = await MockProvider.start()
+ * mock.script([{ fault: "rate-limit", times: 1, retryAfter: 2 }])
+ * // point a client at mock.url (Anthropic Messages, Gemini) or `${mock.url}/v1` (OpenAI)
+ * await mock.stop()
+ * ```
+ *
  * @since 0.1.0
  * @category constructors
  */

@@ -98,7 +98,7 @@ describe("Agent", () => {
       expect(seen.resumed).toEqual(["claude@work/a#1"])
       expect(seen.prompts.map((p) => p.history.map((e) => e.prompt))).toEqual([["one"]])
     }).pipe(Effect.provide(world({
-      script: { places: { "claude@work/a": [Scripted.answer("first"), Scripted.fail("QuotaExhausted")] } },
+      script: { places: { "claude@work/a": [Scripted.answer("first"), Scripted.fail("AuthRefused")] } },
       accounts: { claude: ["work", "home"] }
     }))))
 
@@ -282,12 +282,14 @@ describe("Agent", () => {
 
   it.scoped("a cooling place is skipped by the next agent without a request", () =>
     Effect.gen(function*() {
-      yield* Agent.ask(yield* Agent.make("claude@work/a"), "hi")
+      const first = yield* Effect.fork(Agent.ask(yield* Agent.make("claude@work/a"), "hi"))
+      yield* TestClock.adjust("30 seconds")
+      yield* Fiber.join(first)
       const second = yield* Agent.make("claude@work/a")
       expect(yield* Agent.ask(second, "hi")).toBe("ok from claude@home/a")
-      expect((yield* Scripted.Scripted).seen("claude@work/a").turns).toBe(1)
-      expect((yield* Heard).lines().slice(1)).toEqual([
-        "claude@work/a is cooling down until 1970-01-01T00:30:00.000Z; skipping it",
+      expect((yield* Scripted.Scripted).seen("claude@work/a").turns).toBe(2)
+      expect((yield* Heard).lines().slice(2)).toEqual([
+        "claude@work/a is cooling down until 1970-01-01T00:01:00.000Z; skipping it",
         "claude has no quota left on this account (another account is what answers it); carrying on as home"
       ])
     }).pipe(Effect.provide(world({

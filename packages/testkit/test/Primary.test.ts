@@ -37,21 +37,38 @@ const rows: ReadonlyArray<Row> = [
     notices: ["0 Retrying", "30000 Retrying", "60000 Retrying", "90000 Moving"],
     retrying: [2, "constant"]
   },
-  { kind: "QuotaExhausted", work: [0], ends: [home, 0], notices: ["0 Moving"] },
+  // "Too many requests — HTTP 429, a quota spent, …: Waits at least 30 seconds, then walks the account chain."
+  { kind: "QuotaExhausted", work: [0, 30_000], ends: [home, 30_000], notices: ["0 Retrying", "30000 Moving"] },
   { kind: "AuthRefused", work: [0], ends: [home, 0], notices: ["0 Moving"] },
   { kind: "ModelNotFound", work: [0], ends: [codex, 0], notices: ["0 Moving"] },
   {
     kind: "StoreBusy",
-    work: [0, 1000, 2000, 3000],
-    ends: [codex, 3000],
-    notices: ["0 Retrying", "1000 Retrying", "2000 Retrying", "3000 Moving"]
+    // "Its own store was busy …: Three goes here, a second apart."
+    work: [0, 1000, 2000],
+    ends: [codex, 2000],
+    notices: ["0 Retrying", "1000 Retrying", "2000 Moving"]
   },
   { kind: "ConnectionLost", work: [0, 0], ends: [home, 0], notices: ["0 Retrying", "0 Moving"] },
   { kind: "Killed", work: [0, 1000], ends: [home, 1000], notices: ["0 Retrying", "1000 Moving"] },
   { kind: "NotInstalled", work: [0], ends: [codex, 0], notices: ["0 Moving"] },
   { kind: "ContextTooLong", work: [0], ends: "fails", notices: ["0 Stopping"] },
-  { kind: "Timeout", work: [0], ends: [codex, 0], notices: ["0 Moving"] },
-  { kind: "Unresponsive", work: [0], ends: [codex, 0], notices: ["0 Moving"] },
+  // "Anything else: … the goes the step asked for, the step's own wait, and then the account chain."
+  { kind: "Timeout", work: [0], ends: [home, 0], notices: ["0 Moving"] },
+  {
+    kind: "Timeout",
+    work: [0, 1000, 2000],
+    ends: [home, 2000],
+    notices: ["0 Retrying", "1000 Retrying", "2000 Moving"],
+    retrying: [2, "constant"]
+  },
+  { kind: "Unresponsive", work: [0], ends: [home, 0], notices: ["0 Moving"] },
+  {
+    kind: "Unresponsive",
+    work: [0, 1000, 2000],
+    ends: [home, 2000],
+    notices: ["0 Retrying", "1000 Retrying", "2000 Moving"],
+    retrying: [2, "constant"]
+  },
   { kind: "Unknown", work: [0], ends: [home, 0], notices: ["0 Moving"] },
   {
     kind: "Unknown",
@@ -104,6 +121,41 @@ describe("primary preset (000): each kind's answer", () => {
       }).pipe(Effect.provide(setup(row, whole))))
   }
 
+  // 000: "The time the retrying is given is checked before a wait rather than after it, so a turn
+  // is never started knowing the time it was given is already spent."
+  it.scoped("the step's timeout is checked before each wait: no go starts past it", () =>
+    Effect.gen(function*() {
+      const agent = yield* Agent.make(work)
+      const fiber = yield* Effect.fork(Agent.ask(agent, "hello"))
+      yield* TestClock.adjust("1 minute")
+      expect(yield* Fiber.join(fiber)).toBe(`ok from ${home}`)
+      expect((yield* Scripted.Scripted).seen(work).at).toEqual([0, 1000, 2000])
+      expect((yield* Scripted.Scripted).seen(home).at).toEqual([2000])
+      expect((yield* Heard).lines().map((line) => line.replace(/^.*; /, ""))).toEqual([
+        "trying again in 1s (1 of 5)",
+        "trying again in 1s (2 of 5)",
+        "carrying on as home"
+      ])
+    }).pipe(Effect.provide(world({
+      script: { places: { [work]: [Scripted.fail("Unknown")] } },
+      accounts: { claude: ["work", "home"] },
+      retrying: { [work]: [5, "constant", Duration.millis(2500)] }
+    }))))
+
+  // 000: "fibonacci 1s, 1s, 2s, 3s, 5s": the engine's waits are the policy's Schedule.
+  it.scoped("the waits at a place are the step's policy: fibonacci through the engine", () =>
+    Effect.gen(function*() {
+      const agent = yield* Agent.make(work)
+      const fiber = yield* Effect.fork(Agent.ask(agent, "hello"))
+      yield* TestClock.adjust("1 minute")
+      expect(yield* Fiber.join(fiber)).toBe(`ok from ${home}`)
+      expect((yield* Scripted.Scripted).seen(work).at).toEqual([0, 1000, 2000, 4000, 7000, 12_000])
+    }).pipe(Effect.provide(world({
+      script: { places: { [work]: [Scripted.fail("Unknown")] } },
+      accounts: { claude: ["work", "home"] },
+      retrying: { [work]: [5, "fibonacci"] }
+    }))))
+
   it.scoped("the notices read as the reference page's lines", () =>
     Effect.gen(function*() {
       const agent = yield* Agent.make(work)
@@ -137,19 +189,23 @@ describe("primary preset (000): each kind's answer", () => {
       accounts: { claude: ["work", "home"] }
     }))))
 
-  it.scoped("quota: with no time named, the place cools down for the default 30 min", () =>
+  it.scoped("quota: with no time named, it is the rate limit's row: the place cools down as a rate limit does", () =>
     Effect.gen(function*() {
       const agent = yield* Agent.make(work)
-      expect(yield* Agent.ask(agent, "hello")).toBe(`ok from ${home}`)
+      const fiber = yield* Effect.fork(Agent.ask(agent, "hello"))
+      yield* TestClock.adjust("30 seconds")
+      expect(yield* Fiber.join(fiber)).toBe(`ok from ${home}`)
       const [entry] = yield* Effect.flatMap(Health.Health, (health) => health.snapshot)
       expect(Place.format(entry!.place)).toBe(work)
-      expect(entry!.coolingUntil).toEqual(Option.some(Duration.toMillis(Duration.minutes(30))))
+      expect(entry!.coolingUntil).toEqual(Option.some(60_000))
     }).pipe(Effect.provide(setup(row("QuotaExhausted")))))
 
   it.scoped("quota: the place cools down until the time the failure names", () =>
     Effect.gen(function*() {
       const agent = yield* Agent.make(work)
-      yield* Agent.ask(agent, "hello")
+      const fiber = yield* Effect.fork(Agent.ask(agent, "hello"))
+      yield* TestClock.adjust("30 seconds")
+      yield* Fiber.join(fiber)
       const [entry] = yield* Effect.flatMap(Health.Health, (health) => health.snapshot)
       expect(entry!.coolingUntil).toEqual(Option.some(Duration.toMillis(Duration.hours(5))))
     }).pipe(Effect.provide(world({
@@ -197,16 +253,17 @@ describe("primary preset (000): each kind's answer", () => {
     }).pipe(Effect.provide(setup(row("NotInstalled")))))
 
   for (const whole of [false, true]) {
-  it.scoped(`a first byte that does not come in 30 s yields to the next place${whole ? ", answered whole" : ""}`, () =>
+  // A first byte that does not come is "anything else" (000): the step's goes (none here), then the account chain.
+  it.scoped(`a first byte that does not come in 30 s yields to the next account${whole ? ", answered whole" : ""}`, () =>
     Effect.gen(function*() {
       const agent = yield* Agent.make(work)
       const fiber = yield* Effect.fork(Agent.ask(agent, "hello"))
       yield* TestClock.adjust("29999 millis")
-      expect((yield* Scripted.Scripted).seen(codex).turns).toBe(0)
+      expect((yield* Scripted.Scripted).seen(home).turns).toBe(0)
       yield* TestClock.adjust("1 millis")
-      expect(yield* Fiber.join(fiber)).toBe(`ok from ${codex}`)
+      expect(yield* Fiber.join(fiber)).toBe(`ok from ${home}`)
       expect((yield* Heard).lines()).toEqual([
-        "claude sent nothing within 30s (another place is what answers it); carrying on at codex/gpt"
+        "claude sent nothing within 30s (another place is what answers it); carrying on as home"
       ])
       expect((yield* Scripted.Scripted).seen(work).closes).toBe(0)
     }).pipe(Effect.provide(world({

@@ -1,4 +1,5 @@
 import type { ConfigFile } from "@fallback/core"
+import * as Secret from "@fallback/core/Secret"
 import * as Either from "effect/Either"
 import * as Option from "effect/Option"
 
@@ -41,7 +42,11 @@ export const environment = (
   extra: Readonly<Record<string, string>>
 ): Either.Either<Record<string, string>, Unset> => {
   const base = { ...pick(basics, parent), NO_COLOR: "1", ...cli.quiet, ...extra }
-  if (Option.isNone(account)) return Either.right({ ...base, ...pick(cli.passes, parent) })
+  if (Option.isNone(account)) {
+    const passed = pick(cli.passes, parent)
+    for (const [name, value] of Object.entries(passed)) if (Secret.secretName(name)) Secret.hold(value)
+    return Either.right({ ...base, ...passed })
+  }
   const { configDir, env = {}, name } = account.value
   const variables: Record<string, string> = {}
   for (const [variable, value] of Object.entries(env)) {
@@ -50,6 +55,7 @@ export const environment = (
     } else {
       const found = parent[value.fromEnv]
       if (found === undefined) return Either.left({ account: name, variable, from: value.fromEnv })
+      Secret.hold(found)
       variables[variable] = found
     }
   }

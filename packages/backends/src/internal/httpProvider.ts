@@ -10,7 +10,9 @@ import * as Context from "effect/Context"
 import * as DefaultServices from "effect/DefaultServices"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
 import * as Option from "effect/Option"
+import * as Secret from "@fallback/core/Secret"
 import * as Redacted from "effect/Redacted"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
@@ -79,6 +81,7 @@ const readKey = (
       "value" in found
         ? Effect.succeed(Option.some(Redacted.make(found.value)))
         : Config.redacted(found.variable).pipe(
+          Effect.tap((key) => Secret.hold(Redacted.value(key))),
           Effect.map(Option.some),
           Effect.mapError(() =>
             new Failure.AuthRefused({ place, said: Failure.said(`no key: the variable ${found.variable} is not set`) })
@@ -133,6 +136,14 @@ const streamed = (
     return Stream.repeatEffectChunkOption(next)
   })
 
+const timeout = (place: Place.Place, phase: "first-byte" | "whole-send", after: number) =>
+  new Failure.Timeout({
+    place,
+    said: Failure.said(phase === "first-byte" ? "no first byte" : "the whole reply did not come in time"),
+    phase,
+    after: Duration.millis(after)
+  })
+
 /**
  * An effect cut at `by` (Clock millis) as a Timeout of `phase`, which says how long it had from
  * `sent`; no timer when `by` is unbounded.
@@ -148,16 +159,70 @@ const within = <A>(
     ? Effect.clockWith((clock) =>
       Effect.timeoutFail(effect, {
         duration: Duration.millis(Math.max(0, by - clock.unsafeCurrentTimeMillis())),
-        onTimeout: () =>
-          new Failure.Timeout({
-            place,
-            said: Failure.said(phase === "first-byte" ? "no first byte" : "the whole reply did not come in time"),
-            phase,
-            after: Duration.millis(by - sent)
-          })
+        onTimeout: () => timeout(place, phase, by - sent)
       })
     )
     : effect
+
+/** The clock a program has unless it installs one (a test installs the TestClock). */
+const liveClock = Context.get(DefaultServices.liveServices, Clock.Clock)
+
+/**
+ * A reply within its limits: the response (its first byte) by `by`, the whole body read by
+ * `whole`, both Clock millis. On the live clock the reply runs as one fiber under one timer, set
+ * to `by` and moved to `whole` when the response comes: two nested `Effect.timeoutFail`s cost four
+ * fibers and two sleeps a request, a third of a reply at concurrency. On any other clock (the
+ * TestClock), the limits are Effect timeouts on that clock.
+ */
+const bounded = <R, A>(
+  answered: Effect.Effect<R, Failure.Failure>,
+  read: (response: R) => Effect.Effect<A, Failure.Failure>,
+  place: Place.Place,
+  clock: Clock.Clock,
+  sent: number,
+  limits: { readonly by: number; readonly whole: number }
+): Effect.Effect<A, Failure.Failure> => {
+  const { by, whole } = limits
+  if (!Number.isFinite(by) && !Number.isFinite(whole)) return Effect.flatMap(answered, read)
+  if (clock !== liveClock) {
+    return within(Effect.flatMap(within(answered, place, "first-byte", sent, by), read), place, "whole-send", sent, whole)
+  }
+  let phase: "first-byte" | "whole-send" = "first-byte"
+  let timer: ReturnType<typeof setTimeout> | undefined
+  let fire: (() => void) | undefined
+  const arm = (at: number) => {
+    clearTimeout(timer)
+    timer = Number.isFinite(at) ? setTimeout(() => fire!(), Math.max(0, at - clock.unsafeCurrentTimeMillis())) : undefined
+  }
+  const work = Effect.flatMap(answered, (response) =>
+    Effect.suspend(() => {
+      phase = "whole-send"
+      if (fire !== undefined) arm(whole)
+      return read(response)
+    }))
+  return Effect.flatMap(Effect.fork(work), (fiber) =>
+    Effect.async<A, Failure.Failure>((resume) => {
+      let done = false
+      const finish = (effect: Effect.Effect<A, Failure.Failure>) => {
+        if (done) return
+        done = true
+        clearTimeout(timer)
+        resume(effect)
+      }
+      fire = () => {
+        const late = phase === "first-byte" && by <= whole ? "first-byte" : "whole-send"
+        fiber.unsafeInterruptAsFork(fiber.id())
+        finish(Effect.fail(timeout(place, late, (late === "first-byte" ? by : whole) - sent)))
+      }
+      arm(phase === "first-byte" ? Math.min(by, whole) : whole)
+      fiber.addObserver(finish)
+      return Effect.suspend(() => {
+        done = true
+        clearTimeout(timer)
+        return Fiber.interrupt(fiber)
+      })
+    }))
+}
 
 /** @internal */
 export const make = (
@@ -211,25 +276,24 @@ export const make = (
             // The reply keeps its limits: the response's first byte (its status and headers) by
             // `by`, the whole body by `whole`.
             reply: (prompt, limits) =>
-              Effect.clockWith((clock) => {
-                const sent = clock.unsafeCurrentTimeMillis()
-                const answered = Effect.flatMap(
-                  Effect.mapError(execute(request(prompt)), (error) => unreached(place, error)),
-                  (response) => ok(response) ? Effect.succeed(response) : refused(place, response)
-                )
-                return Effect.flatMap(within(answered, place, "first-byte", sent, limits.by), (response) =>
-                  within(
+              Effect.clockWith((clock) =>
+                bounded(
+                  Effect.flatMap(
+                    Effect.mapError(execute(request(prompt)), (error) => unreached(place, error)),
+                    (response) => ok(response) ? Effect.succeed(response) : refused(place, response)
+                  ),
+                  (response) =>
                     Effect.flatMap(Effect.mapError(response.text, (error) => cut(place, error.cause)), (body) => {
                       const answer = new Answer(wire, place, prompt)
                       const out: Array<Backend.Event> = [Backend.Event.SessionStarted({ sessionId: id })]
                       return Effect.as(Effect.zipRight(answer.more(body, out), answer.end(out)), out)
                     }),
-                    place,
-                    "whole-send",
-                    sent,
-                    limits.whole
-                  ))
-              }),
+                  place,
+                  clock,
+                  clock.unsafeCurrentTimeMillis(),
+                  limits
+                )
+              ),
             keepsLimits: true
           } satisfies Backend.Session
         }

@@ -10,6 +10,7 @@ import * as ConfigFile from "@fallback/core/ConfigFile"
 import * as Notice from "@fallback/core/Notice"
 import * as Place from "@fallback/core/Place"
 import * as Preset from "@fallback/core/Preset"
+import * as Secret from "@fallback/core/Secret"
 import * as Settings from "@fallback/core/Settings"
 import * as Console from "effect/Console"
 import * as Duration from "effect/Duration"
@@ -208,6 +209,7 @@ export const run = Command.make("run", {
       onNone: () => reading,
       onSome: Effect.succeed
     })
+    Secret.holdPrompt(text)
     const terminal = yield* Terminal.Terminal
     // stdout closed early (`| head`) leaves the turn to finish rather than failing it
     const show = (text: string) => Effect.ignore(terminal.display(text))

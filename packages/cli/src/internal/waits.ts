@@ -15,17 +15,20 @@ const policy = Options.choice("policy", Policy.names).pipe(
 )
 
 const tries = Options.integer("tries").pipe(
-  Options.withDescription("how many goes beyond the first"),
+  Options.withDescription(`how many goes beyond the first (0 to ${Policy.mostTries})`),
   Options.withDefault(6)
 )
 
 /** @internal */
 export const waits = Command.make("waits", { json, policy, tries }, ({ json, policy, tries }) =>
   Effect.gen(function*() {
+    if (!Number.isSafeInteger(tries) || tries < 0 || tries > Policy.mostTries) {
+      return yield* Effect.fail(new Policy.InvalidRetrying({ reason: `tries is ${String(tries).slice(0, 24)}` }))
+    }
     const names = Option.match(policy, { onNone: () => Policy.names, onSome: (name) => [name] })
     const ladders = names.map((name) => ({
       policy: name,
-      waits: Policy.ladder(name, Math.max(0, tries)).map(Duration.toSeconds),
+      waits: Policy.ladder(name, tries).map(Duration.toSeconds),
       jittered: name === "exponential-jitter"
     }))
     if (json) return yield* Console.log(JSON.stringify(ladders, null, 2))

@@ -11,43 +11,9 @@ import * as Stream from "effect/Stream"
 import type * as Agent from "../Agent.js"
 import * as Backend from "../Backend.js"
 import * as Failure from "../Failure.js"
-import { type Channel, Notice } from "../Notice.js"
+import { Notice } from "../Notice.js"
 import * as Place from "../Place.js"
-
-/**
- * What an agent carries from turn to turn: where it is, the exchanges of its conversation there,
- * and the conversation (session id) running at each place it has a session at.
- *
- * @internal
- */
-export interface State {
-  at: Place.Place
-  history: Chunk.Chunk<Backend.Exchange>
-  readonly conversations: Map<string, string>
-}
-
-/**
- * One turn in progress: its scope, its budget and what it has spent, and the history it sends
- * (the agent's, until a move to another place starts it fresh or compaction shortens it; the
- * agent keeps it only once an answer is whole).
- *
- * @internal
- */
-export interface Run {
-  /** Where an attempt's stream lives; a turn answered whole gets one only once it needs it. */
-  scope: Scope.Scope | undefined
-  /** The scope a turn answered whole made for itself, closed when it ends. */
-  made: Scope.CloseableScope | undefined
-  readonly startedAt: number
-  /** The turn's clock (the TestClock under test), read without an effect on every step. */
-  readonly clock: Clock.Clock
-  deadline: number
-  attempts: number
-  history: Chunk.Chunk<Backend.Exchange>
-  readonly options: Agent.Options
-  readonly notices: Channel
-  readonly state: State
-}
+import type { Run } from "./run.js"
 
 type Pull = Effect.Effect<Chunk.Chunk<Backend.Event>, Option.Option<Failure.Failure>>
 

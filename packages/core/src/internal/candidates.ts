@@ -8,7 +8,7 @@ import type * as Failure from "../Failure.js"
 import { Notice } from "../Notice.js"
 import * as Place from "../Place.js"
 import * as Settings from "../Settings.js"
-import type { Run } from "./attempt.js"
+import type { Run } from "./run.js"
 
 /**
  * Whether a backend's liveness check passes within `within`; a backend with no check passes.

@@ -1,13 +1,7 @@
-import * as Duration from "effect/Duration"
-import * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
 import * as JSONSchema from "effect/JSONSchema"
-import * as Option from "effect/Option"
 import * as ParseResult from "effect/ParseResult"
 import type * as Schema from "effect/Schema"
-import * as ConfigFile from "../ConfigFile.js"
 import { nearest } from "./nearest.js"
-import * as SharedFile from "./sharedFile.js"
 
 const identifier = /^[A-Za-z_$][A-Za-z0-9_$]*$/
 
@@ -59,36 +53,12 @@ export const jsonReason = (error: unknown, text: string): string => {
 /** @internal */
 export const jsonSchemaOf = <A, I>(schema: Schema.Schema<A, I>) => JSONSchema.make(schema)
 
-const patience = Duration.seconds(10)
-
-/** @internal */
-export const fileStore = (file: string) =>
-  Effect.gen(function*() {
-    const shared = yield* SharedFile.make(file, patience)
-    const unwritable = (e: { readonly message: string }) => new ConfigFile.ConfigUnwritable({ file, reason: e.message })
-
-    const read = Effect.gen(function*() {
-      const known = yield* ConfigFile.KnownClis
-      const content = yield* Effect.mapError(shared.text, (e) => new ConfigFile.ConfigUnreadable({ file, reason: e.message }))
-      return Option.isNone(content) || content.value.trim() === ""
-        ? ConfigFile.empty
-        : yield* ConfigFile.decode(file, content.value, known)
-    })
-
-    return ConfigFile.Store.of({
-      file: Option.some(file),
-      read,
-      modify: (change) =>
-        Effect.gen(function*() {
-          const known = yield* ConfigFile.KnownClis
-          const next = yield* Either.flatMap(change(yield* read), (document) => ConfigFile.check(document, { known, file }))
-          yield* Effect.mapError(shared.replace(ConfigFile.encode(next)), unwritable)
-        }).pipe(
-          shared.edit((problem) =>
-            problem._tag === "Held"
-              ? new ConfigFile.ConfigLocked({ file, holder: problem.holder })
-              : unwritable({ message: problem.reason })
-          )
-        )
-    })
-  })
+/**
+ * The first line of a text, cut to a readable length.
+ *
+ * @internal
+ */
+export const firstLine = (text: string, length = 200): string => {
+  const line = text.split("\n")[0] ?? ""
+  return line.length <= length ? line : `${line.slice(0, length)}…`
+}

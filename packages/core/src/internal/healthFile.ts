@@ -6,6 +6,7 @@ import * as Schema from "effect/Schema"
 import * as Failure from "../Failure.js"
 import * as Place from "../Place.js"
 import { apply, type Book, type Breaker, type Entry, type Patch } from "./health.js"
+import { excerpt } from "./secret.js"
 import * as SharedFile from "./sharedFile.js"
 
 const Stored = Schema.Struct({
@@ -17,7 +18,11 @@ const Stored = Schema.Struct({
   last: Failure.Failure
 })
 
-const Document = Schema.parseJson(Schema.Struct({ places: Schema.Array(Stored) }))
+const Places = Schema.Struct({ places: Schema.Array(Stored) })
+const Document = Schema.parseJson(Places)
+
+/** What the file keeps of what a backend said: enough to know what happened, never a whole echoed prompt. */
+const keptOfSaid = 200
 
 /**
  * The book of a health file's text. A file that does not read is an empty book (the health of
@@ -45,19 +50,20 @@ export const decode = (text: Option.Option<string>, breaker: Breaker, now: numbe
   })
 
 /** @internal */
-export const encode = (book: Book): string =>
-  `${
-    Schema.encodeSync(Document)({
-      places: [...book.values()].map((entry) => ({
-        place: entry.place,
-        failures: entry.failures,
-        trial: entry.trial,
-        last: entry.last,
-        ...(entry.parkedUntil === undefined ? {} : { parkedUntil: entry.parkedUntil }),
-        ...(entry.coolingUntil === undefined ? {} : { coolingUntil: entry.coolingUntil })
-      }))
-    })
-  }\n`
+export const encode = (book: Book): string => {
+  const { places } = Schema.encodeSync(Places)({
+    places: [...book.values()].map((entry) => ({
+      place: entry.place,
+      failures: entry.failures,
+      trial: entry.trial,
+      last: entry.last,
+      ...(entry.parkedUntil === undefined ? {} : { parkedUntil: entry.parkedUntil }),
+      ...(entry.coolingUntil === undefined ? {} : { coolingUntil: entry.coolingUntil })
+    }))
+  })
+  const kept = places.map((stored) => ({ ...stored, last: { ...stored.last, said: excerpt(stored.last.said, keptOfSaid) } }))
+  return `${JSON.stringify({ places: kept })}\n`
+}
 
 /**
  * A book kept in a file: read without the lock, and written under it only when a change makes a

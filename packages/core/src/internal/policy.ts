@@ -1,6 +1,7 @@
 import * as Effect from "effect/Effect"
 import * as Schedule from "effect/Schedule"
 import * as ScheduleDecision from "effect/ScheduleDecision"
+import * as ScheduleInterval from "effect/ScheduleInterval"
 import * as ScheduleIntervals from "effect/ScheduleIntervals"
 
 /**
@@ -15,6 +16,31 @@ export const beforeDeadline = (deadline: number) => <Out, In, R>(self: Schedule.
       ScheduleDecision.isContinue(decision) && ScheduleIntervals.start(decision.intervals) <= deadline
         ? [next, out, decision] as const
         : [next, out, ScheduleDecision.done] as const))
+
+/**
+ * Makes a schedule wait at least `least(input)` millis before the next attempt, where it asks for
+ * less: a failure's own floor (a Retry-After, a kind's least wait) on top of a policy's waits.
+ *
+ * @internal
+ */
+export const atLeast = <In>(least: (input: In) => number) => <Out, R>(self: Schedule.Schedule<Out, In, R>) =>
+  Schedule.makeWithState(self.initial, (now, input: In, state) =>
+    Effect.map(self.step(now, input, state), ([next, out, decision]) => {
+      if (ScheduleDecision.isDone(decision)) return [next, out, decision] as const
+      const start = ScheduleIntervals.start(decision.intervals)
+      const floor = now + least(input)
+      return start >= floor
+        ? [next, out, decision] as const
+        : [next, out, ScheduleDecision.continueWith(ScheduleInterval.after(floor))] as const
+    }))
+
+/**
+ * The time a continuing step of a schedule asks the next attempt to start at; none when it is done.
+ *
+ * @internal
+ */
+export const nextAt = (decision: ScheduleDecision.ScheduleDecision): number | undefined =>
+  ScheduleDecision.isDone(decision) ? undefined : ScheduleIntervals.start(decision.intervals)
 
 /**
  * The waits a schedule asks for, at most `count` of them, by stepping it from `start` as if

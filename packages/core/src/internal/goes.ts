@@ -1,0 +1,233 @@
+import * as Chunk from "effect/Chunk"
+import type * as Context from "effect/Context"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import { pipe } from "effect/Function"
+import * as Option from "effect/Option"
+import * as Schedule from "effect/Schedule"
+import * as Answer from "../Answer.js"
+import type * as Backend from "../Backend.js"
+import type { Compactor } from "../Compactor.js"
+import type * as Failure from "../Failure.js"
+import type * as Health from "../Health.js"
+import { Notice } from "../Notice.js"
+import * as Place from "../Place.js"
+import * as Policy from "../Policy.js"
+import type { Steps } from "../Steps.js"
+import { promptOf } from "./attempt.js"
+import { atLeast, beforeDeadline, nextAt } from "./policy.js"
+import { type Run, spent } from "./run.js"
+import type { StandIns } from "./standIns.js"
+
+/**
+ * What one place gave: an answer (a stream, or a whole reply), a failure, or a skip without a
+ * request (with the failure recorded against the place, and when).
+ *
+ * @internal
+ */
+export type Outcome<A> =
+  | { readonly _tag: "Answered"; readonly answer: A }
+  | Unanswered
+
+/** @internal */
+export type Unanswered =
+  | { readonly _tag: "Failed"; readonly failure: Failure.Failure }
+  | { readonly _tag: "Skipped"; readonly last: Failure.Failure }
+
+const answered = <A>(answer: A): Outcome<A> => ({ _tag: "Answered", answer })
+const failed = (failure: Failure.Failure): Unanswered => ({ _tag: "Failed", failure })
+const skipped = (last: Failure.Failure): Unanswered => ({ _tag: "Skipped", last })
+
+/**
+ * One request at a place, the way a turn takes it: as a stream (`turn`) or answered whole
+ * (`reply`).
+ *
+ * @internal
+ */
+export type Go<A> = (run: Run, place: Place.Place, prompt: Backend.Prompt) => Effect.Effect<Either.Either<A, Failure.Failure>>
+
+/**
+ * Where a place's turn stands when it starts: its admission, and the first attempt's result if
+ * already made.
+ *
+ * @internal
+ */
+export interface Entry<A> {
+  readonly admission: Health.Admission
+  readonly first?: Either.Either<A, Failure.Failure> | undefined
+}
+
+/**
+ * How a turn reached a place.
+ *
+ * @internal
+ */
+export type Move = "start" | "account" | "place"
+
+/**
+ * What the goes at a place use of the agent.
+ *
+ * @internal
+ */
+export interface Goes {
+  readonly health: Context.Tag.Service<typeof Health.Health>
+  readonly steps: Context.Tag.Service<typeof Steps>
+  readonly compactor: Option.Option<Context.Tag.Service<typeof Compactor>>
+  readonly standIns: StandIns
+}
+
+/**
+ * The least wait a failure allows before the next go: its kind's least, or the wait it asked for
+ * itself (a Retry-After), whichever is longer.
+ */
+const least = (answer: Answer.Answer) => (failure: Failure.Failure) =>
+  Math.max(
+    Duration.toMillis(answer.atLeast),
+    failure._tag === "RateLimited" && failure.retryAfter !== undefined ? Duration.toMillis(failure.retryAfter) : 0
+  )
+
+/**
+ * The waits at a place, as one Schedule fed the failures: the goes the kind asks for (`here`),
+ * then the step's (`Policy.toSchedule`, whose timeout is counted from the place's first go), each
+ * raised to the failure's least wait, and none that would start past the turn's deadline.
+ *
+ * @internal
+ */
+export const waitsAt = (
+  answer: Answer.Answer,
+  retrying: Policy.Retrying,
+  placeStartedAt: number,
+  deadline: number
+): Schedule.Schedule<unknown, Failure.Failure> => {
+  const floor = least(answer)
+  const [first, ...rest] = answer.here
+  const own = first === undefined ? undefined : pipe(Schedule.fromDelays(first, ...rest), atLeast(floor))
+  const step = answer.step && retrying.tries > 0
+    ? Policy.toSchedule(retrying, placeStartedAt, (failure: Failure.Failure) => Duration.millis(floor(failure)))
+    : undefined
+  const both: Schedule.Schedule<unknown, Failure.Failure> = own !== undefined && step !== undefined
+    ? Schedule.andThen(own, step)
+    : own ?? step ?? Schedule.stop
+  // A go that would start at the deadline itself would have no time at all.
+  return pipe(both, beforeDeadline(deadline - 1))
+}
+
+/** The waits at a place for one answer, and how far they have got. */
+interface Waits {
+  readonly answer: Answer.Answer
+  readonly schedule: Schedule.Schedule<unknown, Failure.Failure>
+  state: unknown
+  goes: number
+}
+
+/** How many goes beyond the first an answer allows at most, before the clock has its say. */
+const goesOf = (answer: Answer.Answer, retrying: Policy.Retrying) =>
+  answer.here.length + (answer.step ? retrying.tries : 0)
+
+/**
+ * Step 3: goes at one place, with the waits the step and the failure's answer ask for. `entry`
+ * is given when the place was already admitted, and its first attempt perhaps already made.
+ *
+ * @internal
+ */
+export const atPlace = <A>(
+  goes: Goes,
+  run: Run,
+  place: Place.Place,
+  move: Move,
+  announce: Effect.Effect<void>,
+  text: string,
+  go: Go<A>,
+  entry: Entry<A> | undefined
+): Effect.Effect<Outcome<A>> =>
+  Effect.gen(function*() {
+    const { compactor, health, standIns } = goes
+    const { notices, options } = run
+    const admission = entry?.admission ?? (yield* health.admit(place))
+    if (admission._tag === "Skip") {
+      yield* notices.publish(Notice.Skipping({ place, why: admission.why, until: admission.until }))
+      return skipped(admission.last)
+    }
+    yield* announce
+    if (move === "place") run.history = Chunk.empty()
+    const placeStartedAt = entry?.first === undefined ? run.clock.unsafeCurrentTimeMillis() : run.startedAt
+    let first = entry?.first
+    let retried = false
+    let stepRetrying: Policy.Retrying | undefined = undefined
+    let waits = undefined as Waits | undefined
+    while (true) {
+      const prompt = promptOf(text, run.history)
+      const result = first ?? (yield* go(run, place, prompt))
+      first = undefined
+      if (Either.isRight(result)) {
+        if (admission._tag !== "Go" || admission.held || retried) yield* health.succeeded(place)
+        return answered(result.right)
+      }
+      const failure = result.left
+      const now = run.clock.unsafeCurrentTimeMillis()
+      const answer = Answer.of(options.answers, failure)
+      yield* health.failed(place, {
+        failure,
+        counts: failure._tag !== "ContextTooLong",
+        coolUntil: coolUntil(answer, failure, now)
+      })
+      if (failure._tag === "ContextTooLong") {
+        if (Option.isNone(compactor) || spent(run, now)) return failed(failure)
+        const shorter = yield* compactor.value.compact(prompt)
+        if (Option.isSome(shorter) && shorter.value.length < Chunk.size(run.history)) {
+          run.history = Chunk.fromIterable(shorter.value)
+          yield* notices.publish(Notice.Compacting({ place, failure, how: "compact" }))
+          continue
+        }
+        if (Chunk.isEmpty(run.history)) return failed(failure)
+        run.history = Chunk.drop(run.history, 1)
+        yield* notices.publish(Notice.Compacting({ place, failure, how: "trim" }))
+        continue
+      }
+      if (answer.here.length === 0 && !answer.step) return failed(failure)
+      const retrying = answer.step ? (stepRetrying ??= yield* retryingAt(goes, place)) : Policy.never
+      if (goesOf(answer, retrying) === 0 || spent(run, now)) return failed(failure)
+      if (waits?.answer !== answer) {
+        const schedule = waitsAt(answer, retrying, placeStartedAt, run.deadline)
+        waits = { answer, schedule, state: schedule.initial, goes: 0 }
+      }
+      const [state, , decision] = yield* waits.schedule.step(now, failure, waits.state)
+      const at = nextAt(decision)
+      if (at === undefined) return failed(failure)
+      waits.state = state
+      waits.goes += 1
+      retried = true
+      const wait = Duration.millis(at - now)
+      yield* notices.publish(
+        Notice.Retrying({ place, failure, wait, go: waits.goes, of: goesOf(answer, retrying), reopen: answer.reopen })
+      )
+      yield* Effect.sleep(wait)
+      if (answer.reopen) {
+        yield* standIns.reopen(place, Option.fromNullable(run.state.conversations.get(Place.format(place))))
+      }
+    }
+  })
+
+const retryingAt = (goes: Goes, place: Place.Place) =>
+  goes.steps.get(place).pipe(
+    Effect.map((step) => Option.getOrElse(Option.flatMap(step, (s) => s.retrying), () => Policy.never)),
+    Effect.orElseSucceed(() => Policy.never)
+  )
+
+/**
+ * Until when a failure cools its place down: a spent quota until the time it names, a rate limit
+ * at least as long as it asked, else the answer's cooldown; none where the answer has none.
+ *
+ * @internal
+ */
+export const coolUntil = (answer: Answer.Answer, failure: Failure.Failure, now: number): Option.Option<number> => {
+  if (answer.cooldown === undefined) return Option.none()
+  if (failure._tag === "QuotaExhausted" && failure.until !== undefined) {
+    return Option.some(failure.until.epochMillis)
+  }
+  if (failure._tag === "RateLimited" && failure.retryAfter !== undefined) {
+    return Option.some(now + Math.max(Duration.toMillis(failure.retryAfter), Duration.toMillis(answer.cooldown)))
+  }
+  return Option.some(now + Duration.toMillis(answer.cooldown))
+}
