@@ -64,6 +64,12 @@ describe("fallback init", () => {
     expect(rewritten.accounts).toEqual(written.accounts)
     expect(rewritten.clis.codex).toEqual({ endpoint: { baseUrl: "http://127.0.0.1:9/v1", key: { fromEnv: "LOCAL_KEY" } } })
     expect(again.stdout).toContain("    sends its requests to http://127.0.0.1:9/v1")
+    // the doctor checks the endpoint's key variable, never showing a value
+    expect(again.stdout).toContain("✗ codex            its endpoint's key is taken from LOCAL_KEY, which is not set")
+    expect(again.status).toBe(1)
+    expect(fallback("init", "-y", "--endpoint", "gemini=http://127.0.0.1:9").stderr).toBe(
+      "fallback: --endpoint gemini=…: gemini is not installed (not on PATH); install it with: npm install -g @google/gemini-cli\n"
+    )
   })
 
   it("asks before writing, and says so where it cannot ask; refuses what it cannot use", () => {

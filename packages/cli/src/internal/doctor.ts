@@ -139,6 +139,25 @@ const accountChecks = (document: ConfigFile.Document) =>
         }
       }
     }
+    const endpoints = [
+      ...Object.entries(document.clis).map(([cli, settings]) => [cli, settings.endpoint] as const),
+      ...Object.entries(document.accounts).flatMap(([cli, accounts]) =>
+        accounts.map((account) => [`${cli}@${account.name}`, account.endpoint] as const)
+      )
+    ]
+    for (const [subject, endpoint] of endpoints) {
+      if (endpoint?.key === undefined) continue
+      checks.push(
+        (yield* variable(endpoint.key.fromEnv))
+          ? { subject, ok: true, detail: `its endpoint ${endpoint.baseUrl}, key from ${endpoint.key.fromEnv} (set)` }
+          : {
+            subject,
+            ok: false,
+            detail: `its endpoint's key is taken from ${endpoint.key.fromEnv}, which is not set`,
+            fix: `export ${endpoint.key.fromEnv}=…  # the key of ${endpoint.baseUrl}`
+          }
+      )
+    }
     for (const [name, provider] of Object.entries(document.providers)) {
       if (provider.key === undefined) continue
       const overridden = (document.accounts[name] ?? []).length > 0

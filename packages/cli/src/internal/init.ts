@@ -141,6 +141,14 @@ export const init = Command.make("init", { config, yes, only, endpoint, key }, (
   Effect.gen(function*() {
     const endpoints = new Map(yield* endpointsOf(args.endpoint, args.key))
     const found = yield* discover(args.only)
+    for (const cli of endpoints.keys()) {
+      if (found.some((f) => f.cli === cli)) continue
+      return yield* new InvalidInit({
+        reason: `--endpoint ${cli}=…: ${cli} is not installed (not on PATH); install it with: ${
+          agentClis.find((a) => a.cli === cli)!.install
+        }`
+      })
+    }
     const store = yield* ConfigFile.Store
     const file = Option.getOrElse(store.file, () => "the config")
     if (found.length === 0) {
