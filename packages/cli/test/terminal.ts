@@ -21,6 +21,7 @@ export const keys = {
   escape: key("escape", undefined, { meta: true }),
   ctrlC: key("c", "\u0003", { ctrl: true }),
   backspace: key("backspace", "\u007f"),
+  space: key("space", " "),
   char: (c: string) => key(c, c)
 } as const
 
@@ -105,6 +106,10 @@ export const edit = (
     readonly args?: ReadonlyArray<string>
     readonly tty?: boolean
     readonly rows?: number
+    /** The command the keys are pressed in (`edit` unless said). */
+    readonly command?: string
+    /** Variables the command sees besides FALLBACK_CONFIG. */
+    readonly env?: Readonly<Record<string, string>>
   } = {}
 ): Effect.Effect<Session> =>
   Effect.gen(function*() {
@@ -117,9 +122,9 @@ export const edit = (
       log: (...items) => Effect.sync(() => void out.push(items.join(" "))),
       error: (...items) => Effect.sync(() => void err.push(items.join(" ")))
     }
-    const fiber = yield* Cli.main(["node", "fallback", "edit", ...(options.args ?? [])]).pipe(
+    const fiber = yield* Cli.main(["node", "fallback", options.command ?? "edit", ...(options.args ?? [])]).pipe(
       Effect.withConsole(capturing),
-      Effect.withConfigProvider(ConfigProvider.fromMap(new Map([["FALLBACK_CONFIG", file]]))),
+      Effect.withConfigProvider(ConfigProvider.fromMap(new Map([...Object.entries(options.env ?? {}), ["FALLBACK_CONFIG", file]]))),
       Effect.provide(Layer.succeed(Terminal.Terminal, scripted(script, frames, options.tty ?? true, options.rows ?? 40))),
       Effect.provide(options.backends ?? Layer.empty),
       Effect.provide(NodeContext.layer),

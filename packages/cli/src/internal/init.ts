@@ -168,13 +168,33 @@ export const init = Command.make("init", { config, yes, only, endpoint, key }, (
         ])
       ].join("\n")
     )
+    let picked = found
     if (!args.yes) {
       const terminal = yield* Terminal.Terminal
       if (!(yield* terminal.isTTY)) {
         return yield* new InvalidInit({ reason: `no terminal to ask on; write ${file} with: fallback init --yes` })
       }
-      const write = yield* Prompt.confirm({ message: `Write these to ${file}?`, initial: true })
-      if (!write) return yield* Console.log("Nothing written.")
+      const choices = found.flatMap((f) =>
+        f.accounts.map((account, i) => ({
+          title: `${f.cli}@${account.name}`,
+          description: f.seen[i]!,
+          value: `${f.cli}@${account.name}`,
+          selected: true
+        }))
+      )
+      // the accounts to write, all offered picked; with none to offer, whether to write at all
+      const asked: Effect.Effect<ReadonlySet<string> | boolean, Terminal.QuitException, Prompt.Prompt.Environment> =
+        choices.length === 0
+          ? Prompt.run(Prompt.confirm({ message: `Write these to ${file}?`, initial: true }))
+          : Effect.map(
+            Prompt.run(Prompt.multiSelect({ message: `The accounts to write to ${file} (space picks, enter writes)`, choices })),
+            (names) => new Set(names)
+          )
+      const answer = yield* asked.pipe(Effect.catchTag("QuitException", () => Effect.succeed(false)))
+      if (answer === false) return yield* Console.log("Nothing written.")
+      if (answer !== true) {
+        picked = found.map((f) => ({ ...f, accounts: f.accounts.filter((a) => answer.has(`${f.cli}@${a.name}`)) }))
+      }
     }
     const schema = yield* besideConfig("config.schema.json")
     const fs = yield* FileSystem.FileSystem
@@ -183,7 +203,7 @@ export const init = Command.make("init", { config, yes, only, endpoint, key }, (
     yield* store.modify((document) => {
       const accounts = { ...document.accounts }
       const clis = { ...document.clis }
-      for (const f of found) {
+      for (const f of picked) {
         const had = accounts[f.cli] ?? []
         accounts[f.cli] = [...had, ...f.accounts.filter((a) => !had.some((h) => h.name === a.name))]
         const reach = endpoints.get(f.cli)
