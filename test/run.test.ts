@@ -272,6 +272,8 @@ describe("fallback's help", () => {
     expect(add.out).toContain("  --config-dir DIR")
     expect((await help("help", "run")).out).toBe((await help("run", "--help")).out)
     expect((await help("run", "--help")).out).toContain("  -c, --continue")
+    expect((await help("run", "--help")).out).toContain("  -j, --json")
+    expect((await help("list", "--help")).out).toContain("  -j, --json")
   })
 })
 

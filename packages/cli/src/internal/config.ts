@@ -16,7 +16,7 @@ export const config = Options.text("config").pipe(
 )
 
 /** @internal */
-export const json = Options.boolean("json").pipe(Options.withDescription("print JSON instead of a table"))
+export const json = Options.boolean("json").pipe(Options.withAlias("j"), Options.withDescription("print JSON instead of a table"))
 
 /**
  * The steps and accounts of the config file the command line names, or the default one.

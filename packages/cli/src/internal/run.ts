@@ -67,6 +67,7 @@ const resume = Options.boolean("continue").pipe(
 )
 const session = text("session", "resume the CLI's conversation ID at PLACE (any of its accounts)")
 const json = Options.boolean("json").pipe(
+  Options.withAlias("j"),
   Options.withDescription("one JSON object a line on stdout: each event, each notice, then the outcome")
 )
 const quiet = Options.boolean("quiet").pipe(Options.withAlias("q"), Options.withDescription("say nothing on stderr about recovery"))
