@@ -1,10 +1,11 @@
 // `fallback init` against a fake HOME, with stand-in CLIs on PATH that answer --version.
-import { describe, expect, it } from "@effect/vitest"
 import { spawnSync } from "node:child_process"
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, symlinkSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
+
+import { describe, expect, it } from "@effect/vitest"
 
 const root = fileURLToPath(new URL("..", import.meta.url))
 const bin = join(root, "node_modules", ".bin", "fallback")
@@ -62,7 +63,9 @@ describe("fallback init", () => {
     const again = fallback("init", "-y", "--endpoint", "codex=http://127.0.0.1:9/v1", "--key", "LOCAL_KEY")
     const rewritten = JSON.parse(readFileSync(config, "utf8"))
     expect(rewritten.accounts).toEqual(written.accounts)
-    expect(rewritten.clis.codex).toEqual({ endpoint: { baseUrl: "http://127.0.0.1:9/v1", key: { fromEnv: "LOCAL_KEY" } } })
+    expect(rewritten.clis.codex).toEqual({
+      endpoint: { baseUrl: "http://127.0.0.1:9/v1", key: { fromEnv: "LOCAL_KEY" } }
+    })
     expect(again.stdout).toContain("    sends its requests to http://127.0.0.1:9/v1")
     // the doctor checks the endpoint's key variable, never showing a value
     expect(again.stdout).toContain("✗ codex            its endpoint's key is taken from LOCAL_KEY, which is not set")

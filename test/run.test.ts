@@ -1,14 +1,16 @@
 // `fallback run`'s flags, end to end: the installed bin as a real process, driving a stand-in
 // claude (test/fixtures/standins/claude) on PATH whose accounts are folders that say how it
 // behaves and record the arguments it was given.
-import * as RunOutput from "../packages/cli/src/RunOutput.js"
-import { describe, expect, it } from "@effect/vitest"
-import { Schema } from "effect"
 import { spawn } from "node:child_process"
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
+
+import { describe, expect, it } from "@effect/vitest"
+import { Schema } from "effect"
+
+import * as RunOutput from "../packages/cli/src/RunOutput.js"
 
 const root = fileURLToPath(new URL("..", import.meta.url))
 const bin = join(root, "node_modules", ".bin", "fallback")
@@ -30,10 +32,13 @@ const setUp = (behaviours: { readonly a: string; readonly b?: string }, steps: R
   writeFileSync(join(dirs.a, "behaviour"), behaviours.a)
   writeFileSync(join(dirs.b, "behaviour"), behaviours.b ?? "answer")
   const config = join(home, "config.json")
-  writeFileSync(config, JSON.stringify({
-    steps,
-    accounts: { claude: [{ name: "a", configDir: dirs.a }, { name: "b", configDir: dirs.b }] }
-  }))
+  writeFileSync(
+    config,
+    JSON.stringify({
+      steps,
+      accounts: { claude: [{ name: "a", configDir: dirs.a }, { name: "b", configDir: dirs.b }] }
+    })
+  )
   const argv = (account: "a" | "b"): Array<Array<string>> => {
     const file = join(dirs[account], "argv.jsonl")
     return existsSync(file) ? readFileSync(file, "utf8").trim().split("\n").map((line) => JSON.parse(line)) : []
@@ -69,7 +74,9 @@ const setUp = (behaviours: { readonly a: string; readonly b?: string }, steps: R
 }
 
 const lines = (out: string) =>
-  out.trim().split("\n").map((line) => Schema.decodeUnknownSync(RunOutput.Line, { onExcessProperty: "error" })(JSON.parse(line)))
+  out.trim().split("\n").map((line) =>
+    Schema.decodeUnknownSync(RunOutput.Line, { onExcessProperty: "error" })(JSON.parse(line))
+  )
 
 describe("fallback run's flags", () => {
   it("passes effort, permission and web search off to the CLI, and takes skills", async () => {
@@ -98,7 +105,9 @@ describe("fallback run's flags", () => {
     expect(await fallback("run", place("a"), "--continue", "Hello")).toEqual({
       code: 1,
       out: "",
-      err: `fallback: no earlier turn from ${place("a")} started a conversation to continue; run it without --continue, or name one with --session ID\n`
+      err: `fallback: no earlier turn from ${
+        place("a")
+      } started a conversation to continue; run it without --continue, or name one with --session ID\n`
     })
     expect((await fallback("run", place("a"), "Hello")).out).toMatch(/^new: Hello\n$/)
     expect(argv("a")[0]).not.toContain("--resume")
@@ -180,7 +189,10 @@ describe("fallback run's flags", () => {
     await fallback("status", "--clear")
     expect((await fallback("run", place("a"), "Hello")).code).toBe(12)
     expect(argv("b")).toHaveLength(1)
-    expect(JSON.parse((await fallback("status", "--json")).out)).toMatchObject([{ place: place("a"), breaker: "parked" }])
+    expect(JSON.parse((await fallback("status", "--json")).out)).toMatchObject([{
+      place: place("a"),
+      breaker: "parked"
+    }])
     withRun({ answers: { AuthRefused: { acounts: false } } })
     expect((await fallback("run", place("a"), "Hello")).err).toBe(
       `fallback: ${config} is not a fallback config: at run.answers.AuthRefused.acounts: this key is not one a fallback config has (did you mean accounts?)\n`
@@ -201,19 +213,25 @@ describe("fallback run's flags", () => {
     )
   })
 
-  it("on a terminal: a hint when it reads the prompt, a countdown through each wait, and where it was answered", async () => {
-    const { onTerminal } = setUp({ a: "flaky 2" }, {
-      [place("a")]: { retrying: { tries: 2, policy: "linear" } }
-    })
-    const ran = await onTerminal("Say hi\n\u0004", "run", place("a"))
-    expect(ran.code).toBe(0)
-    const screen = ran.out.replace(/\r\n/g, "\n")
-    expect(screen).toContain("fallback: type the prompt, then ctrl+d on a line of its own (or pass it as an argument)")
-    expect(screen).toContain(`trying ${place("a")} again in 2s…`)
-    expect(screen).toContain(`trying ${place("a")} again in 1s…`)
-    expect(screen).toContain("new: Say hi")
-    expect(screen.trim().split("\n").at(-1)).toBe(`answered at ${place("a")}`)
-  }, 90_000)
+  it(
+    "on a terminal: a hint when it reads the prompt, a countdown through each wait, and where it was answered",
+    async () => {
+      const { onTerminal } = setUp({ a: "flaky 2" }, {
+        [place("a")]: { retrying: { tries: 2, policy: "linear" } }
+      })
+      const ran = await onTerminal("Say hi\n\u0004", "run", place("a"))
+      expect(ran.code).toBe(0)
+      const screen = ran.out.replace(/\r\n/g, "\n")
+      expect(screen).toContain(
+        "fallback: type the prompt, then ctrl+d on a line of its own (or pass it as an argument)"
+      )
+      expect(screen).toContain(`trying ${place("a")} again in 2s…`)
+      expect(screen).toContain(`trying ${place("a")} again in 1s…`)
+      expect(screen).toContain("new: Say hi")
+      expect(screen.trim().split("\n").at(-1)).toBe(`answered at ${place("a")}`)
+    },
+    90_000
+  )
 })
 
 describe("fallback status: the health a user can read, clear and try", () => {
@@ -234,8 +252,12 @@ describe("fallback status: the health a user can read, clear and try", () => {
     behave("a", "refuse")
     await fallback("run", place("a"), "Hello")
     expect((await status()).map((entry: { place: string }) => entry.place)).toEqual([place("a")])
-    expect(await fallback("status", "--try", place("a"))).toMatchObject({ out: expect.stringMatching(/failed again: .*credentials/) })
-    expect((await fallback("status", "--clear", place("b"))).out).toBe(`${place("b")} has no failures recorded; nothing to clear\n`)
+    expect(await fallback("status", "--try", place("a"))).toMatchObject({
+      out: expect.stringMatching(/failed again: .*credentials/)
+    })
+    expect((await fallback("status", "--clear", place("b"))).out).toBe(
+      `${place("b")} has no failures recorded; nothing to clear\n`
+    )
     expect((await fallback("status", "--clear", place("a"))).out).toBe(`cleared ${place("a")}\n`)
     expect((await fallback("status")).out).toBe("Every place is healthy: no failures recorded.\n")
     expect((await fallback("status", "--try")).err).toBe(
@@ -250,9 +272,24 @@ describe("fallback's help", () => {
   it("is one line per command at the root, with fallback in every usage line", async () => {
     const root = await help("--help")
     expect(root.code).toBe(0)
-    const commands = root.out.slice(root.out.indexOf("Commands:\n"), root.out.indexOf("\n\n", root.out.indexOf("Commands:\n")))
+    const commands = root.out.slice(
+      root.out.indexOf("Commands:\n"),
+      root.out.indexOf("\n\n", root.out.indexOf("Commands:\n"))
+    )
     expect(commands.split("\n").slice(1).map((line) => line.trim().split(/\s+/)[0])).toEqual([
-      "init", "run", "point", "retry", "clear", "list", "chain", "accounts", "status", "waits", "doctor", "edit", "demo"
+      "init",
+      "run",
+      "point",
+      "retry",
+      "clear",
+      "list",
+      "chain",
+      "accounts",
+      "status",
+      "waits",
+      "doctor",
+      "edit",
+      "demo"
     ])
     expect(root.out.split("\n").length).toBeLessThan(40)
     expect((await help()).out).toBe(root.out)
@@ -260,12 +297,30 @@ describe("fallback's help", () => {
   })
 
   it("shows each command's usage, its options one a line, and examples", async () => {
-    for (const command of ["init", "run", "point", "retry", "clear", "list", "chain", "accounts", "status", "waits", "doctor", "edit", "demo"]) {
+    for (
+      const command of [
+        "init",
+        "run",
+        "point",
+        "retry",
+        "clear",
+        "list",
+        "chain",
+        "accounts",
+        "status",
+        "waits",
+        "doctor",
+        "edit",
+        "demo"
+      ]
+    ) {
       const shown = await help(command, "--help")
       expect(shown.code, command).toBe(0)
       expect(shown.out, command).toMatch(new RegExp(`^Usage: fallback ${command}`))
       expect(shown.out, command).toMatch(new RegExp(`\\nExamples:\\n  (?:echo .* \\| )?fallback ${command}`))
-      expect(shown.out, command).not.toMatch(/--wizard|--log-level|--completions|A user-defined piece of text|This setting is optional/)
+      expect(shown.out, command).not.toMatch(
+        /--wizard|--log-level|--completions|A user-defined piece of text|This setting is optional/
+      )
     }
     const add = await help("accounts", "add", "-h")
     expect(add.out).toMatch(/^Usage: fallback accounts add CLI NAME/)
@@ -283,7 +338,8 @@ describe("messages that say the fix", () => {
     expect(await fallback("run", "ollama/qwen3:8b", "Hello")).toEqual({
       code: 1,
       out: "",
-      err: `fallback: ollama/qwen3:8b names "ollama", which is neither an agent CLI fallback drives (claude, codex, gemini, opencode, antigravity) nor a provider in ${config}; for a model server, add it under "providers" first, e.g. "ollama": { "kind": "openai-compatible", "baseUrl": "http://127.0.0.1:11434/v1" }\n`
+      err:
+        `fallback: ollama/qwen3:8b names "ollama", which is neither an agent CLI fallback drives (claude, codex, gemini, opencode, antigravity) nor a provider in ${config}; for a model server, add it under "providers" first, e.g. "ollama": { "kind": "openai-compatible", "baseUrl": "http://127.0.0.1:11434/v1" }\n`
     })
     expect((await fallback("point", "ollama/qwen3:8b", place("a"))).err).toContain(
       `for a model server, name it under "providers" first, e.g. "ollama": { "kind": "openai-compatible"`
@@ -292,11 +348,14 @@ describe("messages that say the fix", () => {
 
   it("an unknown key in the config file gets the nearest one", async () => {
     const { config, fallback } = setUp({ a: "answer" })
-    writeFileSync(config, JSON.stringify({
-      stpes: {},
-      accounts: { claude: [{ name: "a", confDir: "/x" }] },
-      clis: { codex: { endpoint: { baseURL: "http://127.0.0.1:9/v1" } } }
-    }))
+    writeFileSync(
+      config,
+      JSON.stringify({
+        stpes: {},
+        accounts: { claude: [{ name: "a", confDir: "/x" }] },
+        clis: { codex: { endpoint: { baseURL: "http://127.0.0.1:9/v1" } } }
+      })
+    )
     expect((await fallback("list")).err).toBe(
       `fallback: ${config} is not a fallback config: at stpes: this key is not one a fallback config has (did you mean steps?); ` +
         "at accounts.claude[0].confDir: this key is not one a fallback config has (did you mean configDir?); " +

@@ -6,8 +6,10 @@
 import { spawn } from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"
+
 import * as MockProvider from "@fallback/testkit/MockProvider"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+
 import { bin, cache } from "./clis.js"
 import { key, keyVariable } from "./places.js"
 
@@ -64,7 +66,12 @@ describe("from fallback init to a failover across real CLIs", () => {
     )
     process.stdout.write(`$ fallback init --yes --endpoint …\n${init.out}${init.err}\n`)
     expect(init.code).toBe(0)
-    const places = ["claude/claude-sonnet-4-5", "codex/gpt-5.5", "gemini/gemini-2.5-flash", "opencode/fallback/mock-model"]
+    const places = [
+      "claude/claude-sonnet-4-5",
+      "codex/gpt-5.5",
+      "gemini/gemini-2.5-flash",
+      "opencode/fallback/mock-model"
+    ]
     for (const place of places) {
       // opencode fetches its provider package on its first turn in a fresh HOME
       const ran = await fallback("run", place, "--attempts", "1", "--first-byte", "240s", "Say hello")
@@ -78,7 +85,9 @@ describe("from fallback init to a failover across real CLIs", () => {
     const from = "claude/claude-sonnet-4-5-fault-unauthorized"
     expect((await fallback("point", from, "codex/gpt-5.5")).code).toBe(0)
     const moved = await fallback("run", from, "Say hello")
-    process.stdout.write(`$ fallback point ${from} codex/gpt-5.5\n$ fallback run ${from} "Say hello"\n${moved.out}${moved.err}\n`)
+    process.stdout.write(
+      `$ fallback point ${from} codex/gpt-5.5\n$ fallback run ${from} "Say hello"\n${moved.out}${moved.err}\n`
+    )
     expect(moved.code).toBe(0)
     expect(moved.err).toContain("carrying on at codex/gpt-5.5")
     const written = fs.readdirSync(path.join(home, ".config", "fallback"))

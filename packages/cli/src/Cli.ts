@@ -9,12 +9,13 @@ import * as Secret from "@fallback/core/Secret"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
+
 import { accounts, add, order, remove } from "./internal/accounts.js"
 import { demo } from "./internal/demo.js"
 import { doctor } from "./internal/doctor.js"
 import { edit } from "./internal/edit.js"
-import { init } from "./internal/init.js"
 import { commandHelp, type Entry, optionNames, rootHelp } from "./internal/help.js"
+import { init } from "./internal/init.js"
 import { didYouMean } from "./internal/nearest.js"
 import { run as runTurn } from "./internal/run.js"
 import { status } from "./internal/status.js"
@@ -25,7 +26,7 @@ import { waits } from "./internal/waits.js"
  * The command tree.
  *
  * @since 0.1.0
- * @category commands
+ * @category constructors
  */
 export const command = Command.make("fallback").pipe(
   Command.withDescription(
@@ -34,35 +35,109 @@ export const command = Command.make("fallback").pipe(
       "  fallback retry claude@work/claude-opus-5 --tries 3 --policy exponential --timeout 90s\n" +
       "  fallback chain claude@work/claude-opus-5"
   ),
-  Command.withSubcommands([init, list, point, retry, clear, chain, accounts, waits, runTurn, status, doctor, edit, demo])
+  Command.withSubcommands([
+    init,
+    list,
+    point,
+    retry,
+    clear,
+    chain,
+    accounts,
+    waits,
+    runTurn,
+    status,
+    doctor,
+    edit,
+    demo
+  ])
 )
 
 const version = "0.1.0"
 
 const entries: ReadonlyArray<Entry> = [
-  { name: "init", usage: "fallback init [--yes] [--cli CLI]… [--endpoint CLI=URL]… [--key VAR]", summary: "find your agent CLIs and accounts and write a first config", command: init },
-  { name: "run", usage: "fallback run PLACE [PROMPT] [options]", summary: "take one turn at PLACE, with failover along its chain", command: runTurn },
-  { name: "point", usage: "fallback point FROM TO", summary: "send FROM's turns to TO when FROM fails", command: point },
-  { name: "retry", usage: "fallback retry PLACE --tries N [--policy P] [--timeout TIME]", summary: "how a failed turn is taken again at PLACE first", command: retry },
+  {
+    name: "init",
+    usage: "fallback init [--yes] [--cli CLI]… [--endpoint CLI=URL]… [--key VAR]",
+    summary: "find your agent CLIs and accounts and write a first config",
+    command: init
+  },
+  {
+    name: "run",
+    usage: "fallback run PLACE [PROMPT] [options]",
+    summary: "take one turn at PLACE, with failover along its chain",
+    command: runTurn
+  },
+  {
+    name: "point",
+    usage: "fallback point FROM TO",
+    summary: "send FROM's turns to TO when FROM fails",
+    command: point
+  },
+  {
+    name: "retry",
+    usage: "fallback retry PLACE --tries N [--policy P] [--timeout TIME]",
+    summary: "how a failed turn is taken again at PLACE first",
+    command: retry
+  },
   { name: "clear", usage: "fallback clear PLACE", summary: "remove what is written against PLACE", command: clear },
-  { name: "list", usage: "fallback list [--json]", summary: "one row per place: where its turns go, tries, policy, timeout", command: list },
-  { name: "chain", usage: "fallback chain PLACE [--json]", summary: "the whole walk a failed turn at PLACE takes", command: chain },
-  { name: "accounts", usage: "fallback accounts [CLI] [--json] | fallback accounts add|remove|order …", summary: "each CLI's accounts, in the order a failed turn walks them", command: accounts },
-  { name: "accounts add", usage: "fallback accounts add CLI NAME [--config-dir DIR] [--env VAR=fromEnv:OTHER]…", summary: "", command: add },
+  {
+    name: "list",
+    usage: "fallback list [--json]",
+    summary: "one row per place: where its turns go, tries, policy, timeout",
+    command: list
+  },
+  {
+    name: "chain",
+    usage: "fallback chain PLACE [--json]",
+    summary: "the whole walk a failed turn at PLACE takes",
+    command: chain
+  },
+  {
+    name: "accounts",
+    usage: "fallback accounts [CLI] [--json] | fallback accounts add|remove|order …",
+    summary: "each CLI's accounts, in the order a failed turn walks them",
+    command: accounts
+  },
+  {
+    name: "accounts add",
+    usage: "fallback accounts add CLI NAME [--config-dir DIR] [--env VAR=fromEnv:OTHER]…",
+    summary: "",
+    command: add
+  },
   { name: "accounts remove", usage: "fallback accounts remove CLI NAME", summary: "", command: remove },
   { name: "accounts order", usage: "fallback accounts order CLI NAME…", summary: "", command: order },
-  { name: "status", usage: "fallback status [PLACE] [--json] [--clear | --try]", summary: "the health of places; --clear forgets failures, --try tries one now", command: status },
-  { name: "waits", usage: "fallback waits [--policy P] [--tries N] [--json]", summary: "the wait ladder of each retry policy", command: waits },
-  { name: "doctor", usage: "fallback doctor [--json]", summary: "check the CLIs, accounts and keys the config needs, with the fix for each problem", command: doctor },
+  {
+    name: "status",
+    usage: "fallback status [PLACE] [--json] [--clear | --try]",
+    summary: "the health of places; --clear forgets failures, --try tries one now",
+    command: status
+  },
+  {
+    name: "waits",
+    usage: "fallback waits [--policy P] [--tries N] [--json]",
+    summary: "the wait ladder of each retry policy",
+    command: waits
+  },
+  {
+    name: "doctor",
+    usage: "fallback doctor [--json]",
+    summary: "check the CLIs, accounts and keys the config needs, with the fix for each problem",
+    command: doctor
+  },
   { name: "edit", usage: "fallback edit", summary: "the page: change steps on a terminal", command: edit },
-  { name: "demo", usage: "fallback demo", summary: "a failover against a loopback provider, in seconds; no keys, no network", command: demo }
+  {
+    name: "demo",
+    usage: "fallback demo",
+    summary: "a failover against a loopback provider, in seconds; no keys, no network",
+    command: demo
+  }
 ]
 
 /**
  * The command line as @effect/cli runs it, behind the help and the checks `main` makes first.
  *
  * @since 0.1.0
- * @category running
+ * @category utils
  */
 export const run = Command.run(command, { name: "fallback", version })
 
@@ -98,7 +173,9 @@ const before = (args: ReadonlyArray<string>): Effect.Effect<boolean, UsageError>
     }
     if (typed[0]!.startsWith("-")) {
       if (unused.has(typed[0]!)) {
-        return yield* new UsageError({ reason: `${typed[0]} is not an option of fallback; fallback --help lists what is` })
+        return yield* new UsageError({
+          reason: `${typed[0]} is not an option of fallback; fallback --help lists what is`
+        })
       }
       return false
     }
@@ -137,11 +214,13 @@ const before = (args: ReadonlyArray<string>): Effect.Effect<boolean, UsageError>
  * line's own usage errors are already told by it).
  *
  * @since 0.1.0
- * @category running
+ * @category utils
  */
 export const main = (argv: ReadonlyArray<string>) =>
   Effect.flatMap(before(argv.slice(2)), (done) => done ? Effect.void : run(argv)).pipe(
     Effect.tapError((error) =>
-      ValidationError.isValidationError(error) ? Effect.void : Console.error(`fallback: ${Secret.mask(String(error.message))}`)
+      ValidationError.isValidationError(error)
+        ? Effect.void
+        : Console.error(`fallback: ${Secret.mask(String(error.message))}`)
     )
   )

@@ -5,6 +5,7 @@ import * as ConfigFile from "@fallback/core/ConfigFile"
 import * as Place from "@fallback/core/Place"
 import * as Policy from "@fallback/core/Policy"
 import { Effect, Either, Option } from "effect"
+
 import * as State from "../src/internal/editState.js"
 import { backends, edit, keys, pages, questions, typed } from "./terminal.js"
 
@@ -32,9 +33,10 @@ const configFile = Effect.gen(function*() {
   return file
 }).pipe(Effect.provide(NodeFileSystem.layer))
 
-const text = (file: string) => Effect.flatMap(FileSystem.FileSystem, (fs) => fs.readFileString(file)).pipe(
-  Effect.provide(NodeFileSystem.layer)
-)
+const text = (file: string) =>
+  Effect.flatMap(FileSystem.FileSystem, (fs) => fs.readFileString(file)).pipe(
+    Effect.provide(NodeFileSystem.layer)
+  )
 
 const steps = (file: string) => Effect.map(text(file), (text) => (JSON.parse(text) as { steps: unknown }).steps)
 
@@ -168,11 +170,17 @@ describe("fallback edit", () => {
         "  remove this step",
         "↑↓ move · enter choose · esc back"
       ].join("\n"))
-      expect(questions(session).some((question) => question.includes("codex/gpt-5.6-sol cannot fall back to itself; pick another")))
+      expect(
+        questions(session).some((question) =>
+          question.includes("codex/gpt-5.6-sol cannot fall back to itself; pick another")
+        )
+      )
         .toBe(true)
       const last = pages(session).at(-1)!
       expect(last).toMatch(/❯ codex\/gpt-5\.6-sol +gemini\/gemini-3-flash +2 +linear +none +changed/)
-      expect(last).toMatch(/ claude@work\/claude-opus-5 +codex\/gpt-5\.6-sol → gemini\/gemini-3-flash +3 +exponential +1m30s/)
+      expect(last).toMatch(
+        / claude@work\/claude-opus-5 +codex\/gpt-5\.6-sol → gemini\/gemini-3-flash +3 +exponential +1m30s/
+      )
       expect(last).toContain("Unsaved: codex/gpt-5.6-sol changed")
       expect(yield* steps(file)).toEqual({
         "claude@work/claude-opus-5": {
@@ -330,7 +338,8 @@ describe("fallback edit", () => {
         enter // leave without saving
       ], { backends })
       expect(pages(session).slice(0, 2).every((page) => page.includes("Nothing unsaved."))).toBe(true)
-      expect(questions(session).filter((question) => question.startsWith("The place that cannot run: which CLI?"))).toHaveLength(2)
+      expect(questions(session).filter((question) => question.startsWith("The place that cannot run: which CLI?")))
+        .toHaveLength(2)
       expect(pages(session).at(-1)).toContain("Unsaved: claude@work/claude-opus-5 removed")
       expect(yield* text(file)).toBe(start)
     }))

@@ -2,6 +2,7 @@ import * as FileSystem from "@effect/platform/FileSystem"
 import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
+
 import { edit as session, keys } from "./terminal.js"
 
 /** A fake HOME with claude's own folder and ~/.claude-work, and a stand-in claude on its PATH. */
@@ -25,7 +26,10 @@ describe("fallback init on a terminal", () => {
   it.scoped("offers every account it sees, picked; space unpicks one, enter writes the rest", () =>
     Effect.gen(function*() {
       const { config, env } = yield* fakeHome
-      const ran = yield* session(config, [keys.down, keys.down, keys.down, keys.space, keys.enter], { command: "init", env })
+      const ran = yield* session(config, [keys.down, keys.down, keys.down, keys.space, keys.enter], {
+        command: "init",
+        env
+      })
       const asked = ran.frames.join("").replace(/\u001b\[[0-9;?]*[A-Za-z]/g, "")
       expect(asked).toContain(`The accounts to write to ${config} (space picks, enter writes)`)
       expect(asked).toContain("claude@login")

@@ -1,7 +1,9 @@
-import * as Terminal from "@effect/platform/Terminal"
 import * as NodeContext from "@effect/platform-node/NodeContext"
+import * as Terminal from "@effect/platform/Terminal"
 import * as Backend from "@fallback/core/Backend"
-import { ConfigProvider, Console, Effect, Exit, Fiber, Layer, Mailbox, Option } from "effect"
+import type { Console } from "effect"
+import { ConfigProvider, Effect, Exit, Fiber, Layer, Mailbox, Option } from "effect"
+
 import { Cli } from "../src/index.js"
 
 const key = (name: string, input?: string, modifiers: Partial<Terminal.Key> = {}): Terminal.UserInput => ({
@@ -124,8 +126,12 @@ export const edit = (
     }
     const fiber = yield* Cli.main(["node", "fallback", options.command ?? "edit", ...(options.args ?? [])]).pipe(
       Effect.withConsole(capturing),
-      Effect.withConfigProvider(ConfigProvider.fromMap(new Map([...Object.entries(options.env ?? {}), ["FALLBACK_CONFIG", file]]))),
-      Effect.provide(Layer.succeed(Terminal.Terminal, scripted(script, frames, options.tty ?? true, options.rows ?? 40))),
+      Effect.withConfigProvider(
+        ConfigProvider.fromMap(new Map([...Object.entries(options.env ?? {}), ["FALLBACK_CONFIG", file]]))
+      ),
+      Effect.provide(
+        Layer.succeed(Terminal.Terminal, scripted(script, frames, options.tty ?? true, options.rows ?? 40))
+      ),
       Effect.provide(options.backends ?? Layer.empty),
       Effect.provide(NodeContext.layer),
       Effect.fork

@@ -1,5 +1,6 @@
 import * as fs from "node:fs"
 import * as path from "node:path"
+
 import type { ConfigFile } from "@fallback/core"
 
 type Endpoint = typeof ConfigFile.Endpoint.Type
@@ -14,7 +15,9 @@ export interface Reach {
   /** Options for the CLI's backend (codex's provider, opencode's config). */
   readonly options: Readonly<Record<string, unknown>>
   /** A settings file in the account's config dir, merged into what is there: its path in the dir and the settings. */
-  readonly settings?: { readonly file: string; readonly merge: Readonly<Record<string, Record<string, unknown>>> } | undefined
+  readonly settings?:
+    | { readonly file: string; readonly merge: Readonly<Record<string, Record<string, unknown>>> }
+    | undefined
 }
 
 const keyOr = (endpoint: Endpoint, variable: string) =>
@@ -34,7 +37,10 @@ export const reach = (cli: string, endpoint: Endpoint, model: string): Reach | u
   switch (cli) {
     case "claude":
       return {
-        env: { ANTHROPIC_BASE_URL: endpoint.baseUrl, ...(endpoint.key === undefined ? {} : { ANTHROPIC_API_KEY: endpoint.key }) },
+        env: {
+          ANTHROPIC_BASE_URL: endpoint.baseUrl,
+          ...(endpoint.key === undefined ? {} : { ANTHROPIC_API_KEY: endpoint.key })
+        },
         options: {}
       }
     case "codex":
@@ -94,7 +100,9 @@ export const writeSettings = (file: string, merge: Readonly<Record<string, Recor
   let current: Record<string, unknown> = {}
   if (fs.existsSync(file)) {
     const parsed: unknown = JSON.parse(fs.readFileSync(file, "utf8"))
-    if (typeof parsed === "object" && parsed !== null && !Array.isArray(parsed)) current = parsed as Record<string, unknown>
+    if (typeof parsed === "object" && parsed !== null && !Array.isArray(parsed)) {
+      current = parsed as Record<string, unknown>
+    }
   }
   const next: Record<string, unknown> = { ...current }
   for (const [section, values] of Object.entries(merge)) {

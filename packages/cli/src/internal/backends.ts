@@ -1,3 +1,6 @@
+import * as os from "node:os"
+import * as nodePath from "node:path"
+
 import type * as CommandExecutor from "@effect/platform/CommandExecutor"
 import type * as HttpClient from "@effect/platform/HttpClient"
 import * as Antigravity from "@fallback/backends/Antigravity"
@@ -16,8 +19,6 @@ import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
-import * as os from "node:os"
-import * as nodePath from "node:path"
 
 /**
  * The agent CLIs fallback drives: how each is made and the line that installs it.
@@ -61,7 +62,9 @@ const resuming = (backend: Backend.Backend, resume: NonNullable<Running["resume"
         place,
         account,
         settings,
-        opening.resume === undefined && place.model === resume.at.model ? { ...opening, resume: resume.session } : opening
+        opening.resume === undefined && place.model === resume.at.model
+          ? { ...opening, resume: resume.session }
+          : opening
       )
   }
 
@@ -96,14 +99,16 @@ const reaching = (
           const file = nodePath.join(expand(given.configDir), off.file)
           return Effect.try({
             try: () => Endpoint.writeSettings(file, off.merge),
-            catch: (error) => new Failure.Unknown({ place, said: Failure.said(`${file} could not be written: ${String(error)}`) })
+            catch: (error) =>
+              new Failure.Unknown({ place, said: Failure.said(`${file} could not be written: ${String(error)}`) })
           }).pipe(Effect.zipRight(plain.open(place, account, settings, opening)))
         }
         const key = JSON.stringify(reach.options)
         const backend = made.get(key) ?? make({ bin, ...reach.options })
         made.set(key, backend)
         const name = given?.name ?? "default"
-        const configDir = given?.configDir ?? (reach.settings === undefined ? undefined : nodePath.join(homes, `${cli}-${name}`))
+        const configDir = given?.configDir ??
+          (reach.settings === undefined ? undefined : nodePath.join(homes, `${cli}-${name}`))
         return Effect.try({
           try: () => {
             if (reach.settings !== undefined && configDir !== undefined) {
@@ -118,7 +123,9 @@ const reaching = (
           catch: (error) =>
             new Failure.Unknown({
               place,
-              said: Failure.said(`the ${cli} settings for its endpoint could not be written in ${configDir}: ${String(error)}`)
+              said: Failure.said(
+                `the ${cli} settings for its endpoint could not be written in ${configDir}: ${String(error)}`
+              )
             })
         }).pipe(Effect.flatMap((reached) => backend.open(place, Option.some(reached), settings, opening)))
       })

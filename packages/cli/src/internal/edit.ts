@@ -1,6 +1,6 @@
 import * as Command from "@effect/cli/Command"
-import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import * as Terminal from "@effect/platform/Terminal"
+import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import * as Backend from "@fallback/core/Backend"
 import * as ConfigFile from "@fallback/core/ConfigFile"
 import * as Place from "@fallback/core/Place"
@@ -14,6 +14,7 @@ import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
+
 import { backendsOf } from "./backends.js"
 import { config, editing } from "./config.js"
 import { choosePlace, modelsOf, type Places } from "./editPlaces.js"
@@ -39,7 +40,9 @@ const waitsOf = (name: Policy.Name) =>
     : `${name === "exponential-jitter" ? "up to " : ""}${Policy.ladder(name, 4).map(formatTime).join(", ")}…`
 
 const notItself = (from: Place.Place) => (place: Place.Place) =>
-  Place.format(place) === Place.format(from) ? `${Place.format(from)} cannot fall back to itself; pick another` : undefined
+  Place.format(place) === Place.format(from)
+    ? `${Place.format(from)} cannot fall back to itself; pick another`
+    : undefined
 
 /** Where a step's turns go, asked; none when the person goes back from the first question. */
 const targetOf = (step: Steps.Step, places: Places, colour: boolean) =>
@@ -56,7 +59,8 @@ const tries = Effect.fn("Edit.tries")(function*(page: State.Page, step: Steps.St
   const now = Option.getOrUndefined(step.retrying)
   const count = yield* enter(
     `How many tries beyond the first at ${at}? (0 for none)`,
-    (text) => /^\d+$/.test(text) && Number(text) <= 100 ? Either.right(Number(text)) : Either.left("a whole number, 0 to 100"),
+    (text) =>
+      /^\d+$/.test(text) && Number(text) <= 100 ? Either.right(Number(text)) : Either.left("a whole number, 0 to 100"),
     colour,
     now === undefined ? "" : String(now.tries)
   )
@@ -87,7 +91,11 @@ const open = Effect.fn("Edit.open")(function*(page: State.Page, step: Steps.Step
   const [count, policy] = triesOf(step)
   const choice = yield* choose(at, [
     { title: "where its turns go", description: chainOf(page, step), value: "to" as const },
-    { title: "how many tries first", description: count === "-" ? "none" : `${count}, ${policy}`, value: "tries" as const },
+    {
+      title: "how many tries first",
+      description: count === "-" ? "none" : `${count}, ${policy}`,
+      value: "tries" as const
+    },
     { title: "remove this step", value: "remove" as const }
   ], colour)
   if (Option.isNone(choice)) return page
@@ -162,7 +170,8 @@ export const edit = Command.make("edit", { config }, ({ config }) =>
     const backends = yield* Effect.serviceOption(Backend.Backends).pipe(
       Effect.flatMap(Option.match({
         onSome: (given) => Effect.succeed(given),
-        onNone: () => Effect.provide(Backend.Backends, backendsOf(document).pipe(Layer.provide(NodeHttpClient.layerUndici)))
+        onNone: () =>
+          Effect.provide(Backend.Backends, backendsOf(document).pipe(Layer.provide(NodeHttpClient.layerUndici)))
       }))
     )
     const places: Places = {

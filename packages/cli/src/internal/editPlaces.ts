@@ -3,6 +3,7 @@ import * as Place from "@fallback/core/Place"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Option from "effect/Option"
+
 import { choose, enter } from "./editPrompts.js"
 
 /**
@@ -60,7 +61,10 @@ const model = Effect.fn("Edit.model")(function*(
 ) {
   // a model that would make a refused place is not offered
   const offered = listed.filter((name) =>
-    Either.match(Place.parse(`${prefix}/${name}`), { onLeft: () => true, onRight: (place) => refuse(place) === undefined })
+    Either.match(Place.parse(`${prefix}/${name}`), {
+      onLeft: () => true,
+      onRight: (place) => refuse(place) === undefined
+    })
   )
   if (offered.length === 0) return yield* typed(asking, prefix, colour, refuse)
   const picked = yield* choose(`${asking}: which model of ${prefix}?`, [
@@ -91,10 +95,12 @@ export const choosePlace = Effect.fn("Edit.choosePlace")(function*(
     if (Option.isNone(cli)) return Option.none<Place.Place>()
     const names = places.accounts(cli.value)
     while (true) {
-      const account = names.length === 0 ? Option.some("") : yield* choose(`${asking}: which account of ${cli.value}?`, [
-        { title: "no account", value: "" },
-        ...names.map((name) => ({ title: name, value: name }))
-      ], colour)
+      const account = names.length === 0 ?
+        Option.some("") :
+        yield* choose(`${asking}: which account of ${cli.value}?`, [
+          { title: "no account", value: "" },
+          ...names.map((name) => ({ title: name, value: name }))
+        ], colour)
       if (Option.isNone(account)) break
       const prefix = account.value === "" ? cli.value : `${cli.value}@${account.value}`
       const name = yield* model(asking, prefix, places.models(cli.value), colour, refuse)

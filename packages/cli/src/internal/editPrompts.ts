@@ -5,6 +5,7 @@ import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Option from "effect/Option"
+
 import { fieldKey, pageKey, questionKey } from "./editKeys.js"
 import { type Choice, erase, fieldLines, frame, pageLines, questionLines } from "./editRender.js"
 import * as State from "./editState.js"
@@ -37,7 +38,10 @@ interface Size {
   readonly rows: number
 }
 
-const size = Effect.flatMap(Terminal.Terminal, (terminal) => Effect.all({ columns: terminal.columns, rows: terminal.rows }))
+const size = Effect.flatMap(
+  Terminal.Terminal,
+  (terminal) => Effect.all({ columns: terminal.columns, rows: terminal.rows })
+)
 
 const drawn = <S>(lines: (state: S, size: Size) => ReadonlyArray<string>) => ({
   render: (_: S, action: Prompt.Prompt.Action<S, unknown>) =>
@@ -154,11 +158,15 @@ export const enter = <A>(
         switch (key._tag) {
           case "type":
             return Effect.succeed(
-              Action.NextFrame({ state: { text: (field.fresh ? "" : field.text) + key.text, error: undefined, fresh: false } })
+              Action.NextFrame({
+                state: { text: (field.fresh ? "" : field.text) + key.text, error: undefined, fresh: false }
+              })
             )
           case "erase":
             return Effect.succeed(
-              Action.NextFrame({ state: { text: field.fresh ? "" : field.text.slice(0, -1), error: undefined, fresh: false } })
+              Action.NextFrame({
+                state: { text: field.fresh ? "" : field.text.slice(0, -1), error: undefined, fresh: false }
+              })
             )
           case "done":
             return Effect.succeed(Either.match(read(field.text), {

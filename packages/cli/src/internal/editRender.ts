@@ -2,6 +2,7 @@ import * as Place from "@fallback/core/Place"
 import type * as Steps from "@fallback/core/Steps"
 import * as Duration from "effect/Duration"
 import * as Option from "effect/Option"
+
 import * as State from "./editState.js"
 import { formatTime } from "./seconds.js"
 import { table } from "./table.js"

@@ -100,11 +100,14 @@ const values: Record<string, string> = {
 const termOf = (term: string) =>
   term.replace(/^\((-\w), (--[\w-]+)\)/, "$1, $2").replace(
     /^((?:-\w, )?(--[\w-]+)) (?:text|integer)(\.\.\.)?$/,
-    (_, flag: string, name: string, many: string | undefined) => `${flag} ${values[name] ?? "VALUE"}${many === undefined ? "" : "…"}`
+    (_, flag: string, name: string, many: string | undefined) =>
+      `${flag} ${values[name] ?? "VALUE"}${many === undefined ? "" : "…"}`
   )
 
 const readEntry = (entry: Entry) =>
-  read(CommandModule.getHelp(entry.command, CliConfig.defaultConfig), { paragraphs: [], definitions: [] }, { value: "" })
+  read(CommandModule.getHelp(entry.command, CliConfig.defaultConfig), { paragraphs: [], definitions: [] }, {
+    value: ""
+  })
 
 const optionsOf = (doc: Read) =>
   doc.definitions.filter((d) => d.header === "OPTIONS" && !built.has(d.term.split(" ")[0]!)).map((d) => ({

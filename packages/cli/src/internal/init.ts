@@ -11,6 +11,7 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
+
 import { agentClis } from "./backends.js"
 import { besideConfig, config, editing } from "./config.js"
 import { binaryOf, examine, versionOf } from "./doctor.js"
@@ -163,7 +164,9 @@ export const init = Command.make("init", { config, yes, only, endpoint, key }, (
         "Found:",
         ...found.flatMap((f) => [
           `  ${f.cli} ${f.version}`,
-          ...(f.seen.length === 0 ? ["    no account seen; the CLI's own sign-in is used"] : f.seen.map((s) => `    account ${s}`)),
+          ...(f.seen.length === 0
+            ? ["    no account seen; the CLI's own sign-in is used"]
+            : f.seen.map((s) => `    account ${s}`)),
           ...(endpoints.has(f.cli) ? [`    sends its requests to ${endpoints.get(f.cli)!.baseUrl}`] : [])
         ])
       ].join("\n")
@@ -187,7 +190,9 @@ export const init = Command.make("init", { config, yes, only, endpoint, key }, (
         choices.length === 0
           ? Prompt.run(Prompt.confirm({ message: `Write these to ${file}?`, initial: true }))
           : Effect.map(
-            Prompt.run(Prompt.multiSelect({ message: `The accounts to write to ${file} (space picks, enter writes)`, choices })),
+            Prompt.run(
+              Prompt.multiSelect({ message: `The accounts to write to ${file} (space picks, enter writes)`, choices })
+            ),
             (names) => new Set(names)
           )
       const answer = yield* asked.pipe(Effect.catchTag("QuitException", () => Effect.succeed(false)))

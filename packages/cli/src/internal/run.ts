@@ -19,6 +19,7 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
+
 import { agentClis, backendsOf } from "./backends.js"
 import { besideConfig, config, editing } from "./config.js"
 import * as Conversations from "./conversations.js"
@@ -53,7 +54,10 @@ const permission = text(
 const noWebSearch = Options.boolean("no-web-search").pipe(
   Options.withDescription("the agent may not search the web (a place that cannot be told so is not walked to)")
 )
-const skill = Options.text("skill").pipe(Options.withDescription("a skill the agent may use (repeatable)"), Options.repeated)
+const skill = Options.text("skill").pipe(
+  Options.withDescription("a skill the agent may use (repeatable)"),
+  Options.repeated
+)
 const firstByte = text("first-byte", "the longest a place may take to send its first byte (30s; 0 for no limit)")
 const idle = text("idle", "the longest an HTTP answer may go quiet once it started (60s)")
 const deadline = text("deadline", "the longest the whole turn may take, failover included (15m)")
@@ -70,7 +74,10 @@ const json = Options.boolean("json").pipe(
   Options.withAlias("j"),
   Options.withDescription("one JSON object a line on stdout: each event, each notice, then the outcome")
 )
-const quiet = Options.boolean("quiet").pipe(Options.withAlias("q"), Options.withDescription("say nothing on stderr about recovery"))
+const quiet = Options.boolean("quiet").pipe(
+  Options.withAlias("q"),
+  Options.withDescription("say nothing on stderr about recovery")
+)
 
 /**
  * A number given to `run` that is not one it can use.
@@ -92,23 +99,25 @@ const answersWith = (
 ): Answer.Table =>
   Answer.override(
     answers,
-    Object.fromEntries(Object.entries(changes).map(([kind, change]) => {
-      const was = answers[kind as keyof Answer.Table]
-      const cooldown = change.cooldown === undefined ? was.cooldown : Duration.seconds(change.cooldown)
-      return [
-        kind,
-        new Answer.Answer({
-          here: change.waits === undefined ? was.here : change.waits.map((s) => Duration.seconds(s)),
-          atLeast: change.atLeast === undefined ? was.atLeast : Duration.seconds(change.atLeast),
-          step: change.step ?? was.step,
-          reopen: change.reopen ?? was.reopen,
-          accounts: change.accounts ?? was.accounts,
-          places: change.places ?? was.places,
-          ...(cooldown === undefined ? {} : { cooldown }),
-          once: change.once ?? was.once
-        })
-      ]
-    }))
+    Object.fromEntries(
+      Object.entries(changes).map(([kind, change]) => {
+        const was = answers[kind as keyof Answer.Table]
+        const cooldown = change.cooldown === undefined ? was.cooldown : Duration.seconds(change.cooldown)
+        return [
+          kind,
+          new Answer.Answer({
+            here: change.waits === undefined ? was.here : change.waits.map((s) => Duration.seconds(s)),
+            atLeast: change.atLeast === undefined ? was.atLeast : Duration.seconds(change.atLeast),
+            step: change.step ?? was.step,
+            reopen: change.reopen ?? was.reopen,
+            accounts: change.accounts ?? was.accounts,
+            places: change.places ?? was.places,
+            ...(cooldown === undefined ? {} : { cooldown }),
+            once: change.once ?? was.once
+          })
+        ]
+      })
+    )
   )
 
 const timeOf = (given: Option.Option<string>) =>

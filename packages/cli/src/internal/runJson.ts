@@ -92,7 +92,13 @@ export const ofNotice = (notice: Notice.Notice): Line => {
       return { type: "notice", notice: notice._tag, message, place: Place.format(notice.place) }
     case "Compacting":
     case "Stopping":
-      return { type: "notice", notice: notice._tag, message, place: Place.format(notice.place), kind: notice.failure._tag }
+      return {
+        type: "notice",
+        notice: notice._tag,
+        message,
+        place: Place.format(notice.place),
+        kind: notice.failure._tag
+      }
   }
 }
 

@@ -17,6 +17,7 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
+
 import { backendsOf } from "./backends.js"
 import { besideConfig, config, editing, json } from "./config.js"
 import { formatTime } from "./seconds.js"
@@ -86,9 +87,11 @@ const trial = (at: Place.Place) =>
       Effect.scoped,
       Effect.either,
       Effect.provideService(Notice.Notices, { publish: () => Effect.void, watch: Effect.succeed(Stream.empty) }),
-      Effect.provide(Layer.mergeAll(backendsOf(document, { homes: yield* besideConfig("homes") }), Health.Health.layerMemory()).pipe(
-        Layer.provide(NodeHttpClient.layerUndici)
-      ))
+      Effect.provide(
+        Layer.mergeAll(backendsOf(document, { homes: yield* besideConfig("homes") }), Health.Health.layerMemory()).pipe(
+          Layer.provide(NodeHttpClient.layerUndici)
+        )
+      )
     )
     if (outcome._tag === "Right") {
       yield* recorded.succeeded(at)
@@ -99,62 +102,70 @@ const trial = (at: Place.Place) =>
   })
 
 /** @internal */
-export const status = Command.make("status", { config, json, clear, tryNow, place }, ({ clear, config, json, place, tryNow }) =>
-  Effect.gen(function*() {
-    const health = yield* Health.Health
-    const only = Option.isSome(place) ? Option.some(yield* Place.parse(place.value)) : Option.none()
-    if (clear && tryNow) return yield* new InvalidStatus({ reason: "--clear and --try: give one" })
-    if (tryNow) {
-      if (Option.isNone(only)) {
-        return yield* new InvalidStatus({ reason: "--try needs the place to try: fallback status --try CLI[@ACCOUNT]/MODEL" })
+export const status = Command.make(
+  "status",
+  { config, json, clear, tryNow, place },
+  ({ clear, config, json, place, tryNow }) =>
+    Effect.gen(function*() {
+      const health = yield* Health.Health
+      const only = Option.isSome(place) ? Option.some(yield* Place.parse(place.value)) : Option.none()
+      if (clear && tryNow) return yield* new InvalidStatus({ reason: "--clear and --try: give one" })
+      if (tryNow) {
+        if (Option.isNone(only)) {
+          return yield* new InvalidStatus({
+            reason: "--try needs the place to try: fallback status --try CLI[@ACCOUNT]/MODEL"
+          })
+        }
+        return yield* trial(only.value)
       }
-      return yield* trial(only.value)
-    }
-    if (clear) {
-      const recorded = (yield* health.snapshot).map((entry) => entry.place)
-      const clearing = Option.match(only, {
-        onNone: () => recorded,
-        onSome: (at) => recorded.filter((p) => Place.format(p) === Place.format(at))
-      })
-      yield* Effect.forEach(clearing, health.succeeded, { discard: true })
-      return yield* Console.log(
-        clearing.length === 0
-          ? `${Option.match(only, { onNone: () => "No place", onSome: Place.format })} has no failures recorded; nothing to clear`
-          : `cleared ${clearing.map(Place.format).join(", ")}`
-      )
-    }
-    const now = yield* Clock.currentTimeMillis
-    const places = (yield* health.snapshot).filter((entry) =>
-      Option.match(only, { onNone: () => true, onSome: (at) => Place.format(at) === Place.format(entry.place) })
-    ).map((entry) => ({
-      place: Place.format(entry.place),
-      breaker: entry.breaker,
-      failures: entry.failures,
-      parkedFor: Option.getOrNull(Option.map(left(entry.parkedUntil, now), (ms) => Math.ceil(ms / 1000))),
-      coolingFor: Option.getOrNull(Option.map(left(entry.coolingUntil, now), (ms) => Math.ceil(ms / 1000))),
-      kind: entry.last._tag,
-      last: entry.last.message
-    }))
-    if (json) return yield* Console.log(JSON.stringify(places, null, 2))
-    if (places.length === 0) return yield* Console.log("Every place is healthy: no failures recorded.")
-    yield* Console.log(table(
-      ["PLACE", "BREAKER", "FAILURES IN A ROW", "PARKED FOR", "COOLING FOR", "LAST FAILURE"],
-      places.map((p) => [
-        p.place,
-        p.breaker,
-        String(p.failures),
-        p.parkedFor === null ? "-" : formatTime(Duration.seconds(p.parkedFor)),
-        p.coolingFor === null ? "-" : formatTime(Duration.seconds(p.coolingFor)),
-        p.last
-      ])
-    ))
-  }).pipe(Effect.provide(health()), Effect.provide(editing(config)))).pipe(
-    Command.withDescription(
-      "The health of every place with a failure recorded: its breaker (closed, parked, trial), failures in a\n" +
-        "row, how long it stays parked or cooling, and the last failure. --clear forgets them; --try takes a\n" +
-        "short turn at a place now, parked or not.\n\n" +
-        "  fallback status\n  fallback status --json\n" +
-        "  fallback status --clear claude@work/claude-opus-5\n  fallback status --clear\n" +
-        "  fallback status --try claude@work/claude-opus-5"
-    )
+      if (clear) {
+        const recorded = (yield* health.snapshot).map((entry) => entry.place)
+        const clearing = Option.match(only, {
+          onNone: () => recorded,
+          onSome: (at) => recorded.filter((p) => Place.format(p) === Place.format(at))
+        })
+        yield* Effect.forEach(clearing, health.succeeded, { discard: true })
+        return yield* Console.log(
+          clearing.length === 0
+            ? `${
+              Option.match(only, { onNone: () => "No place", onSome: Place.format })
+            } has no failures recorded; nothing to clear`
+            : `cleared ${clearing.map(Place.format).join(", ")}`
+        )
+      }
+      const now = yield* Clock.currentTimeMillis
+      const places = (yield* health.snapshot).filter((entry) =>
+        Option.match(only, { onNone: () => true, onSome: (at) => Place.format(at) === Place.format(entry.place) })
+      ).map((entry) => ({
+        place: Place.format(entry.place),
+        breaker: entry.breaker,
+        failures: entry.failures,
+        parkedFor: Option.getOrNull(Option.map(left(entry.parkedUntil, now), (ms) => Math.ceil(ms / 1000))),
+        coolingFor: Option.getOrNull(Option.map(left(entry.coolingUntil, now), (ms) => Math.ceil(ms / 1000))),
+        kind: entry.last._tag,
+        last: entry.last.message
+      }))
+      if (json) return yield* Console.log(JSON.stringify(places, null, 2))
+      if (places.length === 0) return yield* Console.log("Every place is healthy: no failures recorded.")
+      yield* Console.log(table(
+        ["PLACE", "BREAKER", "FAILURES IN A ROW", "PARKED FOR", "COOLING FOR", "LAST FAILURE"],
+        places.map((p) => [
+          p.place,
+          p.breaker,
+          String(p.failures),
+          p.parkedFor === null ? "-" : formatTime(Duration.seconds(p.parkedFor)),
+          p.coolingFor === null ? "-" : formatTime(Duration.seconds(p.coolingFor)),
+          p.last
+        ])
+      ))
+    }).pipe(Effect.provide(health()), Effect.provide(editing(config)))
+).pipe(
+  Command.withDescription(
+    "The health of every place with a failure recorded: its breaker (closed, parked, trial), failures in a\n" +
+      "row, how long it stays parked or cooling, and the last failure. --clear forgets them; --try takes a\n" +
+      "short turn at a place now, parked or not.\n\n" +
+      "  fallback status\n  fallback status --json\n" +
+      "  fallback status --clear claude@work/claude-opus-5\n  fallback status --clear\n" +
+      "  fallback status --try claude@work/claude-opus-5"
   )
+)
