@@ -36,6 +36,8 @@ const renamed = {
   location: "getters",
   references: "getters",
   formatting: "utils",
+  classifying: "utils",
+  masking: "utils",
   judging: "utils",
   turns: "utils",
   running: "utils",

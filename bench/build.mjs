@@ -14,6 +14,8 @@ await build({
   format: "esm",
   target: "node20",
   conditions: ["@fallback/source"],
+  // @effect/ai-anthropic's tokenizer reads its WASM beside its own CommonJS file: left to Node.
+  external: ["@anthropic-ai/tokenizer"],
   outfile: new URL(`${entry}.bundle.mjs`, import.meta.url).pathname,
   banner: { js: "import { createRequire as __createRequire } from \"node:module\"; const require = __createRequire(import.meta.url);" },
   logLevel: "warning"

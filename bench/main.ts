@@ -16,6 +16,7 @@ import { execFileSync } from "node:child_process"
 import { cpus, loadavg } from "node:os"
 import { join } from "node:path"
 import { cold } from "./cold.js"
+import { effectAi } from "./effectAi.js"
 import { type Figure, history, repetitions, save, table, verdicts } from "./figures.js"
 import { http } from "./http.js"
 import { scale } from "./scale.js"
@@ -27,7 +28,8 @@ const benches: ReadonlyArray<readonly [string, () => Promise<Array<Figure>> | Ar
   ["B2", failover],
   ["B3", scale],
   ["B4", cold],
-  ["B5", http]
+  ["B5", http],
+  ["B6", effectAi]
 ]
 
 /** The commit measured, with `+dirty` when the working tree differs from it. */

@@ -1,10 +1,12 @@
 // Bundles the command line into one file with plain node: run by `npm ci` / `npm install`
 // (the root's prepare script), so `npx fallback` works with no step of the user's own. Then runs
-// `fallback --help` once to write the V8 code cache the bin starts from (bin/load.js).
-import { execFileSync } from "node:child_process"
+// `fallback --help` once to write the V8 code cache the bin starts from (bin/load.js), and writes
+// the help pages out (dist/pages.json), which the bin prints without starting the command line.
+import { execFile, execFileSync } from "node:child_process"
 import { randomUUID } from "node:crypto"
-import { readFileSync } from "node:fs"
+import { readFileSync, renameSync, writeFileSync } from "node:fs"
 import { dirname } from "node:path"
+import { promisify } from "node:util"
 
 import { build } from "esbuild"
 
@@ -76,3 +78,31 @@ execFileSync(
   ],
   { stdio: "ignore", env: { ...process.env, NO_COLOR: "1" } }
 )
+
+// The help pages, as the bundle prints them on a terminal and elsewhere: bin/load.js prints them
+// from dist/pages.json instead of starting the command line
+const load = new URL("bin/load.js", import.meta.url).pathname
+const print = async (args, colour) => {
+  const env = { ...process.env, NO_COLOR: colour ? "" : "1" }
+  const { stderr, stdout } = await promisify(execFile)(
+    process.execPath,
+    ["-e", `process.stdout.isTTY = ${colour}; require(process.argv[1]).run({ replay: false })`, load, ...args],
+    { env, encoding: "utf8", maxBuffer: 16 * 1024 * 1024 }
+  )
+  return { status: 0, stdout, stderr }
+}
+const top = (await print(["--help"], false)).stdout
+// the root help's command lines: "  NAME   what it does"
+const commands = [...new Set(Array.from(top.matchAll(/^ {2}([a-z][\w-]*) {2,}/gm), ([, name]) => name))]
+const shown = [["--help"], ["-h"], ["--version"], ...commands.map((command) => [command, "--help"])]
+const pages = Object.fromEntries(
+  await Promise.all(shown.map(async (args) => [
+    args.join(" "),
+    { plain: await print(args, false), colour: await print(args, true) }
+  ]))
+)
+const bundle = new URL("dist/fallback.cjs", import.meta.url).pathname
+const builtAs = readFileSync(bundle, "utf8").split("\n", 1)[0]
+const written = new URL("dist/pages.json", import.meta.url).pathname
+writeFileSync(`${written}.${process.pid}`, JSON.stringify({ build: builtAs, pages }))
+renameSync(`${written}.${process.pid}`, written)

@@ -37,6 +37,7 @@ export const chainOf = (random: Random): Array<Drawn> =>
 export const optionsOf = (random: Random): Agent.Options => ({
   answers: scaled,
   firstByte: Option.some(Duration.millis(random.int(40, 250))),
+  idle: Option.none(),
   send: random.chance(0.5) ? Option.some(Duration.millis(random.int(150, 900))) : Option.none(),
   watchdog: random.chance(0.5)
     ? Option.some({

@@ -30,11 +30,12 @@
  *
  * @since 0.1.0
  */
-import { type Backend, ConfigFile, Place } from "@fallback/core"
+import { type Backend, ConfigFile, type Failure, Place } from "@fallback/core"
 import type * as HttpClient from "@effect/platform/HttpClient"
 import * as Duration from "effect/Duration"
 import type * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
+import * as refusal from "./internal/httpFailure.js"
 import * as internal from "./internal/httpProvider.js"
 
 /**
@@ -109,3 +110,22 @@ export const make = (
   options: Options = {}
 ): Effect.Effect<Backend.Backend, never, HttpClient.HttpClient> =>
   internal.make(provider, { idle: Duration.decode(options.idle ?? "60 seconds") })
+
+/**
+ * What a provider answered when it did not answer: the HTTP status (none for an error inside a
+ * stream), the response headers, and the body as text.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type Refusal = refusal.Refusal
+
+/**
+ * The failure a provider's refusal is, by its status, its rate-limit headers and its body's
+ * words: the one classifier every HTTP client of a provider uses (`@fallback/ai` maps `AiError`s
+ * through it).
+ *
+ * @since 0.1.0
+ * @category classifying
+ */
+export const classify: (refusal: Refusal, place: Place.Place, now: number) => Failure.Failure = refusal.classify

@@ -90,9 +90,9 @@ describe("classifying what an HTTP provider refused with", () => {
     expect(until({})).toBeUndefined()
   })
 
-  it("an HTML page is said as its words; a key the provider echoes is masked", () => {
+  it("a 502 HTML page is a gateway gone (ConnectionLost, as through a CLI), said as its words; a key the provider echoes is masked", () => {
     const gateway = kindOf(502, "<html><head><title>502 Bad Gateway</title></head><body><h1>502 Bad Gateway</h1></body></html>")
-    expect(gateway._tag).toBe("Unknown")
+    expect(gateway._tag).toBe("ConnectionLost")
     expect(gateway.said).toBe("502: 502 Bad Gateway 502 Bad Gateway")
     const echoed = kindOf(401, {
       error: { message: "Incorrect API key provided: sk-proj-abcdefghijklmnopqrstuvwxyz", code: "invalid_api_key" }

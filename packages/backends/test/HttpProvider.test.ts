@@ -1,8 +1,8 @@
 import { NodeHttpClient } from "@effect/platform-node"
 import { describe, expect, it } from "@effect/vitest"
 import { Backend, ConfigFile, type Failure, Place, Settings } from "@fallback/core"
-import { MockProvider } from "@fallback/testkit"
-import { Chunk, ConfigProvider, DateTime, Duration, Effect, Option, Stream } from "effect"
+import { Fibers, MockProvider } from "@fallback/testkit"
+import { Chunk, Clock, ConfigProvider, DateTime, Duration, Effect, Fiber, Option, Stream, TestClock } from "effect"
 import { AnthropicMessages, HttpProvider, OpenAiCompatible } from "../src/index.js"
 
 const secret = "plain-test-secret-0123456789"
@@ -63,7 +63,7 @@ const expected: ReadonlyArray<
   }],
   ["overloaded", "RateLimited", "RateLimited"],
   ["server-error", "Unknown", "Unknown"],
-  ["bad-gateway", "Unknown", "Unknown", (failure) => expect(failure.said).toContain("502 Bad Gateway")],
+  ["bad-gateway", "ConnectionLost", "ConnectionLost", (failure) => expect(failure.said).toContain("502 Bad Gateway")],
   ["unauthorized", "AuthRefused", "AuthRefused"],
   ["forbidden", "AuthRefused", "AuthRefused"],
   ["model-not-found", "ModelNotFound", "ModelNotFound"],
@@ -212,6 +212,37 @@ describe("HTTP providers against the mock provider", () => {
             expect(took).toBeGreaterThanOrEqual(790)
             expect(took).toBeLessThan(2_500)
           }))
+
+        it.scopedLive("a reply that comes in time starts one fiber for its limits and leaves none running", () =>
+          Effect.gen(function*() {
+            const mock = yield* MockProvider.make()
+            const backend = yield* HttpProvider.make(kind.backend(mock.url))
+            const session = yield* backend.open(kind.place("model-a"), Option.none(), Settings.plain, {})
+            const now = Date.now()
+            const limits = { by: now + 30_000, whole: now + 60_000, deadline: now + 60_000 }
+            let events: ReadonlyArray<Backend.Event> = []
+            const forked = yield* Fibers.started(Effect.map(session.reply!(prompt, limits), (got) => void (events = got)))
+            expect(Backend.textOf(events)).not.toBe("")
+            expect(forked).toBe(1)
+          }).pipe(Effect.withConfigProvider(keys), Effect.provide(NodeHttpClient.layerUndici)))
+
+        it.scoped("on the TestClock, no response by `by` is a first-byte Timeout when the clock gets there", () =>
+          Effect.gen(function*() {
+            const mock = yield* MockProvider.make()
+            yield* mock.script([{ fault: "hang" }])
+            const backend = yield* HttpProvider.make(kind.backend(mock.url))
+            const session = yield* backend.open(kind.place("model-a"), Option.none(), Settings.plain, {})
+            const now = yield* Clock.currentTimeMillis
+            const limits = { by: now + 30_000, whole: now + 60_000, deadline: now + 60_000 }
+            const fiber = yield* Effect.fork(Effect.flip(session.reply!(prompt, limits)))
+            while ((yield* mock.requests).total === 0) yield* Effect.promise(() => new Promise((done) => setTimeout(done, 5)))
+            yield* TestClock.adjust("29 seconds")
+            expect(fiber.unsafePoll()).toBeNull()
+            yield* TestClock.adjust("1 second")
+            const failed = yield* Fiber.join(fiber)
+            expect(failed._tag === "Timeout" && failed.phase).toBe("first-byte")
+            expect(failed._tag === "Timeout" && Duration.toMillis(failed.after)).toBe(30_000)
+          }).pipe(Effect.withConfigProvider(keys), Effect.provide(NodeHttpClient.layerUndici)))
       })
     })
   }

@@ -3,6 +3,7 @@ import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
 import * as NodePath from "@effect/platform-node/NodePath"
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import * as NodeTerminal from "@effect/platform-node/NodeTerminal"
+import * as Secret from "@fallback/core/Secret"
 import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
@@ -23,6 +24,19 @@ const platform = Layer.mergeAll(NodePath.layer, NodeCommandExecutor.layer, NodeT
   Layer.provideMerge(NodeFileSystem.layer)
 )
 
+// A closed terminal (SIGHUP) ends a command as Ctrl-C does: its scopes close, so the agent CLI's
+// process group is killed, rather than fallback dying at once and leaving it running.
+process.on("SIGHUP", () => process.emit("SIGTERM" as NodeJS.Signals, "SIGTERM"))
+
+// A failure the commands did not tell (a defect) still gets its one line: what went wrong, masked.
+const untold = (cause: Cause.Cause<unknown>) => {
+  if (Option.isSome(Cause.failureOption(cause)) || Cause.isInterruptedOnly(cause)) return
+  const defect = Cause.squash(cause)
+  const said = defect instanceof Error ? defect.message : String(defect)
+  const line = Secret.mask(said.split("\n")[0] ?? "").replace(/[\u0000-\u001f\u007f-\u009f]/g, " ").slice(0, 300)
+  process.stderr.write(`fallback: internal error: ${line || "no message"}\n`)
+}
+
 main(process.argv).pipe(
   (program) => colourful(process.env, process.stdout) ? program : withoutColour(program),
   Effect.provide(platform),
@@ -31,9 +45,9 @@ main(process.argv).pipe(
     teardown: (exit, onExit) =>
       Exit.isSuccess(exit)
         ? finished()
-        : onExit(Option.match(Cause.failureOption(exit.cause), {
+        : (untold(exit.cause), onExit(Option.match(Cause.failureOption(exit.cause), {
           onNone: () => Cause.isInterruptedOnly(exit.cause) ? 130 : 1,
           onSome: (error) => error instanceof Unanswered ? error.status : 1
-        }))
+        })))
   })
 )

@@ -79,6 +79,9 @@ export interface Candidates {
  * - `firstByte`: how long an attempt may go without real content before it yields (30 s).
  * - `send`: a ceiling on a whole attempt (none by default); before the first content it is a failure
  *   the turn answers, after it the failure surfaces with what was delivered.
+ * - `idle`: how long an answer already streaming may send nothing before it ends as Unresponsive,
+ *   with what it delivered (announced at half of it); none leaves only the deadline, the send
+ *   ceiling and the watchdog.
  * - `watchdog`: probing of a stream that stops moving (none by default), before or after the first
  *   content, with the same difference.
  * - `candidates`: how the next place is picked.
@@ -94,6 +97,7 @@ export interface Options {
   readonly answers: Answer.Table
   readonly firstByte: Option.Option<Duration.Duration>
   readonly send: Option.Option<Duration.Duration>
+  readonly idle: Option.Option<Duration.Duration>
   readonly watchdog: Option.Option<Watchdog>
   readonly candidates: Candidates
   readonly moved: "stays" | "returns"
@@ -102,8 +106,8 @@ export interface Options {
 }
 
 /**
- * The primary design's options: its answers, a 30 s first byte, moved stays moved, and a budget
- * of 15 minutes and 20 requests a turn.
+ * The primary design's options: its answers, a 30 s first byte, 2 minutes of quiet after the
+ * answer began, moved stays moved, and a budget of 15 minutes and 20 requests a turn.
  *
  * @since 0.1.0
  * @category constants
@@ -112,6 +116,7 @@ export const defaults: Options = {
   answers: Answer.primary,
   firstByte: Option.some(Duration.seconds(30)),
   send: Option.none(),
+  idle: Option.some(Duration.minutes(2)),
   watchdog: Option.none(),
   candidates: { skipFailedProvider: false, fitWindow: false, check: Option.none(), rounds: 1 },
   moved: "stays",

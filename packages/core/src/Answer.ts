@@ -17,6 +17,7 @@ import type * as Failure from "./Failure.js"
  * - `reopen`: reopen the transport and resume the conversation by its id before going again.
  * - `accounts` / `places`: whether the account chain, then the place chain, is walked.
  * - `cooldown`: cool the place down this long (or until the failure says) so others skip it.
+ * - `coolsOn`: when given, only a failure that came with one of these HTTP statuses cools its place.
  * - `once`: taken once whatever a chain says (only a `Compactor` may send it again, shorter).
  *
  * @since 0.1.0
@@ -30,6 +31,7 @@ export class Answer extends Schema.Class<Answer>("@fallback/core/Answer")({
   accounts: Schema.optionalWith(Schema.Boolean, { default: () => false }),
   places: Schema.optionalWith(Schema.Boolean, { default: () => false }),
   cooldown: Schema.optional(Schema.DurationFromMillis),
+  coolsOn: Schema.optional(Schema.Array(Schema.Int)),
   once: Schema.optionalWith(Schema.Boolean, { default: () => false })
 }) {}
 

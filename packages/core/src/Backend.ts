@@ -30,7 +30,9 @@ export interface Usage {
 }
 
 /**
- * What a turn streams back: the session it runs in, text, a tool used, and the result.
+ * What a turn streams back: the session it runs in, text, a tool used, and the result; and, first,
+ * where a turn was picked up somewhere else, each move that took it there (`Moved`: from where to
+ * where, by account or place, and the failure that moved it). Only the engine writes `Moved`.
  *
  * @since 0.1.0
  * @category models
@@ -40,6 +42,12 @@ export type Event = Data.TaggedEnum<{
   Text: { readonly text: string }
   ToolUse: { readonly name: string; readonly input: unknown }
   Result: { readonly text: string; readonly usage: Usage }
+  Moved: {
+    readonly from: Place.Place
+    readonly to: Place.Place
+    readonly by: "account" | "place"
+    readonly failure: Failure.Failure
+  }
 }>
 
 /**
@@ -57,7 +65,7 @@ export const Event = Data.taggedEnum<Event>()
  * @since 0.1.0
  * @category predicates
  */
-export const isContent = (event: Event): boolean => event._tag !== "SessionStarted"
+export const isContent = (event: Event): boolean => event._tag !== "SessionStarted" && event._tag !== "Moved"
 
 /**
  * One prompt and the answer it got.

@@ -280,6 +280,17 @@ const keysAt = (path: ReadonlyArray<PropertyKey>): ReadonlyArray<string> => {
 }
 
 /**
+ * The limits on a turn a file sets for every agent the command makes: `send`, the ceiling on one
+ * attempt in seconds (the escalating preset's 600 s when not said).
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const Limits = Schema.Struct({
+  send: Schema.optionalWith(Policy.Seconds, { exact: true })
+}).annotations({ identifier: "Limits" })
+
+/**
  * The whole file.
  *
  * @since 0.1.0
@@ -294,6 +305,7 @@ export const Document = Schema.Struct({
   }),
   providers: Schema.optionalWith(Schema.Record({ key: Place.Cli, value: Provider }), { default: () => ({}), exact: true }),
   clis: Schema.optionalWith(Schema.Record({ key: Place.Cli, value: CliSettings }), { default: () => ({}), exact: true }),
+  limits: Schema.optionalWith(Limits, { exact: true }),
   run: Schema.optionalWith(RunSettings, { exact: true })
 }).annotations({ identifier: "FallbackConfig", title: "fallback config" })
 
@@ -574,6 +586,10 @@ export const decode = (
       (json) => typeof json === "object" && json !== null && !Array.isArray(json),
       () => new ConfigInvalid({ file, issues: [{ at: "the top", expected: "a JSON object with \"steps\" and \"accounts\"" }] })
     ),
+    Either.flatMap((json) => {
+      const hazard = internal.hazard(text)
+      return hazard === undefined ? Either.right(json) : Either.left(new ConfigInvalid({ file, issues: [hazard] }))
+    }),
     Either.flatMap((json) =>
       Either.mapLeft(
         Schema.decodeUnknownEither(Document, { onExcessProperty: "error", errors: "all" })(json),
@@ -719,6 +735,15 @@ export class Store extends Context.Tag("@fallback/core/ConfigFile/Store")<Store,
   static readonly layerDefault: Layer.Layer<Store, ConfigError.ConfigError, FileSystem.FileSystem | Path.Path> = Layer
     .unwrapEffect(Effect.map(location, Store.layerFile))
 }
+
+/**
+ * An account's `configDir` as a path: a leading `~` (alone or before `/`) is `home`, the same for
+ * the CLI that runs in it and for every check of it.
+ *
+ * @since 0.1.0
+ * @category location
+ */
+export const expandHome = (dir: string, home: string): string => dir.replace(/^~(?=$|\/)/, () => home)
 
 /**
  * The JSON Schema of the config file, generated from {@link Document}.

@@ -7,6 +7,7 @@
 import * as DateTime from "effect/DateTime"
 import * as Match from "effect/Match"
 import * as Schema from "effect/Schema"
+import { printable } from "./internal/echo.js"
 import { excerpt, redact } from "./internal/secret.js"
 import { wait } from "./internal/words.js"
 import { Place } from "./Place.js"
@@ -22,7 +23,7 @@ const SaidText = Schema.String.pipe(Schema.brand("@fallback/core/Said"))
  */
 export const Said: Schema.Schema<typeof SaidText.Type, string> = Schema.transform(Schema.String, SaidText, {
   strict: true,
-  decode: (text) => SaidText.make(excerpt(redact(text))),
+  decode: (text) => SaidText.make(printable(excerpt(redact(text)))),
   encode: (said) => said
 })
 
@@ -38,7 +39,7 @@ export type Said = typeof SaidText.Type
  * @since 0.1.0
  * @category constructors
  */
-export const said = (text: string): Said => SaidText.make(excerpt(redact(text)))
+export const said = (text: string): Said => SaidText.make(printable(excerpt(redact(text))))
 
 const where = { place: Place, said: Said }
 
@@ -78,7 +79,11 @@ export class QuotaExhausted extends Schema.TaggedError<QuotaExhausted>("@fallbac
  * @since 0.1.0
  * @category failures
  */
-export class AuthRefused extends Schema.TaggedError<AuthRefused>("@fallback/core/AuthRefused")("AuthRefused", where) {
+export class AuthRefused extends Schema.TaggedError<AuthRefused>("@fallback/core/AuthRefused")("AuthRefused", {
+  ...where,
+  /** The HTTP status it came with, where one did: a preset may answer a 401 and a 403 apart. */
+  status: Schema.optional(Schema.Number)
+}) {
   override get message(): string {
     return describe(this)
   }

@@ -36,6 +36,8 @@ import * as Place from "./Place.js"
  * - `Compacting`: sending a shorter history again (`how: "compact"` or `"trim"`).
  * - `Probing`: a stream has sent nothing for `quiet` and its place did not answer a probe (`failed`
  *   of the `of` that end the attempt).
+ * - `Stalled`: an answer already streaming has sent nothing for `quiet`; at `limit` it ends as
+ *   Unresponsive with what it delivered.
  * - `Stopping`: the turn fails as it failed, and `reason` says why it goes no further.
  *
  * @since 0.1.0
@@ -63,6 +65,7 @@ export type Notice = Data.TaggedEnum<{
   }
   Compacting: { readonly place: Place.Place; readonly failure: Failure.Failure; readonly how: "compact" | "trim" }
   Probing: { readonly place: Place.Place; readonly quiet: Duration.Duration; readonly failed: number; readonly of: number }
+  Stalled: { readonly place: Place.Place; readonly quiet: Duration.Duration; readonly limit: Duration.Duration }
   Stopping: { readonly place: Place.Place; readonly failure: Failure.Failure; readonly reason: string }
 }>
 
@@ -106,6 +109,8 @@ export const format: (notice: Notice) => string = Notice.$match({
     } and sending it again`,
   Probing: (n) =>
     `${n.place.cli} has sent nothing for ${wait(n.quiet)} and did not answer a probe (${n.failed} of ${n.of})`,
+  Stalled: (n) =>
+    `${n.place.cli} has sent nothing for ${wait(n.quiet)} since its answer began; it ends at ${wait(n.limit)} with what it sent`,
   Stopping: (n) => `${Failure.describe(n.failure)}; the turn fails here: ${n.reason}`
 })
 

@@ -11,6 +11,7 @@ import * as Either from "effect/Either"
 import { pipe } from "effect/Function"
 import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
+import { echo } from "./internal/echo.js"
 import * as internal from "./internal/place.js"
 
 /**
@@ -27,7 +28,7 @@ export const form = "CLI[@ACCOUNT]/MODEL (e.g. claude@work/claude-opus-5)"
  * @since 0.1.0
  * @category constants
  */
-export const pattern = /^[a-z0-9-]+(@[A-Za-z0-9._-]+)?\/\S+$/
+export const pattern = /^[a-z0-9-]+(@[A-Za-z0-9._-]+)?\/(?!-)[^\s\u0000-\u001f\u007f-\u009f]+$/
 
 /**
  * The CLI part: lowercase letters, digits and `-`.
@@ -52,13 +53,16 @@ export const Account = Schema.String.pipe(
 )
 
 /**
- * The model part: anything without spaces, `/` and `:` included.
+ * The model part: anything without spaces or control characters that does not start with `-`
+ * (a CLI would read it as an option), `/` and `:` included.
  *
  * @since 0.1.0
  * @category schemas
  */
 export const Model = Schema.String.pipe(
-  Schema.pattern(internal.modelPattern, { message: () => "a model is not empty and holds no spaces" })
+  Schema.pattern(internal.modelPattern, {
+    message: () => "a model is not empty, does not start with \"-\" and holds no spaces or control characters"
+  })
 )
 
 /**
@@ -91,7 +95,7 @@ export class InvalidPlace extends Schema.TaggedError<InvalidPlace>("@fallback/co
   reason: Schema.String
 }) {
   override get message(): string {
-    return `"${this.input}" is not a place: ${this.reason}; expected ${form}`
+    return `${echo(this.input)} is not a place: ${this.reason}; expected ${form}`
   }
 }
 

@@ -13,6 +13,7 @@ import * as Either from "effect/Either"
 import { pipe } from "effect/Function"
 import * as Schedule from "effect/Schedule"
 import * as Schema from "effect/Schema"
+import { echo } from "./internal/echo.js"
 import * as internal from "./internal/policy.js"
 
 /**
@@ -97,7 +98,7 @@ export class InvalidPolicy extends Schema.TaggedError<InvalidPolicy>("@fallback/
   { input: Schema.String }
 ) {
   override get message(): string {
-    return `"${this.input}" is not a policy; choose one of: ${names.join(", ")}`
+    return `${echo(this.input)} is not a policy; choose one of: ${names.join(", ")}`
   }
 }
 

@@ -87,8 +87,10 @@ export const escalatingAnswers: Answer.Table = Answer.override(everyKind(switche
     places: true,
     cooldown: cooled
   }),
+  // "Quota exhausted (HTTP 402 / 403 or a quota / billing message): Register a 30-minute cooldown
+  // and switch to the next fallback immediately." A 401 is "any other error": it switches, cooling nothing.
   QuotaExhausted: new Answer.Answer({ places: true, cooldown: cooled }),
-  AuthRefused: new Answer.Answer({ places: true, cooldown: cooled }),
+  AuthRefused: new Answer.Answer({ places: true, cooldown: cooled, coolsOn: [402, 403] }),
   ContextTooLong: new Answer.Answer({ once: true })
 })
 
@@ -105,6 +107,8 @@ export const escalating: Preset = {
     answers: escalatingAnswers,
     firstByte: Option.none(),
     send: Option.some(Duration.seconds(600)),
+    // 002 bounds a quiet stream by its watchdog and the send ceiling, not by an idle limit of its own.
+    idle: Option.none(),
     watchdog: Option.some({
       every: Duration.seconds(30),
       retry: Duration.seconds(10),

@@ -9,8 +9,8 @@ import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 
 /**
- * An agent's settings. `webSearch: false` and any `callbacks` are the two a backend may be unable
- * to honour.
+ * An agent's settings. Each is carried to every backend that honours it; a backend that does not
+ * (see {@link Honours}) is not a place the agent moves to.
  *
  * @since 0.1.0
  * @category models
@@ -32,7 +32,8 @@ export class Settings extends Schema.Class<Settings>("@fallback/core/Settings")(
 export const plain: Settings = new Settings({})
 
 /**
- * What a backend can be told, as far as settings go.
+ * What a backend can be told, as far as settings go. A setting it is not said to honour is one
+ * it cannot: an agent that has it does not move there.
  *
  * @since 0.1.0
  * @category models
@@ -42,6 +43,12 @@ export interface Honours {
   readonly webSearchOff: boolean
   /** It can be given callbacks. */
   readonly callbacks: boolean
+  /** It can be told how hard to think. */
+  readonly effort?: boolean | undefined
+  /** It can be given a permission rung. */
+  readonly permission?: boolean | undefined
+  /** It can be given skills. */
+  readonly skills?: boolean | undefined
 }
 
 /**
@@ -56,4 +63,10 @@ export const refusal = (settings: Settings, honours: Honours): Option.Option<str
     ? Option.some("cannot be told not to search the web")
     : settings.callbacks.length > 0 && !honours.callbacks
     ? Option.some("cannot be given callbacks")
+    : settings.effort !== undefined && honours.effort !== true
+    ? Option.some(`cannot be told how hard to think (effort ${settings.effort})`)
+    : settings.permission !== undefined && honours.permission !== true
+    ? Option.some(`cannot be given a permission rung (${settings.permission})`)
+    : settings.skills.length > 0 && honours.skills !== true
+    ? Option.some(`cannot be given skills (${settings.skills.join(", ")})`)
     : Option.none()

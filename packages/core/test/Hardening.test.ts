@@ -5,8 +5,11 @@ import * as FileSystem from "@effect/platform/FileSystem"
 import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
 import * as NodePath from "@effect/platform-node/NodePath"
 import { describe, expect, it } from "@effect/vitest"
-import { Duration, Effect, Either, Layer, Schema } from "effect"
-import { ConfigFile, Policy, Steps } from "../src/index.js"
+import * as Path from "@effect/platform/Path"
+import { Duration, Effect, Either, Layer, Random, Schema } from "effect"
+import { spawnSync } from "node:child_process"
+import { withLock } from "../src/internal/lock.js"
+import { ConfigFile, Failure, Place, Policy, Steps } from "../src/index.js"
 
 const Node = Layer.merge(NodeFileSystem.layer, NodePath.layer)
 
@@ -62,5 +65,141 @@ describe("tries and timeouts are bounded (#3, #4)", () => {
       expect(Either.isLeft(result)).toBe(true)
       expect(yield* fs.readFileString(file)).toBe(before)
       expect(Either.isRight(decoded(before))).toBe(true)
+    }).pipe(Effect.provide(Node)))
+})
+
+describe("the file is refused, not silently changed (#5)", () => {
+  it.each([
+    [`{"steps":{"claude/a":{"to":"codex/b"},"claude/a":{"to":"gemini/c"}}}`, `at steps: the key "claude/a" is written twice`],
+    [`{"steps":{},"steps":{}}`, `at the top: the key "steps" is written twice`],
+    [`{"__proto__":{"steps":1}}`, `at the top: the key "__proto__"`],
+    [`{"accounts":{"claude":[{"name":"a","__proto__":{}}]}}`, `at accounts.claude[0]: the key "__proto__"`]
+  ])("%s", (text, said) => {
+    expect(refusal(text)).toContain(said)
+  })
+
+  it.scoped("a file with a key written twice is not rewritten by the next change", () =>
+    Effect.gen(function*() {
+      const fs = yield* FileSystem.FileSystem
+      const file = `${yield* folder}/config.json`
+      const text = `{"steps":{"claude/a":{"to":"codex/b"},"claude/a":{"to":"gemini/c"}}}`
+      yield* fs.writeFileString(file, text)
+      const tried = yield* Effect.either(
+        Effect.flatMap(Steps.Steps, (s) => s.points("codex/x", "codex/y")).pipe(Effect.provide(steps(file)))
+      )
+      expect(Either.isLeft(tried)).toBe(true)
+      expect(yield* fs.readFileString(file)).toBe(text)
+    }).pipe(Effect.provide(Node)))
+
+  it("refuses nesting deeper than any config", () => {
+    expect(refusal(`{"steps":${"[".repeat(5000)}${"]".repeat(5000)}}`)).toContain("nested deeper")
+  })
+})
+
+describe("places hold no control characters, models no leading dash, messages echo little (#6, #7)", () => {
+  it.each(["claude/x\u001b]8;;http://evil\u0007y", "claude/a\u0000b", "codex/\u202egpt", "gemini/--yolo", "gemini/-m"])(
+    "refuses %j",
+    (input) => {
+      const error = Either.flip(Place.parse(input)).pipe(Either.getOrThrow)
+      expect(error.message).not.toMatch(/[\u0000-\u001f\u202e]/)
+    }
+  )
+
+  it("refuses a control character anywhere in the file, saying where", () => {
+    expect(refusal(`{"accounts":{"claude":[{"name":"a","configDir":"/x\\u001b[2J"}]}}`)).toContain(
+      "at accounts.claude[0].configDir: holds a control character (\"\\u001b\")"
+    )
+    expect(refusal(`{"steps":{"claude/x\\u001b]8;;h\\u0007":{"to":"codex/b"}}}`)).not.toMatch(/[\u0000-\u001f]/)
+  })
+
+  it("cuts what it echoes of a long input", () => {
+    const long = `claude/${"x ".repeat(50_000)}`
+    expect(Either.flip(Place.parse(long)).pipe(Either.getOrThrow).message.length).toBeLessThan(400)
+    expect(refusal(JSON.stringify({ steps: { [long]: { to: "codex/b" } } })).length).toBeLessThan(800)
+    expect(Either.flip(Policy.parse("y".repeat(100_000))).pipe(Either.getOrThrow).message.length).toBeLessThan(300)
+  })
+
+  it("shows what a backend said without the escapes that would drive a terminal", () => {
+    expect(Failure.said("bad \u001b]8;;http://evil\u0007link\u001b]8;;\u0007 here")).not.toMatch(/[\u0000-\u001f]/)
+  })
+})
+
+/** A FileSystem whose every call waits a random few milliseconds first, to shuffle the writers' steps. */
+const slowed = (fs: FileSystem.FileSystem): FileSystem.FileSystem =>
+  new Proxy(fs, {
+    get: (target, key) => {
+      const member = target[key as keyof FileSystem.FileSystem]
+      if (typeof member !== "function") return member
+      return (...args: Array<unknown>) => {
+        const result = (member as (...a: Array<unknown>) => unknown).apply(target, args)
+        return Effect.isEffect(result)
+          ? Effect.zipRight(Effect.flatMap(Random.nextIntBetween(0, 4), (ms) => Effect.sleep(Duration.millis(ms))), result)
+          : result
+      }
+    }
+  })
+
+const deadPid = () => spawnSync(process.execPath, ["-e", "0"]).pid!
+
+describe("the lock (#9)", () => {
+  const contend = (lockText: string, writers: number) =>
+    Effect.gen(function*() {
+      const fs = yield* FileSystem.FileSystem
+      const path = yield* Path.Path
+      const file = `${yield* folder}/config.json`
+      yield* fs.writeFileString(`${file}.lock`, lockText)
+      let inside = 0
+      let most = 0
+      let entered = 0
+      const writer = withLock(slowed(fs), path, file, Duration.seconds(30), (problem) => problem)(
+        Effect.gen(function*() {
+          inside += 1
+          entered += 1
+          most = Math.max(most, inside)
+          yield* Effect.sleep(Duration.millis(2))
+          inside -= 1
+        })
+      )
+      yield* Effect.all(Array.from({ length: writers }, () => writer), { concurrency: "unbounded" })
+      return { most, entered, left: yield* fs.readDirectory(path.dirname(file)) }
+    })
+
+  it.live.each([
+    ["a lock held by a process that is gone", () => `${deadPid()} abc123`],
+    ["a lock holding garbage", () => "garbage that names no process"],
+    ["an empty lock", () => ""]
+  ])("%s is taken over, and never by two writers at once", ([, text]) =>
+    Effect.gen(function*() {
+      for (let round = 0; round < 8; round++) {
+        const { entered, left, most } = yield* contend((text as () => string)(), 6)
+        expect(most).toBe(1)
+        expect(entered).toBe(6)
+        expect(left).toEqual([])
+      }
+    }).pipe(Effect.scoped, Effect.provide(Node)), 60_000)
+
+  it.live("a claim left by a writer killed while taking over is taken over too", () =>
+    Effect.gen(function*() {
+      const fs = yield* FileSystem.FileSystem
+      const path = yield* Path.Path
+      const file = `${yield* folder}/config.json`
+      yield* fs.writeFileString(`${file}.lock`, `${deadPid()} abc`)
+      yield* fs.writeFileString(`${file}.lock.claim`, `${deadPid()} def`)
+      yield* withLock(fs, path, file, Duration.seconds(5), (problem) => problem)(Effect.void)
+      expect(yield* fs.readDirectory(path.dirname(file))).toEqual([])
+    }).pipe(Effect.scoped, Effect.provide(Node)))
+})
+
+describe("a symlinked config file (#10)", () => {
+  it.scoped("is written through to its target; the link stays a link", () =>
+    Effect.gen(function*() {
+      const fs = yield* FileSystem.FileSystem
+      const dir = yield* folder
+      yield* fs.makeDirectory(`${dir}/dotfiles`)
+      yield* fs.writeFileString(`${dir}/dotfiles/fallback.json`, "{}")
+      yield* fs.symlink("dotfiles/fallback.json", `${dir}/config.json`)
+      yield* Effect.flatMap(Steps.Steps, (s) => s.points("claude/a", "codex/b")).pipe(Effect.provide(steps(`${dir}/config.json`)))
+      expect(yield* fs.readLink(`${dir}/config.json`)).toBe("dotfiles/fallback.json")
+      expect(JSON.parse(yield* fs.readFileString(`${dir}/dotfiles/fallback.json`)).steps["claude/a"].to).toBe("codex/b")
     }).pipe(Effect.provide(Node)))
 })

@@ -12,7 +12,8 @@ const modelChars = accountChars + "/:@+"
 const validPlace = FastCheck.tuple(
   chars(lower, 1, 12),
   FastCheck.option(chars(accountChars, 1, 12), { nil: undefined }),
-  chars(modelChars, 1, 40)
+  // a model starting with "-" is refused: its CLI would read it as an option
+  chars(modelChars, 1, 40).filter((model) => !model.startsWith("-"))
 ).map(([cli, account, model]) => account === undefined ? `${cli}/${model}` : `${cli}@${account}/${model}`)
 
 const parse = (input: string) => Either.getOrThrow(Place.parse(input))

@@ -5,7 +5,7 @@
  *
  * @since 0.1.0
  */
-import { Backend, Failure, Place } from "@fallback/core"
+import { Backend, Failure, Place, type Settings } from "@fallback/core"
 import * as Chunk from "effect/Chunk"
 import * as Context from "effect/Context"
 import * as Data from "effect/Data"
@@ -161,6 +161,8 @@ export interface Seen {
   readonly prompts: ReadonlyArray<Backend.Prompt>
   /** The session each open resumed, if any, in order. */
   readonly resumed: ReadonlyArray<string | undefined>
+  /** The settings each open was given, in order. */
+  readonly settings: ReadonlyArray<Settings.Settings>
   /** When each turn was asked (Clock millis). */
   readonly at: ReadonlyArray<number>
 }
@@ -190,7 +192,7 @@ export class Scripted extends Context.Tag("@fallback/testkit/Scripted")<Scripted
     const of = (place: string): Counts => {
       const found = book.get(place)
       if (found !== undefined) return found
-      const made: Counts = { opens: 0, closes: 0, turns: 0, checks: 0, prompts: [], resumed: [], at: [] }
+      const made: Counts = { opens: 0, closes: 0, turns: 0, checks: 0, prompts: [], resumed: [], settings: [], at: [] }
       book.set(place, made)
       return made
     }
@@ -221,6 +223,7 @@ interface Counts {
   checks: number
   prompts: Array<Backend.Prompt>
   resumed: Array<string | undefined>
+  settings: Array<Settings.Settings>
   at: Array<number>
 }
 
@@ -233,6 +236,9 @@ const backend = (
   const capabilities: Backend.Capabilities = {
     webSearchOff: true,
     callbacks: true,
+    effort: true,
+    permission: true,
+    skills: true,
     resume: true,
     models: [],
     ...script.capabilities?.[cli]
@@ -240,13 +246,14 @@ const backend = (
   return {
     cli,
     capabilities,
-    open: (place, _account, _settings, opening) =>
+    open: (place, _account, settings, opening) =>
       Effect.acquireRelease(
         Effect.sync(() => {
           const name = Place.format(place)
           const counts = of(name)
           counts.opens += 1
           counts.resumed.push(opening.resume)
+          counts.settings.push(settings)
           const id = opening.resume ?? `${name}#${counts.opens}`
           const turn = (prompt: Backend.Prompt) =>
             Stream.unwrap(Effect.gen(function*() {

@@ -1,4 +1,4 @@
-import { Agent, Backend, Compactor, Failure, Health, Place, Settings, Steps } from "@fallback/core"
+import { Agent, Backend, Compactor, Failure, Health, Place, Preset, Settings, Steps } from "@fallback/core"
 import { describe, expect, it } from "@effect/vitest"
 import { Chunk, Duration, Effect, Exit, Fiber, Layer, Option, Scope, Stream, TestClock } from "effect"
 import { Scripted } from "../src/index.js"
@@ -155,7 +155,7 @@ describe("Agent", () => {
 
   it.scoped("a stream that stalls after its first content ends at the turn's deadline with what was delivered", () =>
     Effect.gen(function*() {
-      const agent = yield* Agent.make(a, undefined, { budget: { deadline: Duration.minutes(15), attempts: 20 } })
+      const agent = yield* Agent.make(a, undefined, { budget: { deadline: Duration.minutes(15), attempts: 20 }, idle: Option.none() })
       const delivered: Array<Backend.Event> = []
       const fiber = yield* Stream.runForEach(agent.turn("hi"), (event) => Effect.sync(() => delivered.push(event))).pipe(
         Effect.flip,
@@ -170,15 +170,148 @@ describe("Agent", () => {
       expect((yield* Scripted.Scripted).seen(b).turns).toBe(0)
     }).pipe(Effect.provide(world({ script: { places: { [a]: [Scripted.stall(1)] } }, chain: [a, b] }))))
 
+  it.live("on the live clock, a stream that stalls after its first content ends at the turn's deadline with what was delivered", () =>
+    Effect.gen(function*() {
+      const agent = yield* Agent.make(a, undefined, { budget: { deadline: Duration.millis(300), attempts: 20 } })
+      const delivered: Array<Backend.Event> = []
+      const failure = yield* Stream.runForEach(agent.turn("hi"), (event) => Effect.sync(() => delivered.push(event))).pipe(
+        Effect.flip
+      )
+      expect(failure).toMatchObject({ _tag: "Timeout", phase: "whole-send", said: "the turn's deadline" })
+      expect(texts(delivered)).toEqual(["part 1 "])
+      expect((yield* Scripted.Scripted).seen(b).turns).toBe(0)
+    }).pipe(Effect.scoped, Effect.provide(world({ script: { places: { [a]: [Scripted.stall(1)] } }, chain: [a, b] }))))
+
+  it.live("on the live clock, a send ceiling ends a stream that stalls after its first content, before the deadline", () =>
+    Effect.gen(function*() {
+      const agent = yield* Agent.make(a, undefined, { send: Option.some(Duration.millis(200)) })
+      const failure = yield* Effect.flip(Stream.runDrain(agent.turn("hi")))
+      expect(failure).toMatchObject({ _tag: "Timeout", phase: "whole-send", said: "send ceiling" })
+    }).pipe(Effect.scoped, Effect.provide(world({ script: { places: { [a]: [Scripted.stall(1)] } }, chain: [a, b] }))))
+
+  it.live("on the live clock, a place that hangs before its first content yields at the first byte's limit to the next", () =>
+    Effect.gen(function*() {
+      const agent = yield* Agent.make(a, undefined, { firstByte: Option.some(Duration.millis(200)) })
+      expect(texts(yield* collect(agent, "hi")).join("")).toContain(b)
+      expect((yield* Scripted.Scripted).seen(b).turns).toBe(1)
+    }).pipe(Effect.scoped, Effect.provide(world({ script: { places: { [a]: [Scripted.hang] } }, chain: [a, b] }))))
+
+  it.live("on the live clock, a quiet answer ends Unresponsive at the idle limit, announced at half of it", () =>
+    Effect.gen(function*() {
+      const agent = yield* Agent.make(a, undefined, { idle: Option.some(Duration.millis(300)) })
+      expect(yield* Effect.flip(Agent.ask(agent, "hi"))).toMatchObject({ _tag: "Unresponsive" })
+      expect((yield* Heard).notices.map((heard) => heard.notice._tag)).toEqual(["Stalled"])
+    }).pipe(Effect.scoped, Effect.provide(world({ script: { places: { [a]: [Scripted.stall(1)] } }, chain: [a, b] }))))
+
+  for (const preset of [Preset.primary, Preset.breaker]) {
+    it.scoped(`${preset.name}: a stream quiet for 2 minutes after its first content ends Unresponsive with what it delivered, announced at 1 minute`, () =>
+      Effect.gen(function*() {
+        const agent = yield* Agent.make(a, undefined, preset.options)
+        const delivered: Array<Backend.Event> = []
+        const fiber = yield* Stream.runForEach(agent.turn("hi"), (event) => Effect.sync(() => delivered.push(event))).pipe(
+          Effect.flip,
+          Effect.fork
+        )
+        yield* TestClock.adjust("59999 millis")
+        expect((yield* Heard).notices).toEqual([])
+        yield* TestClock.adjust("1 millis")
+        expect((yield* Heard).lines()).toEqual([
+          "claude has sent nothing for 1m since its answer began; it ends at 2m with what it sent"
+        ])
+        yield* TestClock.adjust("59999 millis")
+        expect(Option.isNone(yield* Fiber.poll(fiber))).toBe(true)
+        yield* TestClock.adjust("1 millis")
+        expect(yield* Fiber.join(fiber)).toMatchObject({ _tag: "Unresponsive" })
+        expect(texts(delivered)).toEqual(["part 1 "])
+        expect((yield* Scripted.Scripted).seen(a).turns).toBe(1)
+        expect((yield* Scripted.Scripted).seen(b).turns).toBe(0)
+        expect((yield* Heard).timed()).toEqual(["60000 Stalled"])
+      }).pipe(Effect.provide(world({ script: { places: { [a]: [Scripted.stall(1)] } }, chain: [a, b] }))))
+  }
+
+  it.scoped("the idle limit is a setting: given 10 s, a quiet answer ends at 10 s, announced at 5 s", () =>
+    Effect.gen(function*() {
+      const agent = yield* Agent.make(a, undefined, { idle: Option.some(Duration.seconds(10)) })
+      const fiber = yield* Effect.fork(Effect.flip(Agent.ask(agent, "hi")))
+      yield* TestClock.adjust("9999 millis")
+      expect(Option.isNone(yield* Fiber.poll(fiber))).toBe(true)
+      yield* TestClock.adjust("1 millis")
+      expect(yield* Fiber.join(fiber)).toMatchObject({ _tag: "Unresponsive" })
+      expect((yield* Heard).timed()).toEqual(["5000 Stalled"])
+    }).pipe(Effect.provide(world({ script: { places: { [a]: [Scripted.stall(1)] } }, chain: [a, b] }))))
+
+  // 000: "The flow sees one turn either way. ... the transcript says where it was picked up."
+  for (const whole of [false, true]) {
+    it.scoped(`a move is an event of the turn itself, before the answer${whole ? ", in a whole reply" : ", in its stream"}`, () =>
+      Effect.gen(function*() {
+        const agent = yield* Agent.make("claude@work/a")
+        const events = whole
+          ? yield* agent.reply("hi")
+          : Chunk.toReadonlyArray(yield* Stream.runCollect(agent.turn("hi")))
+        const moves = events.filter((event) => event._tag === "Moved")
+        expect(moves.map((move) => [Place.format(move.from), Place.format(move.to), move.by, move.failure._tag])).toEqual([
+          ["claude@work/a", "claude@home/a", "account", "AuthRefused"],
+          ["claude@home/a", b, "place", "ModelNotFound"]
+        ])
+        expect(events.slice(0, 2)).toEqual(moves)
+        expect(Backend.textOf(events)).toBe(`ok from ${b}`)
+      }).pipe(Effect.provide(world({
+        script: {
+          places: { "claude@work/a": [Scripted.fail("AuthRefused")], "claude@home/a": [Scripted.fail("ModelNotFound")] },
+          whole
+        },
+        chain: ["claude@work/a", b],
+        accounts: { claude: ["work", "home"] }
+      }))))
+  }
+
   it.scoped("session events before the first content are held back, and a hang after them still fails over", () =>
     Effect.gen(function*() {
       const agent = yield* Agent.make(a)
       const fiber = yield* Effect.fork(collect(agent, "hi"))
       yield* TestClock.adjust("30 seconds")
       const events = yield* Fiber.join(fiber)
-      expect(events.map((e) => e._tag)).toEqual(["SessionStarted", "Text", "Result"])
-      expect(events[0]).toEqual(Backend.Event.SessionStarted({ sessionId: `${b}#1` }))
+      expect(events.map((e) => e._tag)).toEqual(["Moved", "SessionStarted", "Text", "Result"])
+      expect(events[1]).toEqual(Backend.Event.SessionStarted({ sessionId: `${b}#1` }))
     }).pipe(Effect.provide(world({ script: { places: { [a]: [Scripted.hang] } }, chain: [a, b] }))))
+
+  // 000, step 5: "configured exactly as the agent it left — carrying its effort, its permission rung,
+  // the skills the flow gave it and the callbacks the agent is offering."
+  it.scoped("every setting reaches the stand-in unchanged", () =>
+    Effect.gen(function*() {
+      const settings = new Settings.Settings({
+        effort: "high",
+        permission: "plan",
+        webSearch: false,
+        skills: ["review"],
+        callbacks: ["approve"]
+      })
+      const agent = yield* Agent.make(a, settings)
+      expect(yield* Agent.ask(agent, "hi")).toBe(`ok from ${b}`)
+      const scripted = yield* Scripted.Scripted
+      expect(scripted.seen(a).settings).toEqual([settings])
+      expect(scripted.seen(b).settings).toEqual([settings])
+    }).pipe(Effect.provide(world({ script: { places: { [a]: [Scripted.fail("ModelNotFound")] } }, chain: [a, b] }))))
+
+  // 000: "Move a setting the CLI taking over cannot be told. ... a setting quietly ignored would be a setting that lies."
+  for (
+    const [setting, capability, reason] of [
+      [{ effort: "high" }, { effort: false }, "codex cannot be told how hard to think (effort high)"],
+      [{ permission: "plan" }, { permission: false }, "codex cannot be given a permission rung (plan)"],
+      [{ skills: ["review"] }, { skills: false }, "codex cannot be given skills (review)"]
+    ] as const
+  ) {
+    it.scoped(`a move to a backend that cannot honour ${Object.keys(setting)[0]} stops with the notice`, () =>
+      Effect.gen(function*() {
+        const agent = yield* Agent.make(a, new Settings.Settings(setting))
+        expect((yield* Effect.flip(Agent.ask(agent, "hi")))._tag).toBe("ModelNotFound")
+        expect((yield* Heard).lines().at(-1)).toMatch(new RegExp(`the turn fails here: ${reason.replace(/[()]/g, "\\$&")}$`))
+        expect((yield* Scripted.Scripted).seen(b).opens).toBe(0)
+      }).pipe(Effect.provide(world({
+        script: { places: { [a]: [Scripted.fail("ModelNotFound")] }, capabilities: { codex: capability } },
+        chain: [a, b]
+      }))))
+  }
 
   it.scoped("a setting the next backend cannot honour stops the walk: the turn fails as it failed, with a notice", () =>
     Effect.gen(function*() {

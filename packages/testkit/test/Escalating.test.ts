@@ -6,7 +6,7 @@
  * the failed provider and too-small windows, are health-checked within 10 s, over 3 rounds; a
  * pinned session never falls back; the stand-in starts fresh; a send is given 600 s.
  */
-import { Agent, Compactor, Health, Preset } from "@fallback/core"
+import { Agent, Compactor, Failure, Health, Preset, Steps } from "@fallback/core"
 import { describe, expect, it } from "@effect/vitest"
 import { Cause, Duration, Effect, Exit, Fiber, Layer, Option, Stream, TestClock } from "effect"
 import { Scripted } from "../src/index.js"
@@ -49,6 +49,13 @@ describe("escalating preset (002)", () => {
       expect((yield* seen(a)).checks).toBe(60)
     }).pipe(Effect.provide(escalating({ script: { places: { [a]: [Scripted.hang] } }, chain: [a, b] }))))
 
+  // "AgentSendTimeoutSec | limits.agent_send_timeout_seconds in config.json, default 600": a setting.
+  it.scoped("send timeout: the ceiling is a setting; given 100 s, an attempt times out at 100 s", () =>
+    Effect.gen(function*() {
+      expect(yield* turn("hello", { send: Option.some(Duration.seconds(100)) })).toEqual(Exit.succeed(`ok from ${b}`))
+      expect((yield* seen(a)).at).toEqual([0, 115_000, 230_000])
+    }).pipe(Effect.provide(escalating({ script: { places: { [a]: [Scripted.hang] } }, chain: [a, b] }))))
+
   it.scoped("rate limit: a 30-minute cooldown, the same model again after 5 s, 10 s, 15 s, then the next", () =>
     Effect.gen(function*() {
       expect(yield* turn()).toEqual(Exit.succeed(`ok from ${b}`))
@@ -75,6 +82,40 @@ describe("escalating preset (002)", () => {
       expect((yield* seen(a)).at).toEqual([0, 3_600_000])
     }).pipe(Effect.provide(escalating({
       script: { places: { [a]: [Scripted.fail("QuotaExhausted"), Scripted.answer(`ok from ${a}`)] } },
+      chain: [a, b]
+    }))))
+
+  // "Quota exhausted (HTTP 402 / 403 or a quota / billing message) | Register a 30-minute cooldown and
+  // switch to the next fallback immediately"; a 401 is "Any other error | Switch to the next fallback model".
+  for (const [status, cooling] of [[401, Option.none()], [403, Option.some(30 * 60_000)]] as const) {
+    it.scoped(`refused credentials with ${status}: the next model at once, ${status === 401 ? "no cooldown" : "a 30-minute cooldown"}`, () =>
+      Effect.gen(function*() {
+        expect(yield* turn()).toEqual(Exit.succeed(`ok from ${b}`))
+        expect((yield* seen(a)).at).toEqual([0])
+        expect((yield* seen(b)).at).toEqual([0])
+        const [entry] = yield* Effect.flatMap(Health.Health, (health) => health.snapshot)
+        expect(entry!.coolingUntil).toEqual(cooling)
+      }).pipe(Effect.provide(escalating({
+        script: {
+          places: { [a]: [Scripted.fail((place) => new Failure.AuthRefused({ place, said: Failure.said(`HTTP ${status}`), status }))] }
+        },
+        chain: [a, b]
+      }))))
+  }
+
+  // "rebuilds the list for up to 3 rounds (maxFallbackRounds)": each round reads the chain again.
+  it.scoped("the candidate list is rebuilt each round: a step written during a round is what the next round walks", () =>
+    Effect.gen(function*() {
+      const agent = yield* Agent.make(a, undefined, Preset.escalating.options)
+      const fiber = yield* Effect.fork(Agent.ask(agent, "hello"))
+      yield* TestClock.adjust("5 seconds")
+      yield* Effect.orDie((yield* Steps.Steps).points(a, "gemini/c"))
+      yield* TestClock.adjust("1 hour")
+      expect(yield* Fiber.join(fiber)).toBe("ok from gemini/c")
+      expect((yield* seen(b)).checks).toBe(1)
+      expect((yield* seen("gemini/c")).at).toEqual([10_000])
+    }).pipe(Effect.provide(escalating({
+      script: { places: { [a]: [Scripted.fail("Unknown")] }, checks: { [b]: ["hang"] }, clis: ["gemini"] },
       chain: [a, b]
     }))))
 

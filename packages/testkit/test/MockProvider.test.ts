@@ -313,3 +313,73 @@ describe("MockProvider", () => {
     await mock.stop()
   })
 })
+
+describe("the mock provider answers with tool calls and JSON", () => {
+  /** The tool call an answer makes, as a client of each API reads it, streamed or not. */
+  const toolCall = (vendor: "anthropic" | "chat" | "responses", stream: boolean, text: string) => {
+    const parts = stream ? events(text) : [JSON.parse(text)]
+    switch (vendor) {
+      case "anthropic": {
+        if (!stream) return { name: parts[0].content[0].name, input: parts[0].content[0].input, stop: parts[0].stop_reason }
+        const start = parts.find((e) => e.type === "content_block_start").content_block
+        const json = parts.filter((e) => e.type === "content_block_delta").map((e) => e.delta.partial_json).join("")
+        const stop = parts.find((e) => e.type === "message_delta").delta.stop_reason
+        return { name: start.name, input: JSON.parse(json), stop }
+      }
+      case "chat": {
+        const call = stream ? parts[0].choices[0].delta.tool_calls[0] : parts[0].choices[0].message.tool_calls[0]
+        const stop = stream ? parts[1].choices[0].finish_reason : parts[0].choices[0].finish_reason
+        return { name: call.function.name, input: JSON.parse(call.function.arguments), stop }
+      }
+      case "responses": {
+        const done = stream ? parts.find((e) => e.type === "response.completed").response : parts[0]
+        const item = done.output[0]
+        const streamed = parts.filter((e) => e.type === "response.function_call_arguments.delta").map((e) => e.delta).join("")
+        if (stream) expect(streamed).toBe(item.arguments)
+        return { name: item.name, input: JSON.parse(item.arguments), stop: done.status }
+      }
+    }
+  }
+  const stops = { anthropic: "tool_use", chat: "tool_calls", responses: "completed" } as const
+
+  for (const vendor of ["anthropic", "chat", "responses"] as const) {
+    for (const stream of [false, true]) {
+      it.scoped(`${vendor}${stream ? ", streamed" : ""}: a scripted tool call names the first tool offered`, () =>
+        Effect.gen(function*() {
+          const mock = yield* MockProvider.make()
+          yield* mock.script([{ fault: "answer", tool: { input: { city: "Oslo" } } }])
+          const call = calls[vendor]("m", stream)
+          const tools = vendor === "chat"
+            ? [{ type: "function", function: { name: "Weather", parameters: {} } }]
+            : [{ type: vendor === "responses" ? "function" : undefined, name: "Weather", input_schema: {} }]
+          const reply = yield* request(mock.url, { ...call, body: { ...call.body, tools } })
+          expect(reply.status).toBe(200)
+          expect(toolCall(vendor, stream, reply.text)).toEqual({ name: "Weather", input: { city: "Oslo" }, stop: stops[vendor] })
+        }))
+    }
+  }
+
+  it.scoped("JSON asked of Anthropic through a forced tool comes as that tool's input; elsewhere as the text", () =>
+    Effect.gen(function*() {
+      const mock = yield* MockProvider.make({ bodies: true })
+      const value = { city: "Oslo", degrees: 4 }
+      yield* mock.script([{ fault: "answer", json: value, times: 2 }])
+      const forced = calls.anthropic("m", false)
+      const anthropic = yield* request(mock.url, {
+        ...forced,
+        body: { ...forced.body, tools: [{ name: "Answer", input_schema: {} }], tool_choice: { type: "tool", name: "Answer" } }
+      })
+      expect(toolCall("anthropic", false, anthropic.text)).toEqual({ name: "Answer", input: value, stop: "tool_use" })
+      const responses = yield* request(mock.url, calls.responses("m", false))
+      expect(JSON.parse(answerText("responses", false, responses.text))).toEqual(value)
+      const log = (yield* mock.requests).log
+      expect((log[0]!.body as any).tool_choice).toEqual({ type: "tool", name: "Answer" })
+    }))
+
+  it.scoped("request bodies are kept only when asked for", () =>
+    Effect.gen(function*() {
+      const mock = yield* MockProvider.make()
+      yield* request(mock.url, calls.chat("m", false))
+      expect((yield* mock.requests).log[0]!.body).toBeUndefined()
+    }))
+})

@@ -104,8 +104,8 @@ export const make = (description: Description, options: Cli.Options): Backend.Ba
           grace
         ).pipe(Effect.mapError((unstarted) => notInstalled(description, place, unstarted.message)))
         const scope = yield* Effect.scope
-        const stdout: Array<string> = []
-        const stderr: Array<string> = []
+        const stdout = Child.keptLines()
+        const stderr = Child.keptLines()
         let named = false
         const live = child.lines.pipe(
           Stream.tap((line) =>
@@ -131,8 +131,8 @@ export const make = (description: Description, options: Cli.Options): Backend.Ba
         const judged = Stream.fromIterableEffect(Effect.flatMap(child.ended, (ended) => {
           const finished = {
             ...ended,
-            stdout: stdout.join("\n"),
-            stderr: stderr.join("\n"),
+            stdout: stdout.text(),
+            stderr: stderr.text(),
             ...(logFolder === undefined || logMark === undefined ? {} : { log: Log.since(logFolder, logMark) })
           }
           options.record?.(finished)

@@ -1,4 +1,5 @@
 import { spawn } from "node:child_process"
+import { StringDecoder } from "node:string_decoder"
 import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -77,19 +78,96 @@ const signalGroup = (pid: number, signal: NodeJS.Signals): void => {
   }
 }
 
-/** Splits a byte stream into lines, handing each complete one on and the rest at the end. */
+/**
+ * The most of one line that is kept: the rest of a longer line is dropped (a line this long is no
+ * event a CLI prints for a turn), so memory stays bounded whatever a CLI prints.
+ *
+ * @internal
+ */
+export const longestLine = 4 * 2 ** 20
+
+/**
+ * The most of one stream's lines a turn keeps to judge how the run ended: the latest ones.
+ *
+ * @internal
+ */
+export const keptOutput = 8 * 2 ** 20
+
+/**
+ * How long the pipes may stay open after the child has exited: a process it left in the
+ * background holding them does not hold the turn.
+ *
+ * @internal
+ */
+export const pipeGrace = Duration.seconds(1)
+
+/**
+ * Splits a byte stream into lines in linear time, handing each complete one on and the rest at
+ * the end; a line is cut at {@link longestLine}.
+ */
 const lineReader = (stream: Line["stream"], onLine: (line: Line) => void) => {
-  let rest = ""
-  return {
-    push: (chunk: Buffer) => {
-      const parts = (rest + chunk.toString("utf8")).split("\n")
-      rest = parts.pop() ?? ""
-      for (const text of parts) onLine({ stream, text: text.endsWith("\r") ? text.slice(0, -1) : text })
-    },
-    flush: () => {
-      if (rest.length > 0) onLine({ stream, text: rest })
-      rest = ""
+  const decoder = new StringDecoder("utf8")
+  let pending: Array<string> = []
+  let pendingLength = 0
+  let dropped = 0
+  const keep = (piece: string) => {
+    const room = longestLine - pendingLength
+    if (piece.length <= room) {
+      pending.push(piece)
+      pendingLength += piece.length
+    } else {
+      if (room > 0) pending.push(piece.slice(0, room))
+      pendingLength += Math.max(0, room)
+      dropped += piece.length - Math.max(0, room)
     }
+  }
+  const emit = () => {
+    let text = pending.length === 1 ? pending[0]! : pending.join("")
+    if (dropped > 0) text += `… (${dropped} more characters)`
+    else if (text.endsWith("\r")) text = text.slice(0, -1)
+    pending = []
+    pendingLength = 0
+    dropped = 0
+    onLine({ stream, text })
+  }
+  const take = (text: string) => {
+    let from = 0
+    for (let newline = text.indexOf("\n"); newline !== -1; newline = text.indexOf("\n", from)) {
+      keep(text.slice(from, newline))
+      emit()
+      from = newline + 1
+    }
+    if (from < text.length) keep(text.slice(from))
+  }
+  return {
+    push: (chunk: Buffer) => take(decoder.write(chunk)),
+    flush: () => {
+      take(decoder.end())
+      if (pendingLength > 0 || dropped > 0) emit()
+    }
+  }
+}
+
+/**
+ * The latest lines of one stream, no more than {@link keptOutput} characters of them.
+ *
+ * @internal
+ */
+export const keptLines = () => {
+  const lines: Array<string> = []
+  let first = 0
+  let length = 0
+  return {
+    push: (line: string) => {
+      lines.push(line)
+      length += line.length + 1
+      while (length > keptOutput && first < lines.length - 1) length -= lines[first++]!.length + 1
+      if (first > 1024 && first * 2 > lines.length) {
+        lines.splice(0, first)
+        first = 0
+      }
+    },
+    text: () => lines.slice(first).join("\n")
   }
 }
 
@@ -110,26 +188,47 @@ export const start = (spec: Spec, grace: Duration.Duration): Effect.Effect<Child
       }
       const out = lineReader("stdout", offer)
       const err = lineReader("stderr", offer)
-      const child = spawn(spec.bin, [...spec.args], {
-        cwd: spec.cwd,
-        env: spec.env,
-        detached: true,
-        stdio: ["ignore", "pipe", "pipe"]
-      })
-      child.stdout.on("data", out.push)
-      child.stderr.on("data", err.push)
-      child.once("error", (error: NodeJS.ErrnoException) => {
-        if (child.pid === undefined) resume(Effect.fail(new Unstarted({ code: error.code ?? "UNKNOWN", reason: error.message })))
-      })
-      child.once("exit", () => {
-        if (child.pid !== undefined) signalGroup(child.pid, "SIGKILL")
-      })
-      child.once("close", (exitCode, signal) => {
+      let child: ReturnType<typeof spawn>
+      try {
+        child = spawn(spec.bin, [...spec.args], {
+          cwd: spec.cwd,
+          env: spec.env,
+          detached: true,
+          stdio: ["ignore", "pipe", "pipe"]
+        })
+      } catch (error) {
+        // node refuses some arguments before starting anything (a NUL byte in one)
+        const code = (error as NodeJS.ErrnoException).code ?? "EINVAL"
+        return resume(Effect.fail(new Unstarted({ code, reason: (error as Error).message })))
+      }
+      const stdout = child.stdout!
+      const stderr = child.stderr!
+      stdout.on("data", out.push)
+      stderr.on("data", err.push)
+      let finished = false
+      let pipes: ReturnType<typeof setTimeout> | undefined = undefined
+      const finish = (exitCode: number | null, signal: NodeJS.Signals | null) => {
+        if (finished) return
+        finished = true
+        if (pipes !== undefined) clearTimeout(pipes)
         out.flush()
         err.flush()
         lines.unsafeDone(Exit.void)
         Deferred.unsafeDone(ended, Exit.succeed({ exitCode, signal }))
+      }
+      child.once("error", (error: NodeJS.ErrnoException) => {
+        if (child.pid === undefined) resume(Effect.fail(new Unstarted({ code: error.code ?? "UNKNOWN", reason: error.message })))
       })
+      child.once("exit", (exitCode, signal) => {
+        if (child.pid !== undefined) signalGroup(child.pid, "SIGKILL")
+        // a process that left its group still holds the pipes: the turn ends without it
+        pipes = setTimeout(() => {
+          stdout.destroy()
+          stderr.destroy()
+          finish(exitCode, signal)
+        }, Duration.toMillis(pipeGrace))
+      })
+      child.once("close", (exitCode, signal) => finish(exitCode, signal))
       child.once("spawn", () => {
         const pid = child.pid!
         const gone = Deferred.await(ended).pipe(Effect.interruptible)

@@ -2,44 +2,116 @@ import * as DateTime from "effect/DateTime"
 import * as Duration from "effect/Duration"
 import { Failure } from "@fallback/core"
 import type { Place } from "@fallback/core"
+import type * as Cli from "../Cli.js"
+import { brokenInstall, trappedSignal } from "./turned.js"
 
-type Make = (place: Place.Place, said: Failure.Said) => Failure.Failure
 
-const rateLimited: Make = (place, said) => {
-  const wait = retryAfterIn(said)
-  return new Failure.RateLimited({ place, said, ...(wait === undefined ? {} : { retryAfter: Duration.seconds(wait) }) })
-}
-const quota: Make = (place, said) => new Failure.QuotaExhausted({ place, said })
-const auth: Make = (place, said) => new Failure.AuthRefused({ place, said })
-const model: Make = (place, said) => new Failure.ModelNotFound({ place, said })
-const store: Make = (place, said) => new Failure.StoreBusy({ place, said })
-const connection: Make = (place, said) => new Failure.ConnectionLost({ place, said })
-const context: Make = (place, said) => new Failure.ContextTooLong({ place, said })
-const unresponsive: Make = (place, said) => new Failure.Unresponsive({ place, said })
-const unknown: Make = (place, said) => new Failure.Unknown({ place, said })
+const unknown = (place: Place.Place, said: Failure.Said): Failure.Failure => new Failure.Unknown({ place, said })
 
-const quotaWords =
-  /insufficient[_ ]quota|exceeded your current quota|exhausted your (?:daily )?quota|daily quota|quota exceeded|billing|credit balance|out of credits|payment required|spending limit/i
+// Each kind's words, where providers and the CLIs that wrap them write them: their prose, and the
+// vendors' error types and codes (`insufficient_quota`, `authentication_error`, …).
+const storeWords = /database is locked|SQLITE_BUSY|Failed query:|Failed to execute statement/i
 const contextWords =
-  /context[_ ]length|context window|context_length_exceeded|prompt is too long|too many tokens|maximum context|input is too long|exceeds? the (?:context|token)|exceeds the maximum number of tokens|input token count|token limit/i
+  /context[_ ]length|context window|context size|exceed_context_size|prompt is too long|too many tokens|maximum context|input is too long|exceeds? the (?:context|token)|exceeds the maximum number of tokens|input token count|token limit/i
+const quotaWords =
+  /insufficient[_ ]quota|exceeded your current quota|exhausted your (?:daily )?quota|daily quota|quota exceeded|billing_error|billing hard limit|enforced_spend_limit|credit balance|out of credits|payment required|spend(?:ing)? limit/i
+const rateWords =
+  /rate[_ -]?limit|too many requests|resource[_ ]exhausted|resource has been exhausted|overloaded|high demand|(?:over|at) capacity/i
+const authWords =
+  /unauthori[sz]ed|authentication|permission[_ ]error|invalid[_ ](?:api[_ ]?key|x-api-key|token)|invalid x-api-key|incorrect api key|api key (?:is )?not valid|permission[_ ]denied|forbidden|not entitled|unauthenticated|invalid_request_error.*key/i
+const modelWords =
+  /model.{0,60}(?:not found|does not exist|not exist|is not supported|unknown)|model_not_found|not_found_error|\bNOT_FOUND\b/i
+// Word boundaries: "upstream error" is not a stream that broke, and "terminated" inside a word is not one either.
+const connectionWords =
+  /\b(?:ECONNRESET|EPIPE|ECONNREFUSED|socket hang up|connection (?:reset|refused|closed|error|lost)|fetch failed|network error|error sending request|stream (?:disconnected|closed|ended|error)|premature close|other side closed|terminated|bad gateway|closed unexpectedly|cannot connect to api|UND_ERR)/i
+const timeoutWords = /\b(?:idle timeout|timed out|timeout|ETIMEDOUT)\b/i
 
-/** What an error a CLI reported says, in words, ordered so the narrower kinds are tried first. */
-const wordRules: ReadonlyArray<readonly [RegExp, Make]> = [
-  [/database is locked|SQLITE_BUSY/i, store],
-  [contextWords, context],
-  [quotaWords, quota],
-  [/rate[_ -]?limit|too many requests|resource[_ ]exhausted|resource has been exhausted|overloaded|high demand|over capacity/i, rateLimited],
-  [
-    /unauthori[sz]ed|authentication|invalid[_ ](?:api[_ ]?key|x-api-key|token)|api key (?:is )?not valid|permission[_ ]denied|forbidden|not entitled|unauthenticated|invalid_request_error.*key/i,
-    auth
-  ],
-  [/model.{0,60}(?:not found|does not exist|not exist|is not supported|unknown)|not_found_error|\bNOT_FOUND\b/i, model],
-  [
-    /ECONNRESET|EPIPE|ECONNREFUSED|socket hang up|connection (?:reset|refused|closed|error|lost)|fetch failed|network error|error sending request|stream (?:disconnected|closed|ended|error)|premature close|other side closed|terminated|bad gateway|closed unexpectedly|cannot connect to api|UND_ERR/i,
-    connection
-  ],
-  [/idle timeout|timed out|timeout|ETIMEDOUT/i, unresponsive]
+/**
+ * The one table of kinds, for every backend (the CLIs, the HTTP providers): the statuses that
+ * decide a kind by themselves, and its words. Read in order where only words decide, so the
+ * narrower kinds are tried first.
+ */
+const table: ReadonlyArray<{ readonly kind: Failure.Kind; readonly words: RegExp; readonly statuses: ReadonlyArray<number> }> = [
+  { kind: "StoreBusy", words: storeWords, statuses: [] },
+  { kind: "ContextTooLong", words: contextWords, statuses: [413] },
+  { kind: "QuotaExhausted", words: quotaWords, statuses: [402] },
+  { kind: "RateLimited", words: rateWords, statuses: [429, 503, 529] },
+  { kind: "AuthRefused", words: authWords, statuses: [401, 403] },
+  { kind: "ModelNotFound", words: modelWords, statuses: [404] },
+  { kind: "ConnectionLost", words: connectionWords, statuses: [502, 504] },
+  { kind: "Unresponsive", words: timeoutWords, statuses: [] }
 ]
+
+/** Words that say more than any status: a 429 or 403 that is a spent quota, a 400 whose prompt is too long. */
+const refining: ReadonlyArray<Failure.Kind> = ["StoreBusy", "ContextTooLong", "QuotaExhausted"]
+
+/**
+ * What a backend reported when a turn failed, as the one classifier reads it.
+ *
+ * @internal
+ */
+export interface Report {
+  /** The HTTP status, where one was reported. */
+  readonly status?: number | undefined
+  /** The words to read: the message, and any vendor type or code. */
+  readonly words: string
+  /** What the failure quotes. */
+  readonly said: string
+  /** The wait asked for (Retry-After), in millis. */
+  readonly retryAfter?: number | undefined
+  /** When a spent quota comes back, in epoch millis. */
+  readonly until?: number | undefined
+}
+
+/**
+ * The kind a report names: words that refine any status first, then a status that decides by
+ * itself, then the words in the table's order; none when nothing is known.
+ *
+ * @internal
+ */
+export const kindOf = (status: number | undefined, words: string): Failure.Kind | undefined => {
+  const refined = table.find((rule) => refining.includes(rule.kind) && rule.words.test(words))
+  if (refined !== undefined) return refined.kind
+  const decided = status === undefined ? undefined : table.find((rule) => rule.statuses.includes(status))
+  return (decided ?? table.find((rule) => rule.words.test(words)))?.kind
+}
+
+/**
+ * The failure a report is, by the one table; `Unknown` saying it when the table names nothing.
+ *
+ * @internal
+ */
+export const judge = (report: Report, place: Place.Place): Failure.Failure => {
+  const said = Failure.said(report.said)
+  const wait = report.retryAfter ?? (() => {
+    const seconds = retryAfterIn(report.words)
+    return seconds === undefined ? undefined : seconds * 1000
+  })()
+  switch (kindOf(report.status, report.words)) {
+    case "StoreBusy":
+      return new Failure.StoreBusy({ place, said })
+    case "ContextTooLong":
+      return new Failure.ContextTooLong({ place, said })
+    case "QuotaExhausted":
+      return new Failure.QuotaExhausted({
+        place,
+        said,
+        ...(report.until === undefined ? {} : { until: DateTime.unsafeMake(report.until) })
+      })
+    case "RateLimited":
+      return new Failure.RateLimited({ place, said, ...(wait === undefined ? {} : { retryAfter: Duration.millis(wait) }) })
+    case "AuthRefused":
+      return new Failure.AuthRefused({ place, said, ...(report.status === undefined ? {} : { status: report.status }) })
+    case "ModelNotFound":
+      return new Failure.ModelNotFound({ place, said })
+    case "ConnectionLost":
+      return new Failure.ConnectionLost({ place, said })
+    case "Unresponsive":
+      return new Failure.Unresponsive({ place, said })
+    default:
+      return new Failure.Unknown({ place, said })
+  }
+}
 
 /**
  * The failure an error message names, or none when its words say nothing known. Only ever given
@@ -47,10 +119,8 @@ const wordRules: ReadonlyArray<readonly [RegExp, Make]> = [
  *
  * @internal
  */
-export const byWords = (message: string, place: Place.Place): Failure.Failure | undefined => {
-  const rule = wordRules.find(([words]) => words.test(message))
-  return rule === undefined ? undefined : rule[1](place, Failure.said(message))
-}
+export const byWords = (message: string, place: Place.Place): Failure.Failure | undefined =>
+  kindOf(undefined, message) === undefined ? undefined : judge({ words: message, said: message }, place)
 
 /**
  * The wait an error message asks for in its own words ("retry after 30s", "retry-after: 30").
@@ -73,38 +143,8 @@ export const byStatus = (
   message: string,
   place: Place.Place,
   retryAfter?: number
-): Failure.Failure => {
-  const said = Failure.said(message)
-  const wait = retryAfter ?? retryAfterIn(message)
-  switch (status) {
-    case 401:
-    case 403:
-      return auth(place, said)
-    case 402:
-      return quota(place, said)
-    case 404:
-      return model(place, said)
-    case 413:
-      return context(place, said)
-    case 429:
-    case 503:
-    case 529:
-      return quotaWords.test(message)
-        ? quota(place, said)
-        : new Failure.RateLimited({
-          place,
-          said,
-          ...(wait === undefined ? {} : { retryAfter: Duration.seconds(wait) })
-        })
-    case 502:
-    case 504:
-      return connection(place, said)
-    case 400:
-      return contextWords.test(message) ? context(place, said) : quotaWords.test(message) ? quota(place, said) : byWords(message, place) ?? unknown(place, said)
-    default:
-      return unknown(place, said)
-  }
-}
+): Failure.Failure =>
+  judge({ status, words: message, said: message, retryAfter: retryAfter === undefined ? undefined : retryAfter * 1000 }, place)
 
 /**
  * The failure an error message names, or `Unknown` saying it.
@@ -112,7 +152,40 @@ export const byStatus = (
  * @internal
  */
 export const byMessage = (message: string, place: Place.Place): Failure.Failure =>
-  byWords(message, place) ?? unknown(place, Failure.said(message))
+  judge({ words: message, said: message }, place)
+
+/**
+ * How every CLI's failed turn ends when nothing it printed named the failure: a signal (or the
+ * exit status of a trapped one) is Killed; a broken install is NotInstalled with the line that
+ * installs it; the words of its error (`message`) name a kind; anything else is Unknown, saying
+ * the CLI ended `without` what it should have printed.
+ *
+ * @internal
+ */
+export const ended = (
+  finished: Cli.Finished,
+  place: Place.Place,
+  options: {
+    readonly install: string
+    readonly message: string
+    readonly without: string
+    /** Whether an exit status of 128 + a signal's number is read as that signal (not when a result was printed). */
+    readonly trapped?: boolean
+    /** Whether the install may be broken (not when the CLI printed a result). */
+    readonly mayBeBroken?: boolean
+    /** How the CLI's error words are read, when it writes a status into them. */
+    readonly read?: (message: string, place: Place.Place) => Failure.Failure
+  }
+): Failure.Failure => {
+  if (finished.signal !== null) return killed(finished.signal, place, `${place.cli} was killed by ${finished.signal}`)
+  const trapped = options.trapped === false ? undefined : trappedSignal(finished.exitCode)
+  if (trapped !== undefined) return killed(trapped, place, `${place.cli} exited ${finished.exitCode} on ${trapped}`)
+  if (options.mayBeBroken !== false && brokenInstall(finished)) {
+    return new Failure.NotInstalled({ place, install: options.install, said: Failure.said(tail(finished.stderr) || `${place.cli} would not start`) })
+  }
+  if (options.message.length > 0) return (options.read ?? byMessage)(options.message, place)
+  return other(`${place.cli} ended (exit ${finished.exitCode}) without ${options.without}`, place)
+}
 
 /**
  * A process that died by a signal.

@@ -5,7 +5,7 @@ import type * as Cli from "../Cli.js"
 import type { Description } from "./backend.js"
 import * as Classify from "./classify.js"
 import * as Json from "./json.js"
-import { brokenInstall, landed, trappedSignal } from "./turned.js"
+import { landed } from "./turned.js"
 
 /** @internal */
 export const install = "npm install -g @anthropic-ai/claude-code"
@@ -100,17 +100,18 @@ const failure = (
   if (apiError !== undefined && apiStatus !== undefined) {
     return Classify.byStatus(apiStatus, Json.text(apiError, "error") ?? `HTTP ${apiStatus}`, place)
   }
-  if (finished.signal !== null) return Classify.killed(finished.signal, place, `claude was killed by ${finished.signal}`)
-  const trapped = trappedSignal(finished.exitCode)
-  if (trapped !== undefined && result === undefined) {
-    return Classify.killed(trapped, place, `claude exited ${finished.exitCode} on ${trapped}`)
+  // A retry with no status is a connection that was refused or reset: claude keeps retrying it until
+  // stopped, and the stop is not what went wrong.
+  if (retry !== undefined && retry.error_status === null) {
+    return new Failure.ConnectionLost({ place, said: Failure.said(Json.text(retry, "error") ?? "claude could not connect to the API") })
   }
-  if (result === undefined && brokenInstall(finished)) {
-    return new Failure.NotInstalled({ place, install, said: Failure.said(Classify.tail(finished.stderr)) })
-  }
-  const message = result === undefined ? Classify.tail(finished.stderr) : said(result)
-  if (message.length > 0) return Classify.byMessage(message, place)
-  return Classify.other(`claude ended (exit ${finished.exitCode}) without its result`, place)
+  return Classify.ended(finished, place, {
+    install,
+    message: result === undefined ? Classify.tail(finished.stderr) : said(result),
+    without: "its result",
+    trapped: result === undefined,
+    mayBeBroken: result === undefined
+  })
 }
 
 /** @internal */
@@ -118,7 +119,7 @@ export const description: Description = {
   module: "Claude",
   cli: "claude",
   install,
-  capabilities: { webSearchOff: true, callbacks: false, resume: true, models: [] },
+  capabilities: { webSearchOff: true, callbacks: false, effort: true, permission: true, skills: false, resume: true, models: [] },
   argv,
   quiet: (options) => ({
     CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",

@@ -7,7 +7,7 @@ import type * as Cli from "../Cli.js"
 import type { Description } from "./backend.js"
 import * as Classify from "./classify.js"
 import * as Json from "./json.js"
-import { brokenInstall, landed } from "./turned.js"
+import { landed } from "./turned.js"
 
 /**
  * A model provider codex is pointed at: its base URL (ending in `/v1`) and the variable its key
@@ -127,15 +127,8 @@ export const readOutcome = (finished: Cli.Finished, place: Place.Place): Cli.Out
     const inner = /^Reconnecting\.\.\. [^(]*\((.*)\)$/s.exec(errorMessage)
     return Either.left(judge(inner === null ? errorMessage : inner[1]!, place))
   }
-  if (finished.signal !== null) {
-    return Either.left(Classify.killed(finished.signal, place, `codex was killed by ${finished.signal}`))
-  }
-  if (brokenInstall(finished)) {
-    return Either.left(new Failure.NotInstalled({ place, install, said: Failure.said(Classify.tail(finished.stderr)) }))
-  }
   const stderr = Classify.tail(finished.stderr.split("\n").filter((line) => !noise.test(line)).join("\n"))
-  if (stderr.length > 0) return Either.left(judge(stderr, place))
-  return Either.left(Classify.other(`codex ended (exit ${finished.exitCode}) without completing its turn`, place))
+  return Either.left(Classify.ended(finished, place, { install, message: stderr, without: "completing its turn", read: judge }))
 }
 
 /** @internal */
@@ -143,7 +136,7 @@ export const description = (options: Cli.Options & { readonly provider?: Provide
   module: "Codex",
   cli: "codex",
   install,
-  capabilities: { webSearchOff: true, callbacks: false, resume: true, models: [] },
+  capabilities: { webSearchOff: true, callbacks: false, effort: true, permission: true, skills: false, resume: true, models: [] },
   argv: (turn) => argv(turn, options),
   quiet: () => ({}),
   home: (configDir) => ({ CODEX_HOME: configDir }),

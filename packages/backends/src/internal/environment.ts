@@ -1,4 +1,4 @@
-import type { ConfigFile } from "@fallback/core"
+import * as ConfigFile from "@fallback/core/ConfigFile"
 import * as Secret from "@fallback/core/Secret"
 import * as Either from "effect/Either"
 import * as Option from "effect/Option"
@@ -59,5 +59,5 @@ export const environment = (
       variables[variable] = found
     }
   }
-  return Either.right({ ...base, ...(configDir === undefined ? {} : cli.home(configDir)), ...variables })
+  return Either.right({ ...base, ...(configDir === undefined ? {} : cli.home(ConfigFile.expandHome(configDir, parent.HOME ?? ""))), ...variables })
 }

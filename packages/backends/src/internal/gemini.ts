@@ -5,7 +5,7 @@ import type * as Cli from "../Cli.js"
 import type { Description } from "./backend.js"
 import * as Classify from "./classify.js"
 import * as Json from "./json.js"
-import { brokenInstall, landed } from "./turned.js"
+import { landed } from "./turned.js"
 
 /** @internal */
 export const install = "npm install -g @google/gemini-cli"
@@ -73,18 +73,15 @@ export const readOutcome = (finished: Cli.Finished, place: Place.Place): Cli.Out
     Json.text(Json.last(events, (fields) => fields.type === "error"), "message") ?? stderr
   const status = statusOfExit(finished.exitCode) ?? statusIn(message)
   if (status !== undefined) return Either.left(Classify.byStatus(status, message, place))
-  if (finished.signal !== null) {
-    return Either.left(Classify.killed(finished.signal, place, `gemini was killed by ${finished.signal}`))
-  }
-  if (finished.exitCode === 130) return Either.left(Classify.killed("SIGINT", place, "gemini was cancelled"))
-  if (finished.exitCode === 41) {
+  if (finished.exitCode === 41 && finished.signal === null) {
     return Either.left(new Failure.AuthRefused({ place, said: Failure.said(message || "gemini could not authenticate") }))
   }
-  if (result === undefined && brokenInstall(finished)) {
-    return Either.left(new Failure.NotInstalled({ place, install, said: Failure.said(stderr) }))
-  }
-  if (message.length > 0) return Either.left(Classify.byMessage(message, place))
-  return Either.left(Classify.other(`gemini ended (exit ${finished.exitCode}) without its result`, place))
+  return Either.left(Classify.ended(finished, place, {
+    install,
+    message,
+    without: "its result",
+    mayBeBroken: result === undefined
+  }))
 }
 
 /** @internal */
@@ -92,7 +89,7 @@ export const description: Description = {
   module: "Gemini",
   cli: "gemini",
   install,
-  capabilities: { webSearchOff: false, callbacks: false, resume: true, models: [] },
+  capabilities: { webSearchOff: false, callbacks: false, effort: false, permission: true, skills: false, resume: true, models: [] },
   argv,
   quiet: () => ({}),
   home: (configDir) => ({ GEMINI_CLI_HOME: configDir }),

@@ -1,6 +1,5 @@
-import { Failure, type Place } from "@fallback/core"
-import * as DateTime from "effect/DateTime"
-import * as Duration from "effect/Duration"
+import type { Failure, Place } from "@fallback/core"
+import { judge } from "./classify.js"
 
 /**
  * What a provider answered when it did not answer: the HTTP status (none for an error inside a
@@ -50,35 +49,6 @@ const saidIn = (body: string): Said => {
   }
 }
 
-const words = (...patterns: ReadonlyArray<string>) => new RegExp(patterns.join("|"), "i")
-
-const quota = words(
-  "insufficient_quota",
-  "billing_error",
-  "enforced_spend_limit",
-  "credit balance",
-  "exceeded your current quota",
-  "spend(ing)? limit",
-  "billing hard limit",
-  "payment required",
-  "out of credits"
-)
-const context = words(
-  "context_length_exceeded",
-  "exceed_context_size",
-  "context size",
-  "prompt is too long",
-  "context length",
-  "context window",
-  "maximum context",
-  "exceeds the maximum number of tokens",
-  "too many tokens",
-  "input is too long"
-)
-const rate = /rate_limit|overloaded|too many requests|resource_exhausted/i
-const auth = /authentication_error|permission_error|invalid_api_key|invalid x-api-key|incorrect api key/i
-const model = /model_not_found|not_found_error|does not exist|model .*not found/i
-
 /** Go-style durations as OpenAI writes its reset headers: `1s`, `6m0s`, `20ms`, `1h2m3.5s`. */
 const spelled = (value: string): number | undefined => {
   const parts = [...value.matchAll(/(\d+(?:\.\d+)?)(ms|h|m|s)/g)]
@@ -122,43 +92,24 @@ const latestReset = (headers: Refusal["headers"], now: number): number | undefin
 }
 
 /**
- * The failure an HTTP provider's refusal is: the status first where it decides (402 quota, 413
- * context, 429/529/503 rate limit, 401/403 credentials, 404 model), refined by the vendor's own
- * error type or code, and by its words where the status is shared (a 400 or a 429 that is a spent
- * quota, a 400 that is a prompt too long). `retry-after` and the vendors' reset headers become the
- * rate limit's wait and the quota's end.
+ * The failure an HTTP provider's refusal is, by the one classifier every backend uses: the
+ * status and the vendor's own error type, code and words. `retry-after` and the vendors' reset
+ * headers become the rate limit's wait and the quota's end.
  *
  * @internal
  */
 export const classify = (refusal: Refusal, place: Place.Place, now: number): Failure.Failure => {
   const said = saidIn(refusal.body)
   const status = refusal.status
-  const words = `${said.type} ${said.code} ${said.message}`
-  const shown = Failure.said(
-    [status === undefined ? "in the stream" : String(status), said.type || said.code, said.message]
-      .filter((part) => part !== "")
-      .join(": ")
-  )
   const wait = retryAfter(refusal.headers, now)
   const reset = latestReset(refusal.headers, now)
-  if (status === 402 || quota.test(words)) {
-    const until = reset ?? (wait === undefined ? undefined : now + wait)
-    return new Failure.QuotaExhausted({
-      place,
-      said: shown,
-      ...(until === undefined ? {} : { until: DateTime.unsafeMake(until) })
-    })
-  }
-  if (status === 413 || context.test(words)) return new Failure.ContextTooLong({ place, said: shown })
-  if (status === 429 || status === 529 || status === 503 || rate.test(words)) {
-    const after = wait ?? (reset === undefined ? undefined : Math.max(0, reset - now))
-    return new Failure.RateLimited({
-      place,
-      said: shown,
-      ...(after === undefined ? {} : { retryAfter: Duration.millis(after) })
-    })
-  }
-  if (status === 401 || status === 403 || auth.test(words)) return new Failure.AuthRefused({ place, said: shown })
-  if (status === 404 || model.test(words)) return new Failure.ModelNotFound({ place, said: shown })
-  return new Failure.Unknown({ place, said: shown })
+  return judge({
+    status,
+    words: `${said.type} ${said.code} ${said.message}`,
+    said: [status === undefined ? "in the stream" : String(status), said.type || said.code, said.message]
+      .filter((part) => part !== "")
+      .join(": "),
+    retryAfter: wait ?? (reset === undefined ? undefined : Math.max(0, reset - now)),
+    until: reset ?? (wait === undefined ? undefined : now + wait)
+  }, place)
 }

@@ -211,8 +211,7 @@ const bounded = <R, A>(
       }
       fire = () => {
         const late = phase === "first-byte" && by <= whole ? "first-byte" : "whole-send"
-        fiber.unsafeInterruptAsFork(fiber.id())
-        finish(Effect.fail(timeout(place, late, (late === "first-byte" ? by : whole) - sent)))
+        finish(Effect.zipRight(Fiber.interrupt(fiber), Effect.fail(timeout(place, late, (late === "first-byte" ? by : whole) - sent))))
       }
       arm(phase === "first-byte" ? Math.min(by, whole) : whole)
       fiber.addObserver(finish)
@@ -243,6 +242,9 @@ export const make = (
       capabilities: {
         webSearchOff: true,
         callbacks: false,
+        effort: false,
+        permission: false,
+        skills: false,
         resume: true,
         models: provider.models.map((model) => ({ name: model.name, contextWindow: model.contextWindow }))
       },

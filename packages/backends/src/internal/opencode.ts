@@ -6,7 +6,7 @@ import type * as Cli from "../Cli.js"
 import type { Description } from "./backend.js"
 import * as Classify from "./classify.js"
 import * as Json from "./json.js"
-import { brokenInstall, landed } from "./turned.js"
+import { landed } from "./turned.js"
 
 /** @internal */
 export const install = "npm install -g opencode-ai"
@@ -94,13 +94,8 @@ export const readOutcome = (finished: Cli.Finished, place: Place.Place): Cli.Out
   }
   const reported = Json.field(error, "error")
   if (reported !== undefined) return Either.left(judge(reported, place))
-  if (finished.signal !== null) {
-    return Either.left(Classify.killed(finished.signal, place, `opencode was killed by ${finished.signal}`))
-  }
   const stderr = Classify.tail(finished.stderr.replace(ansi, ""))
-  if (brokenInstall(finished)) return Either.left(new Failure.NotInstalled({ place, install, said: Failure.said(stderr) }))
-  if (stderr.length > 0) return Either.left(Classify.byMessage(stderr, place))
-  return Either.left(Classify.other(`opencode ended (exit ${finished.exitCode}) without finishing its step`, place))
+  return Either.left(Classify.ended(finished, place, { install, message: stderr, without: "finishing its step" }))
 }
 
 /** @internal */
@@ -108,7 +103,7 @@ export const description = (options: Cli.Options & { readonly config?: object | 
   module: "OpenCode",
   cli: "opencode",
   install,
-  capabilities: { webSearchOff: true, callbacks: false, resume: true, models: [] },
+  capabilities: { webSearchOff: true, callbacks: false, effort: true, permission: false, skills: false, resume: true, models: [] },
   argv,
   quiet: () => ({
     OPENCODE_DISABLE_AUTOUPDATE: "1",

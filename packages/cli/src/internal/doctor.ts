@@ -67,6 +67,15 @@ export const binaryOf = (cli: string, bin: string | undefined) =>
     return Option.none<string>()
   })
 
+/**
+ * A word as a shell reads it back unchanged: as it is when it holds nothing a shell treats
+ * specially, else in single quotes.
+ *
+ * @internal
+ */
+export const shellWord = (word: string): string =>
+  /^[A-Za-z0-9_@%+=:,./-]+$/.test(word) ? word : `'${word.replaceAll("'", "'\\''")}'`
+
 /** @internal */
 export const versionOf = (bin: string) =>
   PlatformCommand.lines(PlatformCommand.make(bin, "--version")).pipe(
@@ -112,7 +121,7 @@ const accountChecks = (document: ConfigFile.Document) =>
       for (const account of accounts) {
         const subject = `${cli}@${account.name}`
         if (account.configDir !== undefined) {
-          const dir = account.configDir.replace(/^~(?=$|\/)/, home)
+          const dir = ConfigFile.expandHome(account.configDir, home)
           checks.push(
             (yield* fs.exists(dir).pipe(Effect.orElseSucceed(() => false)))
               ? { subject, ok: true, detail: `config dir ${account.configDir}` }
@@ -120,7 +129,9 @@ const accountChecks = (document: ConfigFile.Document) =>
                 subject,
                 ok: false,
                 detail: `config dir ${account.configDir} does not exist`,
-                fix: `mkdir -p ${account.configDir}  # then sign ${cli} in there`
+                fix: `mkdir -p ${
+                  account.configDir.startsWith("~/") ? `~/${shellWord(account.configDir.slice(2))}` : shellWord(dir)
+                }  # then sign ${cli} in there`
               }
           )
         }
@@ -211,7 +222,7 @@ export const examine = (json: boolean) =>
             count(Object.values(document.accounts).flat().length, "account")
           }, ${count(Object.keys(document.providers).length, "provider")}`
         }
-        : { subject: "config", ok: false, detail: read.left.message, fix: `mend ${file} where the message says, or move it away` },
+        : { subject: "config", ok: false, detail: read.left.message, fix: `mend ${shellWord(file)} where the message says, or move it away` },
       ...yield* cliChecks(document, usedClis(document), file),
       ...yield* accountChecks(document)
     ]

@@ -104,6 +104,9 @@ const termOf = (term: string) =>
       `${flag} ${values[name] ?? "VALUE"}${many === undefined ? "" : "…"}`
   )
 
+// headings in bold: the bin drops colour where it is not wanted (not a terminal, NO_COLOR)
+const heading = (text: string) => `\u001b[1m${text}\u001b[0m`
+
 const readEntry = (entry: Entry) =>
   read(CommandModule.getHelp(entry.command, CliConfig.defaultConfig), { paragraphs: [], definitions: [] }, {
     value: ""
@@ -139,11 +142,11 @@ export const commandHelp = (entry: Entry): string => {
   const option = (o: { readonly term: string; readonly text: string }) =>
     o.term.length < width ? `  ${o.term.padEnd(width)}${o.text}` : `  ${o.term}\n  ${"".padEnd(width)}${o.text}`
   return [
-    `Usage: ${entry.usage}`,
+    `${heading("Usage:")} ${entry.usage}`,
     "",
     about,
-    ...(options.length === 0 ? [] : ["", "Options:", ...options.map(option)]),
-    ...(examples.length === 0 ? [] : ["", "Examples:", ...examples]),
+    ...(options.length === 0 ? [] : ["", heading("Options:"), ...options.map(option)]),
+    ...(examples.length === 0 ? [] : ["", heading("Examples:"), ...examples]),
     ""
   ].join("\n")
 }
@@ -159,12 +162,12 @@ export const rootHelp = (entries: ReadonlyArray<Entry>, version: string): string
     `fallback ${version}: keeps an AI agent answering when the place it runs at fails.`,
     "A place is CLI[@ACCOUNT]/MODEL: claude@work/claude-opus-5, codex/gpt-5.6-sol, local/qwen3:8b.",
     "",
-    "Usage: fallback COMMAND [options]",
+    `${heading("Usage:")} fallback COMMAND [options]`,
     "",
-    "Commands:",
+    heading("Commands:"),
     ...entries.filter((e) => !e.name.includes(" ")).map((e) => `  ${e.name.padEnd(width)}${e.summary}`),
     "",
-    "Examples:",
+    heading("Examples:"),
     "  fallback init",
     "  fallback point claude@work/claude-opus-5 codex@key/gpt-5.6-sol",
     "  fallback retry claude@work/claude-opus-5 --tries 3 --policy exponential --timeout 90s",

@@ -92,6 +92,17 @@ export class InvalidRun extends Schema.TaggedError<InvalidRun>("@fallback/cli/In
   }
 }
 
+/**
+ * A prompt no agent CLI can be given.
+ *
+ * @internal
+ */
+export class InvalidPrompt extends Schema.TaggedError<InvalidPrompt>("@fallback/cli/InvalidPrompt")("InvalidPrompt", {}) {
+  override get message(): string {
+    return "the prompt holds a NUL byte (\\u0000), which no agent CLI can be given; remove it"
+  }
+}
+
 /** A preset's answers with the config's changes to some kinds laid over them. */
 const answersWith = (
   answers: Answer.Table,
@@ -193,8 +204,11 @@ export const run = Command.make("run", {
       Option.map(continued, (c) => ({ at: startAt, session: c.session })),
       () => Option.map(args.session, (id) => ({ at: startAt, session: id }))
     )
+    // the file's send ceiling (limits.send), 0 for none
+    const send = document.limits?.send
     const options: Agent.Options = {
       ...chosen.options,
+      ...(send === undefined ? {} : { send: Duration.isZero(send) ? Option.none() : Option.some(send) }),
       firstByte: Option.match(first, {
         onNone: () => chosen.options.firstByte,
         onSome: (d) => Duration.isZero(d) ? Option.none() : Option.some(d)
@@ -219,6 +233,7 @@ export const run = Command.make("run", {
       onNone: () => reading,
       onSome: Effect.succeed
     })
+    if (text.includes("\u0000")) return yield* Effect.fail(new InvalidPrompt())
     Secret.holdPrompt(text)
     const terminal = yield* Terminal.Terminal
     // stdout closed early (`| head`) leaves the turn to finish rather than failing it
@@ -245,6 +260,7 @@ export const run = Command.make("run", {
     const onEvent = (shown: string, event: Backend.Event): Effect.Effect<string> =>
       Effect.gen(function*() {
         if (event._tag === "SessionStarted") sessionId = event.sessionId
+        if (event._tag === "Moved") answeredAt = event.to
         if (args.json) return yield* Effect.as(line(RunJson.ofEvent(event)), shown)
         yield* countdown.stop
         if (event._tag === "Text" || (event._tag === "Result" && shown === "")) {
@@ -263,6 +279,16 @@ export const run = Command.make("run", {
         }; for a model server, add it under "providers" first, e.g. "${startAt.cli}": { "kind": "openai-compatible", "baseUrl": "http://127.0.0.1:11434/v1" }`
       })
     }
+    const places = Layer.mergeAll(
+      backendsOf(document, {
+        homes,
+        idle: Option.getOrUndefined(quietFor),
+        resume: Option.getOrUndefined(resumed)
+      }),
+      health(chosen.breaker)
+    ).pipe(Layer.provide(NodeHttpClient.layerUndici))
+    // The breaker preset's chain is LLM_FALLBACK_MODELS, read and checked before the turn starts.
+    const world = chosen.name === "breaker" ? Layer.provideMerge(Preset.breakerSteps(startAt), places) : places
     yield* Effect.gen(function*() {
       const agent = yield* Agent.make(startAt, settings, options)
       const shown = yield* agent.turn(text).pipe(
@@ -291,16 +317,7 @@ export const run = Command.make("run", {
     }).pipe(
       Effect.scoped,
       Effect.provideService(Notice.Notices, notices),
-      Effect.provide(
-        Layer.mergeAll(
-          backendsOf(document, {
-            homes,
-            idle: Option.getOrUndefined(quietFor),
-            resume: Option.getOrUndefined(resumed)
-          }),
-          health(chosen.breaker)
-        ).pipe(Layer.provide(NodeHttpClient.layerUndici))
-      )
+      Effect.provide(world)
     )
   }).pipe(Effect.provide(editing(args.config)))).pipe(
     Command.withDescription(

@@ -12,7 +12,9 @@ import * as Schema from "effect/Schema"
  * - `text`: a piece of the answer
  * - `tool`: the agent used a tool
  * - `result`: the CLI's whole answer and its token usage
- * - `notice`: what recovery did (`notice` is Retrying, Moving, Skipping, Compacting, Probing or
+ * - `moved`: the turn was picked up at another place (`by` account or place), in the answer's own
+ *   stream, with the `kind` of failure that moved it
+ * - `notice`: what recovery did (`notice` is Retrying, Moving, Skipping, Compacting, Probing, Stalled or
  *   Stopping; `message` the sentence the terminal shows; `kind` the failure kind when there is one)
  * - `outcome`: the last line: `ok`, the exit `status`, the `place` that answered, or the failure
  *   `kind` and `message`
@@ -29,8 +31,15 @@ export const Line = Schema.Union(
     usage: Schema.Struct({ input: Schema.Number, output: Schema.Number })
   }),
   Schema.Struct({
+    type: Schema.Literal("moved"),
+    from: Schema.String,
+    to: Schema.String,
+    by: Schema.Literal("account", "place"),
+    kind: Schema.Literal(...Failure.kinds)
+  }),
+  Schema.Struct({
     type: Schema.Literal("notice"),
-    notice: Schema.Literal("Retrying", "Moving", "Skipping", "Compacting", "Probing", "Stopping"),
+    notice: Schema.Literal("Retrying", "Moving", "Skipping", "Compacting", "Probing", "Stalled", "Stopping"),
     message: Schema.String,
     place: Schema.String,
     kind: Schema.optional(Schema.Literal(...Failure.kinds)),
@@ -61,6 +70,14 @@ export const ofEvent = (event: Backend.Event): Line => {
       return { type: "tool", name: event.name, input: event.input }
     case "Result":
       return { type: "result", text: event.text, usage: { input: event.usage.input, output: event.usage.output } }
+    case "Moved":
+      return {
+        type: "moved",
+        from: Place.format(event.from),
+        to: Place.format(event.to),
+        by: event.by,
+        kind: event.failure._tag
+      }
   }
 }
 
@@ -89,6 +106,7 @@ export const ofNotice = (notice: Notice.Notice): Line => {
     case "Skipping":
       return { type: "notice", notice: notice._tag, message, place: Place.format(notice.place) }
     case "Probing":
+    case "Stalled":
       return { type: "notice", notice: notice._tag, message, place: Place.format(notice.place) }
     case "Compacting":
     case "Stopping":

@@ -39,6 +39,7 @@ export const parseTime = (input: string): Either.Either<Duration.Duration, Inval
  * @internal
  */
 export const formatTime = (duration: Duration.Duration): string => {
+  if (!Duration.isFinite(duration)) return "until cleared"
   const millis = Math.round(Duration.toMillis(duration))
   if (millis === 0) return "0"
   if (millis % 1000 !== 0) return `${millis}ms`

@@ -52,15 +52,33 @@ export const make = Effect.fnUntraced(function*(
 
   const startOf = () => options.moved === "stays" ? state.at : origin
 
-  /** The whole turn from its first place: that place, then the walk. */
-  const whole = <A>(run: Run.Run, start: Place.Place, text: string, go: Go<A>, entry: Entry<A> | undefined) =>
+  /**
+   * The whole turn from its first place: that place, then the walk. An answer picked up somewhere
+   * else starts with the moves that took it there (`moved` puts them in front of it).
+   */
+  const whole = <A>(
+    run: Run.Run,
+    start: Place.Place,
+    text: string,
+    go: Go<A>,
+    moved: (moves: ReadonlyArray<Backend.Event>, answer: A) => A,
+    entry: Entry<A> | undefined
+  ) =>
     Effect.flatMap(atPlace(walker, run, start, "start", Effect.void, text, go, entry), (first) =>
       first._tag === "Answered"
         ? Effect.succeed(first.answer)
-        : Effect.map(walk(walker, run, start, first, text, go), ({ answer, place }) => {
+        : Effect.map(walk(walker, run, start, first, text, go), ({ answer, moves, place }) => {
           if (options.moved === "stays") state.at = place
-          return answer
+          return moves.length === 0 ? answer : moved(moves, answer)
         }))
+
+  const streamMoved = (moves: ReadonlyArray<Backend.Event>, answer: Stream.Stream<Backend.Event, Failure.Failure>) =>
+    Stream.concat(Stream.fromIterable(moves), answer)
+
+  const wholeMoved = (
+    moves: ReadonlyArray<Backend.Event>,
+    answer: Effect.Effect<ReadonlyArray<Backend.Event>, Failure.Failure>
+  ) => Effect.map(answer, (events) => [...moves, ...events])
 
   const probe: Probe = (place, within) =>
     Either.match(standIns.backendOf(place), {
@@ -75,7 +93,7 @@ export const make = Effect.fnUntraced(function*(
     Stream.unwrapScoped(Effect.gen(function*() {
       const clock = yield* Effect.clock
       const run = newRun(clock, clock.unsafeCurrentTimeMillis(), yield* Effect.scope)
-      return yield* whole(run, startOf(), text, streamed, undefined)
+      return yield* whole(run, startOf(), text, streamed, streamMoved, undefined)
     }))
 
   /**
@@ -169,7 +187,7 @@ export const make = Effect.fnUntraced(function*(
     entry: Entry<Effect.Effect<ReadonlyArray<Backend.Event>, Failure.Failure>> | undefined
   ) =>
     Effect.onExit(
-      Effect.flatten(whole(run, start, text, collected, entry)),
+      Effect.flatten(whole(run, start, text, collected, wholeMoved, entry)),
       (exit) => run.made === undefined ? Effect.void : Scope.close(run.made, exit)
     )
 

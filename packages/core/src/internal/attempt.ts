@@ -1,10 +1,13 @@
 import * as Chunk from "effect/Chunk"
 import * as Clock from "effect/Clock"
+import * as Context from "effect/Context"
+import * as DefaultServices from "effect/DefaultServices"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as ExecutionStrategy from "effect/ExecutionStrategy"
 import * as Exit from "effect/Exit"
+import * as Fiber from "effect/Fiber"
 import * as Option from "effect/Option"
 import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
@@ -126,8 +129,10 @@ const note = (limits: Limits, event: Backend.Event) => {
 }
 
 /**
- * The answer as the caller sees it, within the send ceiling and watched for a stall; the exchange
- * joins the conversation once it is whole.
+ * The answer as the caller sees it: the events buffered before the first content, then the rest
+ * of the session's stream, each pull within the limits that still hold; the exchange joins the
+ * conversation once it is whole. One pull function, where a Stream operator for each of these
+ * (concat, tap, onEnd, interruptWhen) costs as much as the session's whole stream again.
  */
 const deliver = (
   limits: Limits,
@@ -138,83 +143,186 @@ const deliver = (
 ) => {
   const run = limits.run
   let text = ""
-  let result = Option.none<string>()
-  const tail = Option.match(rest, { onNone: () => Stream.empty, onSome: Stream.repeatEffectChunkOption })
-  const answer = Stream.concat(Stream.fromIterable(events), tail).pipe(
-    Stream.tap((event) =>
-      Effect.sync(() => {
-        note(limits, event)
-        if (event._tag === "Text") text += event.text
-        if (event._tag === "Result") result = Option.some(event.text)
-      })
-    ),
-    Stream.onEnd(Effect.sync(() => {
-      if (session.keepsConversation === true) return
-      run.state.history = Chunk.append(run.history, { prompt: prompt.text, answer: Option.getOrElse(result, () => text) })
-    }))
-  )
-  return Option.isNone(rest) ? answer : afterContent(limits, answer)
+  let result: string | undefined = undefined
+  const seen = (chunk: Chunk.Chunk<Backend.Event>) => {
+    for (const event of chunk) {
+      note(limits, event)
+      if (event._tag === "Text") text += event.text
+      else if (event._tag === "Result") result = event.text
+    }
+    return chunk
+  }
+  const ended: Pull = Effect.suspend(() => {
+    if (session.keepsConversation !== true) {
+      run.state.history = Chunk.append(run.history, { prompt: prompt.text, answer: result ?? text })
+    }
+    return Effect.fail(Option.none())
+  })
+  let buffered: Chunk.Chunk<Backend.Event> | undefined = Chunk.unsafeFromArray(events)
+  const pull: Pull = Option.isSome(rest) ? afterContent(limits, rest.value) : Effect.fail(Option.none())
+  const next: Pull = Effect.suspend(() => {
+    if (buffered !== undefined) {
+      const first = buffered
+      buffered = undefined
+      if (Chunk.isNonEmpty(first)) return Effect.succeed(seen(first))
+    }
+    return Effect.matchEffect(pull, {
+      onFailure: (end) => Option.isNone(end) ? ended : Effect.fail(end),
+      onSuccess: (chunk) => Effect.succeed(seen(chunk))
+    })
+  })
+  const answer = Stream.repeatEffectChunkOption(next)
+  return Option.isSome(rest) && Option.isSome(limits.run.options.watchdog) ? watched(limits, answer) : answer
 }
 
 const sendCeiling = (limits: Limits, after: Duration.Duration) =>
   new Failure.Timeout({ place: limits.place, said: Failure.said("send ceiling"), phase: "whole-send", after })
 
-/** The limits on an attempt before its first content: first byte, send ceiling, watchdog, deadline. */
+// The timers of the platform the engine runs on (Node, Bun, Deno, a browser all have them).
+declare const setTimeout: (run: () => void, millis: number) => unknown
+declare const clearTimeout: (timer: unknown) => void
+
+/** The clock a program has unless it installs one (a test installs the TestClock). */
+const liveClock = Context.get(DefaultServices.liveServices, Clock.Clock)
+
+/**
+ * Waits for `fiber` until `at` (the run's clock millis): its result, or None when the time came
+ * first (the fiber still running). On the live clock, one setTimeout beside the fiber's observer;
+ * on another clock (the TestClock), a timeout on that clock. Interrupting the wait interrupts the
+ * fiber.
+ */
+const joinBy = <A, E>(fiber: Fiber.RuntimeFiber<A, E>, clock: Clock.Clock, at: number): Effect.Effect<Option.Option<A>, E> => {
+  if (!Number.isFinite(at)) return Effect.asSome(Fiber.join(fiber))
+  if (clock !== liveClock) {
+    return Effect.suspend(() =>
+      Effect.timeoutOption(Fiber.join(fiber), Duration.millis(Math.max(0, at - clock.unsafeCurrentTimeMillis())))
+    ).pipe(Effect.onInterrupt(() => Fiber.interrupt(fiber)))
+  }
+  return Effect.async<Option.Option<A>, E>((resume) => {
+    let done = false
+    const timer = setTimeout(() => {
+      if (done) return
+      done = true
+      resume(Effect.succeedNone)
+    }, Math.max(0, at - clock.unsafeCurrentTimeMillis()))
+    fiber.addObserver((exit) => {
+      if (done) return
+      done = true
+      clearTimeout(timer)
+      resume(Exit.map(exit, Option.some))
+    })
+    return Effect.suspend(() => {
+      done = true
+      clearTimeout(timer)
+      return Fiber.interrupt(fiber)
+    })
+  })
+}
+
+/**
+ * `effect` cut at `at` (the run's clock millis) with `late()`'s failure, the effect interrupted
+ * first: one forked fiber and one timer, where `Effect.timeoutFail` forks two fibers and sleeps
+ * in one, several times a turn's own cost.
+ */
+const cutAt = <A, E>(effect: Effect.Effect<A, E>, clock: Clock.Clock, at: number, late: () => E): Effect.Effect<A, E> =>
+  Number.isFinite(at)
+    ? Effect.flatMap(Effect.fork(effect), (fiber) =>
+      Effect.flatMap(joinBy(fiber, clock, at), (got) =>
+        Option.isSome(got) ? Effect.succeed(got.value) : Effect.zipRight(Fiber.interrupt(fiber), Effect.fail(late()))))
+    : effect
+
+/**
+ * The limits on an attempt before its first content: first byte (no later than the deadline) and
+ * send ceiling, as one timer at the earlier; the watchdog.
+ */
 const beforeContent = (limits: Limits) => <A>(self: Effect.Effect<A, Failure.Failure>): Effect.Effect<A, Failure.Failure> => {
   const { place, run, startedAt } = limits
   const options = run.options
   const left = Math.max(0, run.deadline - startedAt)
   const firstByte = Math.min(left, Option.match(options.firstByte, { onNone: () => Infinity, onSome: Duration.toMillis }))
-  let out = Effect.timeoutFail(self, {
-    duration: Duration.millis(firstByte),
-    onTimeout: () =>
-      new Failure.Timeout({ place, said: Failure.said("no first byte"), phase: "first-byte", after: Duration.millis(firstByte) })
-  })
-  if (Option.isSome(options.send)) {
-    const after = options.send.value
-    out = Effect.timeoutFail(out, { duration: after, onTimeout: () => sendCeiling(limits, after) })
-  }
+  const ceiling = Option.isSome(options.send) ? Duration.toMillis(options.send.value) : Infinity
+  let out = cutAt(
+    self,
+    run.clock,
+    startedAt + Math.min(firstByte, ceiling),
+    () =>
+      ceiling < firstByte
+        ? sendCeiling(limits, options.send.pipe(Option.getOrThrow))
+        : new Failure.Timeout({
+          place,
+          said: Failure.said("no first byte"),
+          phase: "first-byte",
+          after: Duration.millis(firstByte)
+        })
+  )
   if (Option.isSome(options.watchdog)) out = Effect.raceFirst(out, watchdog(limits, options.watchdog.value, () => startedAt))
   return out
 }
 
 /**
- * The limits on an answer already streaming: the turn's deadline and the send ceiling still hold,
- * and a stream that stops moving is probed; each fails it with what was delivered, and nothing
- * moves. The deadline keeps a stream that stalls after its first content from running unbounded.
+ * The limits on an answer already streaming, kept on each pull: the turn's deadline and the send
+ * ceiling still hold, a stream quiet for the idle limit ends as Unresponsive (announced at half of
+ * it); each fails it with what was delivered, and nothing moves. The deadline keeps a stream that
+ * stalls after its first content from running unbounded. A pull is one forked fiber waited for
+ * under one timer, set to the next of these times; a Stream.interruptWhen for them costs several
+ * times the session's whole stream.
  */
-const afterContent = (limits: Limits, answer: Stream.Stream<Backend.Event, Failure.Failure>) => {
-  const options = limits.run.options
+const afterContent = (limits: Limits, pull: Pull): Pull => {
   const { place, run } = limits
-  let out = answer
-  if (Number.isFinite(run.deadline)) {
-    const budget = Duration.millis(run.deadline - run.startedAt)
-    const deadline = Effect.flatMap(Clock.currentTimeMillis, (now) =>
-      Effect.andThen(
-        Effect.sleep(Duration.millis(Math.max(0, run.deadline - now))),
-        Effect.fail(
-          new Failure.Timeout({ place, said: Failure.said("the turn's deadline"), phase: "whole-send", after: budget })
+  const { clock, options } = run
+  const ceiling = Option.isSome(options.send) ? limits.startedAt + Duration.toMillis(options.send.value) : Infinity
+  const idle = Option.match(options.idle, { onNone: () => Infinity, onSome: Duration.toMillis })
+  if (!Number.isFinite(Math.min(run.deadline, ceiling, idle))) return pull
+  let moved = clock.unsafeCurrentTimeMillis()
+  let told = -1
+  /** What the time `now` ends the answer with, if anything. */
+  const ended = (now: number): Failure.Failure | undefined =>
+    now >= run.deadline
+      ? new Failure.Timeout({
+        place,
+        said: Failure.said("the turn's deadline"),
+        phase: "whole-send",
+        after: Duration.millis(run.deadline - run.startedAt)
+      })
+      : now >= ceiling
+      ? sendCeiling(limits, options.send.pipe(Option.getOrThrow))
+      : now - moved >= idle
+      ? new Failure.Unresponsive({
+        place,
+        said: Failure.said(`sent nothing for ${Duration.format(Duration.millis(now - moved))} after its answer began`)
+      })
+      : undefined
+  const waited = (fiber: Fiber.RuntimeFiber<Chunk.Chunk<Backend.Event>, Option.Option<Failure.Failure>>): Pull =>
+    Effect.flatMap(
+      joinBy(fiber, clock, Math.min(run.deadline, ceiling, moved + idle, told === moved ? Infinity : moved + idle / 2)),
+      (got) => {
+        const now = clock.unsafeCurrentTimeMillis()
+        if (Option.isSome(got)) {
+          moved = now
+          return Effect.succeed(got.value)
+        }
+        const failure = ended(now)
+        if (failure !== undefined) return Effect.zipRight(Fiber.interrupt(fiber), Effect.fail(Option.some(failure)))
+        told = moved
+        return Effect.zipRight(
+          run.notices.publish(Notice.Stalled({ place, quiet: Duration.millis(now - moved), limit: Duration.millis(idle) })),
+          waited(fiber)
         )
-      ))
-    out = Stream.interruptWhen(out, deadline)
-  }
-  if (Option.isSome(options.send)) {
-    const after = options.send.value
-    const ceiling = Effect.flatMap(Clock.currentTimeMillis, (now) =>
-      Effect.andThen(
-        Effect.sleep(Duration.millis(limits.startedAt + Duration.toMillis(after) - now)),
-        Effect.fail(sendCeiling(limits, after))
-      ))
-    out = Stream.interruptWhen(out, ceiling)
-  }
-  if (Option.isSome(options.watchdog)) {
-    let moved = limits.startedAt
-    out = Stream.interruptWhen(
-      Stream.tap(out, () => Effect.map(Clock.currentTimeMillis, (now) => void (moved = now))),
-      watchdog(limits, options.watchdog.value, () => moved)
+      }
     )
-  }
-  return out
+  return Effect.suspend(() => {
+    const failure = ended(clock.unsafeCurrentTimeMillis())
+    return failure === undefined ? Effect.flatMap(Effect.fork(pull), waited) : Effect.fail(Option.some(failure))
+  })
+}
+
+/** A stream that stops moving after its first content is probed, and fails as Unresponsive. */
+const watched = (limits: Limits, answer: Stream.Stream<Backend.Event, Failure.Failure>) => {
+  let moved = limits.startedAt
+  return Stream.interruptWhen(
+    Stream.tap(answer, () => Effect.map(Clock.currentTimeMillis, (now) => void (moved = now))),
+    watchdog(limits, limits.run.options.watchdog.pipe(Option.getOrThrow), () => moved)
+  )
 }
 
 /**

@@ -32,6 +32,8 @@ export interface Walk {
   readonly run: Run
   readonly links: ReadonlyArray<Place.Place>
   readonly from: number
+  /** The chain read again, for each round after the first (002: the list is rebuilt each round). */
+  readonly relist: Effect.Effect<ReadonlyArray<Place.Place>>
   readonly tried: ReadonlySet<string>
   readonly failedProviders: ReadonlySet<string>
   readonly text: string
@@ -44,23 +46,30 @@ export interface Walk {
  * honour the agent's settings (`Refused`: the walk stops there), or `None`. Candidates already
  * tried this turn are passed over; the options may also skip a provider that failed this turn, a
  * context window smaller than the prompt, and a place failing its health check, going over the
- * list up to `rounds` times.
+ * list up to `rounds` times, reading it again for each round after the first.
  *
  * @internal
  */
 export const nextLink = (walk: Walk) =>
   Effect.gen(function*() {
-    const { backendOf, failedProviders, from, links, run, tried } = walk
+    const { backendOf, failedProviders, run, tried } = walk
+    let links = walk.links
+    let from = walk.from
     const candidates = run.options.candidates
     const size = Backend.tokens({ text: walk.text, history: [] })
     const skip = (place: Place.Place, why: "provider" | "window" | "unhealthy") =>
       run.notices.publish(Notice.Skipping({ place, why, until: undefined }))
     for (let round = 0; round < candidates.rounds; round++) {
+      if (round > 0) {
+        const at = links[from]
+        links = yield* walk.relist
+        from = at === undefined ? -1 : links.findIndex((place) => Place.format(place) === Place.format(at))
+      }
       for (let index = from + 1; index < links.length; index++) {
         const place = links[index]!
         if (tried.has(Place.format(place))) continue
         const backend = backendOf(place)
-        if (Either.isLeft(backend)) return { _tag: "Found", place, index } as const
+        if (Either.isLeft(backend)) return { _tag: "Found", place, index, links } as const
         const refusal = Settings.refusal(walk.settings, backend.right.capabilities)
         if (Option.isSome(refusal)) return { _tag: "Refused", place, reason: `${place.cli} ${refusal.value}` } as const
         if (candidates.skipFailedProvider && failedProviders.has(Backend.providerOf(backend.right, place))) {
@@ -79,7 +88,7 @@ export const nextLink = (walk: Walk) =>
             continue
           }
         }
-        return { _tag: "Found", place, index } as const
+        return { _tag: "Found", place, index, links } as const
       }
     }
     return { _tag: "None" } as const

@@ -1,6 +1,7 @@
 import * as JSONSchema from "effect/JSONSchema"
 import * as ParseResult from "effect/ParseResult"
 import type * as Schema from "effect/Schema"
+import { echo, unprintable } from "./echo.js"
 import { nearest } from "./nearest.js"
 
 const identifier = /^[A-Za-z_$][A-Za-z0-9_$]*$/
@@ -13,9 +14,80 @@ const identifier = /^[A-Za-z_$][A-Za-z0-9_$]*$/
 export const jsonPath = (path: ReadonlyArray<PropertyKey>): string =>
   path.length === 0 ? "the top" : path.map((key, i) =>
     typeof key === "number" ? `[${key}]` :
-      typeof key === "string" && identifier.test(key) ? `${i === 0 ? "" : "."}${key}` :
-      `[${JSON.stringify(String(key))}]`
+      typeof key === "string" && identifier.test(key) && key.length <= 60 ? `${i === 0 ? "" : "."}${key}` :
+      `[${echo(String(key))}]`
   ).join("")
+
+/** Deeper than any fallback config: a file nested further is refused before it is read. */
+const deepest = 32
+
+/**
+ * What JSON.parse lets through silently and a fallback config must not hold: a key written twice
+ * in one object (the parse keeps the last, the next write drops the other), a `__proto__` key,
+ * a string with a control character in it, nesting deeper than a config ever is. The first found,
+ * with where it is. `text` is JSON that parses.
+ *
+ * @internal
+ */
+export const hazard = (text: string): { readonly at: string; readonly expected: string } | undefined => {
+  let i = 0
+  const path: Array<string | number> = []
+  const space = () => {
+    while (i < text.length && (text[i] === " " || text[i] === "\t" || text[i] === "\n" || text[i] === "\r")) i++
+  }
+  const string = (): string => {
+    const start = i++
+    while (text[i] !== "\"") i += text[i] === "\\" ? 2 : 1
+    i++
+    return JSON.parse(text.slice(start, i)) as string
+  }
+  type Found = { readonly at: string; readonly expected: string }
+  const found = (expected: string): Found => ({ at: jsonPath(path), expected })
+  const control = (value: string) =>
+    unprintable.test(value)
+      ? found(`holds a control character (${echo(value.match(unprintable)![0])}); write it without one`)
+      : undefined
+  const value = (): Found | undefined => {
+    space()
+    if (path.length > deepest) return found(`nested deeper than ${deepest} levels, which no fallback config is`)
+    const c = text[i]
+    if (c === "{" || c === "[") {
+      i++
+      const keys = new Set<string>()
+      for (let index = 0;; index++) {
+        space()
+        if (text[i] === "}" || text[i] === "]") {
+          i++
+          return undefined
+        }
+        if (text[i] === ",") {
+          i++
+          space()
+        }
+        if (c === "{") {
+          const key = string()
+          if (key === "__proto__") return found(`the key "__proto__" is not one a fallback config has`)
+          if (keys.has(key)) return found(`the key ${echo(key)} is written twice; keep one`)
+          keys.add(key)
+          path.push(key)
+          const bad = control(key)
+          if (bad !== undefined) return bad
+          space()
+          i++ // the colon
+        } else {
+          path.push(index)
+        }
+        const bad = value()
+        if (bad !== undefined) return bad
+        path.pop()
+      }
+    }
+    if (c === "\"") return control(string())
+    while (i < text.length && !",]} \t\n\r".includes(text[i]!)) i++
+    return undefined
+  }
+  return value()
+}
 
 /** @internal */
 export const issuesOf = (

@@ -223,6 +223,9 @@ const retryingAt = (goes: Goes, place: Place.Place) =>
  */
 export const coolUntil = (answer: Answer.Answer, failure: Failure.Failure, now: number): Option.Option<number> => {
   if (answer.cooldown === undefined) return Option.none()
+  if (answer.coolsOn !== undefined && !("status" in failure && answer.coolsOn.includes(failure.status ?? -1))) {
+    return Option.none()
+  }
   if (failure._tag === "QuotaExhausted" && failure.until !== undefined) {
     return Option.some(failure.until.epochMillis)
   }

@@ -9,12 +9,15 @@ import { apply, type Book, type Breaker, type Entry, type Patch } from "./health
 import { excerpt } from "./secret.js"
 import * as SharedFile from "./sharedFile.js"
 
+/** A time a Date can hold, in epoch millis: a file with any other reads as no file. */
+const Instant = Schema.Number.pipe(Schema.finite(), Schema.between(0, 8.64e15))
+
 const Stored = Schema.Struct({
   place: Place.FromString,
   failures: Schema.NonNegativeInt,
-  parkedUntil: Schema.optionalWith(Schema.Number, { exact: true }),
+  parkedUntil: Schema.optionalWith(Instant, { exact: true }),
   trial: Schema.Boolean,
-  coolingUntil: Schema.optionalWith(Schema.Number, { exact: true }),
+  coolingUntil: Schema.optionalWith(Instant, { exact: true }),
   last: Failure.Failure
 })
 

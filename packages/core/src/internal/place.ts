@@ -1,4 +1,5 @@
 import * as Either from "effect/Either"
+import { echo, unprintable } from "./echo.js"
 
 /** @internal */
 export const cliPattern = /^[a-z0-9-]+$/
@@ -7,7 +8,8 @@ export const cliPattern = /^[a-z0-9-]+$/
 export const accountPattern = /^[A-Za-z0-9._-]+$/
 
 /** @internal */
-export const modelPattern = /^[^\s]+$/
+export const modelPattern =
+  /^(?!-)[^\s\u0000-\u001f\u007f-\u009f\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]+$/
 
 /** @internal */
 export type Part = "cli" | "account" | "model"
@@ -47,19 +49,25 @@ export const split = (input: string): Either.Either<Parts, Problem> => {
     return problem("cli", "the CLI is empty")
   }
   if (!cliPattern.test(cli)) {
-    return problem("cli", `the CLI "${cli}" may hold only lowercase letters, digits and "-"`)
+    return problem("cli", `the CLI ${echo(cli)} may hold only lowercase letters, digits and "-"`)
   }
   if (account !== undefined && account.length === 0) {
     return problem("account", "the account after \"@\" is empty")
   }
   if (account !== undefined && !accountPattern.test(account)) {
-    return problem("account", `the account "${account}" may hold only letters, digits, ".", "_" and "-"`)
+    return problem("account", `the account ${echo(account)} may hold only letters, digits, ".", "_" and "-"`)
   }
   if (model.length === 0) {
     return problem("model", "the model after \"/\" is empty")
   }
+  if (model.startsWith("-")) {
+    return problem("model", `the model ${echo(model)} starts with "-", which its CLI would read as an option`)
+  }
+  if (unprintable.test(model)) {
+    return problem("model", `the model ${echo(model)} holds a control character`)
+  }
   if (!modelPattern.test(model)) {
-    return problem("model", `the model "${model}" may not hold spaces`)
+    return problem("model", `the model ${echo(model)} may not hold spaces`)
   }
   return Either.right({ cli, account, model })
 }

@@ -39,21 +39,30 @@ export const make = (file: string, patience: Duration.Duration) =>
       )
     )
 
+    // A file that is a symbolic link is written through to what it links to: the link stays a link.
+    const target: Effect.Effect<string> = fs.realPath(file).pipe(
+      Effect.orElse(() => Effect.map(fs.readLink(file), (linked) => path.resolve(folder, linked))),
+      Effect.orElseSucceed(() => file)
+    )
+
     const replace = (content: string) =>
       Effect.gen(function*() {
-        const temporary = path.join(folder, `.${path.basename(file)}.${host.pid}.${(yield* Random.nextInt).toString(36)}.tmp`)
+        const written = yield* target
+        const into = path.dirname(written)
+        const temporary = path.join(into, `.${path.basename(written)}.${host.pid}.${(yield* Random.nextInt).toString(36)}.tmp`)
         yield* fs.writeFileString(temporary, content, { flag: "wx", mode: 0o600 }).pipe(
           Effect.zipRight(Effect.scoped(Effect.flatMap(fs.open(temporary, { flag: "r+" }), (handle) => handle.sync))),
-          Effect.zipRight(fs.rename(temporary, file)),
+          Effect.zipRight(fs.rename(temporary, written)),
           Effect.tapError(() => fs.remove(temporary).pipe(Effect.ignore))
         )
-        yield* Effect.scoped(Effect.flatMap(fs.open(folder, { flag: "r" }), (handle) => handle.sync)).pipe(Effect.ignore)
+        yield* Effect.scoped(Effect.flatMap(fs.open(into, { flag: "r" }), (handle) => handle.sync)).pipe(Effect.ignore)
       })
 
     const edit = <E2>(onProblem: (problem: LockProblem) => E2) => <A, E, R>(effect: Effect.Effect<A, E, R>) =>
       fs.makeDirectory(folder, { recursive: true, mode: 0o700 }).pipe(
         Effect.mapError((e) => onProblem({ _tag: "Failed", reason: e.message })),
-        Effect.zipRight(withLock(fs, path, file, patience, onProblem)(effect)),
+        Effect.zipRight(target),
+        Effect.flatMap((written) => withLock(fs, path, written, patience, onProblem)(effect)),
         inProcess.withPermits(1)
       )
 

@@ -35,7 +35,7 @@ const stop = (run: Run, place: Place.Place, failure: Failure.Failure, reason: st
 
 /**
  * Steps 4 and 5: the account chain, then the place chain, from a place whose goes did not
- * answer. Succeeds with the answer and the place that gave it.
+ * answer. Succeeds with the answer, the place that gave it, and the moves that took the turn there.
  *
  * @internal
  */
@@ -54,10 +54,12 @@ export const walk = <A>(walker: Walker, run: Run, start: Place.Place, first: Una
     if (Either.isLeft(chain)) {
       return yield* stop(run, start, failure, `the steps could not be read (${chain.left.message})`)
     }
-    const links = chain.right
+    let links = chain.right
+    const relist = steps.chain(origin).pipe(Effect.orElseSucceed(() => links))
     let link = Math.max(0, links.findIndex((p) => p.cli === start.cli && p.model === start.model))
     let arrived = start
     let accountQueue: Array<Place.Place> | undefined = undefined
+    const moves: Array<Backend.Event> = []
     while (true) {
       const answer = Answer.of(options.answers, failure)
       const now = run.clock.unsafeCurrentTimeMillis()
@@ -85,9 +87,20 @@ export const walk = <A>(walker: Walker, run: Run, start: Place.Place, first: Una
         if (place !== undefined) next = { place, move: "account" }
       }
       if (next === undefined && answer.places) {
-        const found = yield* nextLink({ run, links, from: link, tried, failedProviders, text, settings, backendOf: standIns.backendOf })
+        const found = yield* nextLink({
+          run,
+          links,
+          from: link,
+          relist,
+          tried,
+          failedProviders,
+          text,
+          settings,
+          backendOf: standIns.backendOf
+        })
         if (found._tag === "Refused") return yield* stop(run, found.place, failure, found.reason)
         if (found._tag === "Found") {
+          links = found.links
           link = found.index
           arrived = found.place
           accountQueue = undefined
@@ -98,9 +111,14 @@ export const walk = <A>(walker: Walker, run: Run, start: Place.Place, first: Una
       const { move, place } = next
       tried.add(key(place))
       if (move === "account") standIns.openNext(place, Option.fromNullable(run.state.conversations.get(key(last))))
-      const announce = run.notices.publish(Notice.Moving({ from: last, to: place, failure, by: move }))
+      const from = last
+      const moved = failure
+      const announce = Effect.andThen(
+        run.notices.publish(Notice.Moving({ from, to: place, failure: moved, by: move })),
+        Effect.sync(() => void moves.push(Backend.Event.Moved({ from, to: place, by: move, failure: moved })))
+      )
       const outcome = yield* atPlace(walker, run, place, move, announce, text, go, undefined)
-      if (outcome._tag === "Answered") return { answer: outcome.answer, place }
+      if (outcome._tag === "Answered") return { answer: outcome.answer, place, moves }
       if (outcome._tag === "Failed") {
         failure = outcome.failure
         last = place

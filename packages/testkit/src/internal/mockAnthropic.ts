@@ -1,8 +1,8 @@
 /**
- * Anthropic Messages as the mock provider speaks it: `POST /v1/messages`, plain or streamed, and
- * errors as `{ type: "error", error: { type, message }, request_id }`.
+ * Anthropic Messages as the mock provider speaks it: `POST /v1/messages`, plain or streamed, text
+ * or a tool call, and errors as `{ type: "error", error: { type, message }, request_id }`.
  */
-import type { Asked, Dialect, ErrorFault, Reply } from "./mockWire.js"
+import type { Asked, Call, Dialect, ErrorFault, Reply } from "./mockWire.js"
 import { badGateway, deltas, event, inSeconds, json, outputTokens, sse } from "./mockWire.js"
 
 const limits = (seconds: number): Record<string, string> => ({
@@ -77,13 +77,65 @@ const start = (asked: Asked): ReadonlyArray<string> => [
   event({ type: "ping" }, "ping")
 ]
 
+const toolStart = (asked: Asked, call: Call): ReadonlyArray<string> => [
+  event({
+    type: "message_start",
+    message: {
+      id: `msg_${asked.id}`,
+      type: "message",
+      role: "assistant",
+      model: asked.model,
+      content: [],
+      stop_reason: null,
+      stop_sequence: null,
+      usage: { input_tokens: asked.inputTokens, output_tokens: 1 }
+    }
+  }, "message_start"),
+  event({
+    type: "content_block_start",
+    index: 0,
+    content_block: { type: "tool_use", id: `toolu_${asked.id}`, name: call.name, input: {} }
+  }, "content_block_start")
+]
+
+/** An answer that calls a tool: a `tool_use` block, its input streamed as JSON pieces. */
+const toolAnswer = (asked: Asked, call: Call): Reply => {
+  const input = JSON.stringify(call.input)
+  return asked.stream
+    ? sse([
+      ...toolStart(asked, call),
+      ...deltas(input).map((partial_json) =>
+        event({ type: "content_block_delta", index: 0, delta: { type: "input_json_delta", partial_json } }, "content_block_delta")
+      ),
+      event({ type: "content_block_stop", index: 0 }, "content_block_stop"),
+      event({
+        type: "message_delta",
+        delta: { stop_reason: "tool_use", stop_sequence: null },
+        usage: { output_tokens: outputTokens(input) }
+      }, "message_delta"),
+      event({ type: "message_stop" }, "message_stop")
+    ])
+    : json(200, {
+      id: `msg_${asked.id}`,
+      type: "message",
+      role: "assistant",
+      model: asked.model,
+      content: [{ type: "tool_use", id: `toolu_${asked.id}`, name: call.name, input: call.input }],
+      stop_reason: "tool_use",
+      stop_sequence: null,
+      usage: { input_tokens: asked.inputTokens, output_tokens: outputTokens(input) }
+    })
+}
+
 const delta = (text: string): string =>
   event({ type: "content_block_delta", index: 0, delta: { type: "text_delta", text } }, "content_block_delta")
 
 /** @internal */
 export const anthropic: Dialect = {
   answer: (asked) =>
-    asked.stream
+    asked.call !== undefined
+      ? toolAnswer(asked, asked.call)
+      : asked.stream
       ? sse([
         ...start(asked),
         ...deltas(asked.text).map(delta),

@@ -1,9 +1,10 @@
 /**
  * OpenAI as the mock provider speaks it: Chat Completions (`POST /v1/chat/completions`, plain or
- * streamed) and Responses (`POST /v1/responses`, streamed), with errors as
+ * streamed) and Responses (`POST /v1/responses`, plain or streamed), text or a tool call, with
+ * errors as
  * `{ error: { message, type, param, code } }`.
  */
-import type { Asked, Dialect, ErrorFault, Reply } from "./mockWire.js"
+import type { Asked, Call, Dialect, ErrorFault, Reply } from "./mockWire.js"
 import { badGateway, deltas, event, json, maskKey, outputTokens, sse } from "./mockWire.js"
 
 const limits = (seconds: number): Record<string, string> => ({
@@ -101,10 +102,39 @@ const usage = (asked: Asked) => ({
   total_tokens: asked.inputTokens + outputTokens(asked.text)
 })
 
+const toolCall = (asked: Asked, call: Call) => ({
+  id: `call_${asked.id}`,
+  type: "function",
+  function: { name: call.name, arguments: JSON.stringify(call.input) }
+})
+
+/** A Chat Completions answer that calls a tool. */
+const chatToolAnswer = (asked: Asked, call: Call): Reply =>
+  asked.stream
+    ? sse([
+      chunk(asked, { role: "assistant", content: null, tool_calls: [{ index: 0, ...toolCall(asked, call) }] }, null),
+      chunk(asked, {}, "tool_calls"),
+      event("[DONE]")
+    ])
+    : json(200, {
+      id: `chatcmpl-${asked.id}`,
+      object: "chat.completion",
+      created: Math.floor(Date.now() / 1000),
+      model: asked.model,
+      choices: [{
+        index: 0,
+        message: { role: "assistant", content: null, tool_calls: [toolCall(asked, call)] },
+        finish_reason: "tool_calls"
+      }],
+      usage: usage(asked)
+    })
+
 /** @internal */
 export const chat: Dialect = {
   answer: (asked) =>
-    asked.stream
+    asked.call !== undefined
+      ? chatToolAnswer(asked, asked.call)
+      : asked.stream
       ? sse([
         chunk(asked, { role: "assistant", content: "" }, null),
         ...deltas(asked.text).map((text) => chunk(asked, { content: text }, null)),
@@ -157,8 +187,17 @@ const response = (
   object: "response",
   created_at: Math.floor(Date.now() / 1000),
   status,
+  error: null,
+  incomplete_details: null,
+  instructions: null,
   model: asked.model,
   output,
+  parallel_tool_calls: true,
+  tool_choice: "auto",
+  tools: [],
+  metadata: {},
+  temperature: 1,
+  top_p: 1,
   ...extra
 })
 
@@ -194,19 +233,49 @@ const textDelta = (asked: Asked, delta: string) => ({
   delta
 })
 
+const usageOf = (asked: Asked, output: number) => ({
+  input_tokens: asked.inputTokens,
+  input_tokens_details: { cached_tokens: 0 },
+  output_tokens: output,
+  output_tokens_details: { reasoning_tokens: 0 },
+  total_tokens: asked.inputTokens + output
+})
+
+/** A Responses answer that calls a tool: a `function_call` item, its arguments streamed. */
+const responsesToolAnswer = (asked: Asked, call: Call): Reply => {
+  const args = JSON.stringify(call.input)
+  const item = (status: string, text: string) => ({
+    type: "function_call",
+    id: `fc_${asked.id}`,
+    call_id: `call_${asked.id}`,
+    name: call.name,
+    arguments: text,
+    status
+  })
+  const completed = response(asked, "completed", [item("completed", args)], { usage: usageOf(asked, outputTokens(args)) })
+  return asked.stream
+    ? sse(sequenced([
+      { type: "response.created", response: response(asked, "in_progress", []) },
+      { type: "response.output_item.added", output_index: 0, item: item("in_progress", "") },
+      ...deltas(args).map((delta) => ({
+        type: "response.function_call_arguments.delta",
+        item_id: `fc_${asked.id}`,
+        output_index: 0,
+        delta
+      })),
+      { type: "response.function_call_arguments.done", item_id: `fc_${asked.id}`, output_index: 0, arguments: args },
+      { type: "response.output_item.done", output_index: 0, item: item("completed", args) },
+      { type: "response.completed", response: completed }
+    ]))
+    : json(200, completed)
+}
+
 /** @internal */
 export const responses: Dialect = {
   answer: (asked) => {
+    if (asked.call !== undefined) return responsesToolAnswer(asked, asked.call)
     const done = message(asked, asked.text, "completed")
-    const completed = response(asked, "completed", [done], {
-      usage: {
-        input_tokens: asked.inputTokens,
-        input_tokens_details: { cached_tokens: 0 },
-        output_tokens: outputTokens(asked.text),
-        output_tokens_details: { reasoning_tokens: 0 },
-        total_tokens: asked.inputTokens + outputTokens(asked.text)
-      }
-    })
+    const completed = response(asked, "completed", [done], { usage: usageOf(asked, outputTokens(asked.text)) })
     const events = [
       ...opened(asked),
       ...deltas(asked.text).map((delta) => textDelta(asked, delta)),

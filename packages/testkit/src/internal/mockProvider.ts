@@ -7,7 +7,7 @@ import * as Net from "node:net"
 import { anthropic } from "./mockAnthropic.js"
 import { gemini } from "./mockGemini.js"
 import { chat, responses } from "./mockOpenAi.js"
-import type { Asked, Dialect, Fault, Reply, Route } from "./mockWire.js"
+import type { Asked, Call, Dialect, Fault, Reply, Route } from "./mockWire.js"
 import { faults, isErrorFault, json } from "./mockWire.js"
 
 /** @internal */
@@ -20,6 +20,13 @@ export interface Rule {
   readonly retryAfter?: number | undefined
   readonly quotaReset?: number | undefined
   readonly text?: string | undefined
+  /** Answer with a call to this tool (named, or the first the request offers) instead of text. */
+  readonly tool?: { readonly name?: string | undefined; readonly input: unknown } | undefined
+  /**
+   * Answer with this value as JSON: as a call to the tool a request forces (how Anthropic is asked
+   * for an object), else as the text.
+   */
+  readonly json?: unknown
 }
 
 /** @internal */
@@ -30,6 +37,8 @@ export interface Options {
   readonly downFor?: number | undefined
   readonly text?: string | undefined
   readonly contextWindows?: Readonly<Record<string, number>> | undefined
+  /** Keep each request's parsed body in the log (off unless asked: a long run would hold them all). */
+  readonly bodies?: boolean | undefined
 }
 
 /** @internal */
@@ -39,6 +48,8 @@ export interface Request {
   readonly key: string
   readonly fault: Fault
   readonly at: number
+  /** The request's parsed body, when the mock was started with `bodies`. */
+  readonly body?: unknown
 }
 
 /** @internal */
@@ -114,6 +125,30 @@ const textLength = (value: unknown): number =>
     : typeof value === "object" && value !== null
     ? Object.entries(value).reduce((sum, [name, item]) => name === "model" ? sum : sum + textLength(item), 0)
     : 0
+
+const field = (value: unknown, name: string): unknown =>
+  typeof value === "object" && value !== null ? (value as Record<string, unknown>)[name] : undefined
+
+/** The name of the tool a request forces (`tool_choice`), else of the first it offers, in any vendor's shape. */
+const toolNamed = (body: Record<string, unknown>, forced: boolean): string | undefined => {
+  const choice = body.tool_choice
+  const chosen = field(choice, "name") ?? field(field(choice, "function"), "name")
+  if (typeof chosen === "string") return chosen
+  if (forced) return undefined
+  const first = Array.isArray(body.tools) ? body.tools[0] : undefined
+  const name = field(first, "name") ?? field(field(first, "function"), "name")
+  return typeof name === "string" ? name : undefined
+}
+
+/** The tool call a rule asks the answer to make, if any. */
+const callOf = (rule: Rule | undefined, body: Record<string, unknown>): Call | undefined => {
+  if (rule?.tool !== undefined) {
+    return { name: rule.tool.name ?? toolNamed(body, false) ?? "tool", input: rule.tool.input }
+  }
+  if (rule?.json === undefined) return undefined
+  const forced = toolNamed(body, true)
+  return forced === undefined ? undefined : { name: forced, input: rule.json }
+}
 
 const readBody = (request: Http.IncomingMessage): Promise<string> =>
   new Promise((resolve, reject) => {
@@ -246,13 +281,16 @@ export const start = async (options: Options = {}, port = 0): Promise<Running> =
     const rule = choose(base)
     const fault = pickFault(base, rule)
     sequence += 1
-    log.push({ route: which, model, key: base.key, fault, at: Date.now() })
+    log.push({ route: which, model, key: base.key, fault, at: Date.now(), ...(options.bodies === true ? { body } : {}) })
     const asked: Asked = {
       ...base,
       id: `mock${sequence}`,
       retryAfter: rule?.retryAfter ?? options.retryAfter ?? 30,
       quotaReset: rule?.quotaReset ?? options.quotaReset ?? 3600,
-      text: rule?.text ?? options.text ?? `mock answer from ${model === "" ? "the mock provider" : model}`
+      text: rule?.json !== undefined
+        ? JSON.stringify(rule.json)
+        : rule?.text ?? options.text ?? `mock answer from ${model === "" ? "the mock provider" : model}`,
+      call: callOf(rule, body)
     }
     if (which === "other") {
       return write(response, json(404, { error: { message: `no route ${request.method} ${url.pathname}` } }))

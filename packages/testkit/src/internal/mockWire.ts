@@ -53,6 +53,14 @@ export interface Asked {
   /** Seconds until a spent quota comes back, sent as the vendor's reset headers. */
   readonly quotaReset: number
   readonly text: string
+  /** A tool call to answer with instead of text (a JSON answer asked as a forced tool is one too). */
+  readonly call?: Call | undefined
+}
+
+/** A tool call an answer makes: the tool's name and its input. */
+export interface Call {
+  readonly name: string
+  readonly input: unknown
 }
 
 /** A reply: status, headers, and the body's pieces, written in order. */

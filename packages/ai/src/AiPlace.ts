@@ -1,0 +1,73 @@
+/**
+ * Any `@effect/ai` model as a place. Register a Layer that provides `LanguageModel` (a provider
+ * package's model, or a layer of your own) under a CLI name, and places such as
+ * `anthropic@work/claude-opus-5` or `openai/gpt-5.5` run their turns through it, like any other
+ * backend: retried, walked along accounts and places, parked and cooled as their steps say.
+ *
+ * The layer is built the first time a turn reaches the place (never if nothing fails there), once
+ * per account, and held as long as the agent. An account's key reaches it as a `Config`: the
+ * registered variable, or the one the account's `env` points it to; never a literal in code.
+ * What the model's calls fail with is read as a failure kind by {@link AiFailure.toFailure}.
+ *
+ * @since 0.1.0
+ */
+import type * as LanguageModel from "@effect/ai/LanguageModel"
+import type { Backend, ConfigFile } from "@fallback/core"
+import type * as Config from "effect/Config"
+import type * as Effect from "effect/Effect"
+import type * as Layer from "effect/Layer"
+import type * as Option from "effect/Option"
+import type * as Redacted from "effect/Redacted"
+import * as internal from "./internal/aiPlace.js"
+
+/**
+ * What a place's layer is built from: the model the place names, the key of its account as a
+ * `Config`, and the account itself.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface At {
+  readonly model: string
+  readonly key: Config.Config<Redacted.Redacted>
+  readonly account: Option.Option<ConfigFile.Account>
+}
+
+/**
+ * A registration: the CLI name places use (`anthropic` in `anthropic@work/claude-opus-5`), the
+ * models it serves with their context windows where known, the variable its key is read from,
+ * and the layer that provides `LanguageModel` at one place.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Registration<E, R> {
+  readonly cli: string
+  readonly models?: ReadonlyArray<Backend.Model> | undefined
+  readonly key?: string | undefined
+  readonly layer: (at: At) => Layer.Layer<LanguageModel.LanguageModel, E, R>
+}
+
+/**
+ * A backend whose places run through a registered `LanguageModel` layer. What the layer needs
+ * (an `HttpClient`, say) is taken from the context here, once.
+ *
+ * @example
+ * ```ts
+ * import { AnthropicClient, AnthropicLanguageModel } from "@effect/ai-anthropic"
+ * import { AiPlace } from "@fallback/ai"
+ * import * as Layer from "effect/Layer"
+ *
+ * const anthropic = AiPlace.make({
+ *   cli: "anthropic",
+ *   key: "ANTHROPIC_API_KEY",
+ *   models: [{ name: "claude-opus-5", contextWindow: 200_000 }],
+ *   layer: ({ model, key }) =>
+ *     AnthropicLanguageModel.layer({ model }).pipe(Layer.provide(AnthropicClient.layerConfig({ apiKey: key })))
+ * })
+ * ```
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const make: <E, R>(registration: Registration<E, R>) => Effect.Effect<Backend.Backend, never, R> = internal.make

@@ -1,0 +1,167 @@
+/**
+ * A chain of places as a `LanguageModel`. Code that calls `LanguageModel.generateText`,
+ * `generateObject` or `streamText` fails over without change when it is given
+ * {@link layer} instead of one provider's model:
+ *
+ * - the whole `Prompt` (system message, turns, tool calls and results, files) and the call's
+ *   options (toolkit, schema, tool choice) reach each `@effect/ai` place as they were given; a
+ *   place that takes only text (an agent CLI, an HTTP provider) gets the conversation as text;
+ * - `streamText` commits at the first content part: a failure before it moves on, one after it
+ *   surfaces with what was delivered, and the next place gets no request;
+ * - answers per kind, account chains, the breaker, cooldowns, the budget and notices all apply as
+ *   for any agent; where a call was answered at another place than the one it started at, the
+ *   finish part's `metadata.fallback` says so (`{ place, from, moved: true }`);
+ * - a chain that gives up fails with the last place's own `AiError` (its secrets masked), and an
+ *   error from the caller's own tool handlers passes through unchanged without moving the call.
+ *
+ * @since 0.1.0
+ */
+import * as LanguageModel from "@effect/ai/LanguageModel"
+import { type Agent, type Backend, Place, type Settings, type Steps } from "@fallback/core"
+import * as Effect from "effect/Effect"
+import type * as ExecutionPlan from "effect/ExecutionPlan"
+import * as Layer from "effect/Layer"
+import type * as Scope from "effect/Scope"
+import * as internal from "./internal/fallbackAi.js"
+import * as plan from "./internal/plan.js"
+
+/**
+ * How the chain's agent is made: the settings that travel to every stand-in, and the agent's
+ * options (answers, first byte, budget…), as for `Agent.make`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Config {
+  readonly settings?: Settings.Settings | undefined
+  readonly options?: Partial<Agent.Options> | undefined
+}
+
+/**
+ * A `LanguageModel` that answers through the chain from `place`, held for the scope. Nothing is
+ * built until a call reaches a place.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const make: (
+  place: Place.Place | string,
+  config?: Config
+) => Effect.Effect<LanguageModel.Service, Place.InvalidPlace, Scope.Scope | Agent.Requirements> = (place, config = {}) =>
+  internal.make(place, config)
+
+/**
+ * The chain from `place` as the `LanguageModel` layer.
+ *
+ * @example
+ * ```ts
+ * import { LanguageModel } from "@effect/ai"
+ * import { FallbackAi } from "@fallback/ai"
+ * import * as Effect from "effect/Effect"
+ *
+ * const program = LanguageModel.generateText({ prompt: "What is a place?" })
+ * const chained = Effect.provide(program, FallbackAi.layer("anthropic/claude-opus-5"))
+ * ```
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layer = (
+  place: Place.Place | string,
+  config: Config = {}
+): Layer.Layer<LanguageModel.LanguageModel, Place.InvalidPlace, Agent.Requirements> =>
+  Layer.scoped(LanguageModel.LanguageModel, make(place, config))
+
+/**
+ * A chain written in code: `places` in order, each pointing to the next, run by `backends` (made
+ * with `AiPlace.make`, `HttpProvider.make`, a CLI backend…), with the chain's steps and health kept
+ * in memory. The layer for programs that have no config file; one that has uses {@link layer}
+ * with the config's steps, accounts and health.
+ *
+ * @example
+ * ```ts
+ * import { AnthropicClient, AnthropicLanguageModel } from "@effect/ai-anthropic"
+ * import { OpenAiClient, OpenAiLanguageModel } from "@effect/ai-openai"
+ * import { AiPlace, FallbackAi } from "@fallback/ai"
+ * import * as Layer from "effect/Layer"
+ *
+ * const anthropic = AiPlace.make({
+ *   cli: "anthropic",
+ *   key: "ANTHROPIC_API_KEY",
+ *   layer: ({ model, key }) =>
+ *     AnthropicLanguageModel.layer({ model }).pipe(Layer.provide(AnthropicClient.layerConfig({ apiKey: key })))
+ * })
+ * const openai = AiPlace.make({
+ *   cli: "openai",
+ *   key: "OPENAI_API_KEY",
+ *   layer: ({ model, key }) => OpenAiLanguageModel.layer({ model }).pipe(Layer.provide(OpenAiClient.layerConfig({ apiKey: key })))
+ * })
+ * const model = FallbackAi.chain(["anthropic/claude-opus-5", "openai/gpt-5.5"], [anthropic, openai])
+ * ```
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const chain = <E, R>(
+  places: readonly [string, ...Array<string>],
+  backends: ReadonlyArray<Effect.Effect<Backend.Backend, E, R>>,
+  config: Config = {}
+): Layer.Layer<LanguageModel.LanguageModel, Place.InvalidPlace | Steps.StepsError | E, R> =>
+  Layer.unwrapEffect(
+    Effect.map(
+      Effect.all([Effect.forEach(places, (place) => Place.parse(place)), Effect.all(backends)]),
+      ([parsed, made]) => plan.chain(parsed, made, config)
+    )
+  )
+
+/**
+ * A plan's places were not one per step.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export const PlanMismatch: typeof plan.PlanMismatch = plan.PlanMismatch
+
+/**
+ * @since 0.1.0
+ * @category errors
+ */
+export type PlanMismatch = plan.PlanMismatch
+
+/**
+ * An `ExecutionPlan` whose steps provide `LanguageModel`, as a chain of places: step `i` becomes
+ * the place `places[i]` (its layer built when a call first reaches it, and held), each step points
+ * to the next, and a step's `attempts` become the place's tries (with no waits when the step had
+ * no schedule, else the default policy: a `Schedule` is not carried over). Where the plan's
+ * `while` decided whether to go on, the answers per failure kind decide here. Health is kept in
+ * memory; notices go where `Notices` says (stderr unless given).
+ *
+ * @example
+ * ```ts
+ * import { LanguageModel } from "@effect/ai"
+ * import { FallbackAi } from "@fallback/ai"
+ * import * as Effect from "effect/Effect"
+ * import * as ExecutionPlan from "effect/ExecutionPlan"
+ * import * as Layer from "effect/Layer"
+ *
+ * const migrate = (claude: Layer.Layer<LanguageModel.LanguageModel>, gpt: Layer.Layer<LanguageModel.LanguageModel>) => {
+ *   const plan = ExecutionPlan.make({ provide: claude, attempts: 2 }, { provide: gpt })
+ *   const program = LanguageModel.generateText({ prompt: "hello" })
+ *   const before = Effect.withExecutionPlan(program, plan)
+ *   const after = Effect.provide(program, FallbackAi.fromExecutionPlan(plan, ["anthropic/claude-opus-5", "openai/gpt-5.5"]))
+ *   return { before, after }
+ * }
+ * ```
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const fromExecutionPlan = <Types extends { provides: any; input: any; error: any; requirements: any }>(
+  executionPlan: ExecutionPlan.ExecutionPlan<Types>,
+  places: ReadonlyArray<string>,
+  config: Config = {}
+): Layer.Layer<
+  LanguageModel.LanguageModel,
+  Place.InvalidPlace | PlanMismatch | Steps.StepsError,
+  Exclude<Types["requirements"], LanguageModel.LanguageModel>
+> => plan.fromExecutionPlan(executionPlan, places, config) as any

@@ -1,0 +1,14 @@
+/**
+ * @since 0.1.0
+ */
+export * as AiFailure from "./AiFailure.js"
+
+/**
+ * @since 0.1.0
+ */
+export * as AiPlace from "./AiPlace.js"
+
+/**
+ * @since 0.1.0
+ */
+export * as FallbackAi from "./FallbackAi.js"

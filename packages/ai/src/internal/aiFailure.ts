@@ -1,0 +1,99 @@
+import * as AiError from "@effect/ai/AiError"
+import { HttpProvider } from "@fallback/backends"
+import { Failure, type Place } from "@fallback/core"
+
+/** Header names whose values are credentials, whatever they look like. */
+const credentials = /^(?:authorization|proxy-authorization|x-api-key|api-key|x-goog-api-key|cookie|set-cookie)$/i
+
+const maskHeaders = (headers: Readonly<Record<string, string>>): Record<string, string> => {
+  const out: Record<string, string> = {}
+  for (const [name, value] of Object.entries(headers)) out[name] = credentials.test(name) ? "***" : Failure.said(value)
+  return out
+}
+
+const words = (error: AiError.AiError): string =>
+  error._tag === "HttpResponseError" ? error.body ?? error.description ?? "" : error.description ?? ""
+
+/** @internal */
+export const toFailure = (error: AiError.AiError, place: Place.Place, now: number): Failure.Failure => {
+  switch (error._tag) {
+    case "HttpResponseError":
+      return error.reason === "StatusCode"
+        ? HttpProvider.classify(
+          { status: error.response.status, headers: lowerCased(error.response.headers), body: words(error) },
+          place,
+          now
+        )
+        : new Failure.Unknown({ place, said: Failure.said(`${error.response.status}: ${error.reason} ${words(error)}`.trim()) })
+    case "HttpRequestError":
+      return error.reason === "Transport"
+        ? new Failure.ConnectionLost({
+          place,
+          said: Failure.said(`could not reach ${urlOf(error.request.url)}${error.description ? `: ${error.description}` : ""}`)
+        })
+        : new Failure.Unknown({ place, said: Failure.said(`${error.reason}: ${error.description ?? "the request could not be made"}`) })
+    case "MalformedOutput":
+    case "MalformedInput":
+      return new Failure.Unknown({ place, said: Failure.said(`${error._tag}: ${error.description ?? "no description"}`) })
+    case "UnknownError": {
+      const found = HttpProvider.classify({ headers: {}, body: words(error) }, place, now)
+      return found._tag === "Unknown" ? new Failure.Unknown({ place, said: Failure.said(words(error) || "UnknownError") }) : found
+    }
+  }
+}
+
+const lowerCased = (headers: Readonly<Record<string, string>>): Record<string, string> => {
+  const out: Record<string, string> = {}
+  for (const [name, value] of Object.entries(headers)) out[name.toLowerCase()] = value
+  return out
+}
+
+/** A URL without its query (where some providers take a key) or credentials. */
+const urlOf = (url: string): string => {
+  try {
+    const parsed = new URL(url)
+    return `${parsed.protocol}//${parsed.host}${parsed.pathname}`
+  } catch {
+    return Failure.said(url)
+  }
+}
+
+/** @internal */
+export const masked = (error: AiError.AiError): AiError.AiError => {
+  switch (error._tag) {
+    case "HttpRequestError":
+      return new AiError.HttpRequestError({
+        module: error.module,
+        method: error.method,
+        reason: error.reason,
+        request: { ...error.request, url: urlOf(error.request.url), urlParams: [], headers: maskHeaders(error.request.headers) },
+        ...(error.description === undefined ? {} : { description: Failure.said(error.description) })
+      }, { disableValidation: true })
+    case "HttpResponseError":
+      return new AiError.HttpResponseError({
+        module: error.module,
+        method: error.method,
+        reason: error.reason,
+        request: { ...error.request, url: urlOf(error.request.url), urlParams: [], headers: maskHeaders(error.request.headers) },
+        response: { status: error.response.status, headers: maskHeaders(error.response.headers) },
+        ...(error.body === undefined ? {} : { body: Failure.said(error.body) }),
+        ...(error.description === undefined ? {} : { description: Failure.said(error.description) })
+      }, { disableValidation: true })
+    case "MalformedOutput":
+      return new AiError.MalformedOutput({
+        module: error.module,
+        method: error.method,
+        ...(error.description === undefined ? {} : { description: Failure.said(error.description) }),
+        ...(error.cause === undefined ? {} : { cause: error.cause })
+      })
+    case "MalformedInput":
+    case "UnknownError": {
+      const Same = error._tag === "MalformedInput" ? AiError.MalformedInput : AiError.UnknownError
+      return new Same({
+        module: error.module,
+        method: error.method,
+        ...(error.description === undefined ? {} : { description: Failure.said(error.description) })
+      })
+    }
+  }
+}

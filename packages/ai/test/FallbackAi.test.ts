@@ -1,0 +1,360 @@
+import { AiError, LanguageModel, Prompt, Tool, Toolkit } from "@effect/ai"
+import { describe, expect, it } from "@effect/vitest"
+import { OpenAiCompatible } from "@fallback/backends"
+import { Answer, Notice } from "@fallback/core"
+import { MockProvider } from "@fallback/testkit"
+import { Effect, Either, Fiber, Layer, Option, Schema, Stream, TestClock } from "effect"
+import { FallbackAi } from "../src/index.js"
+import { builds, heard, keys, secrets, world } from "./world.js"
+
+const noKey = (text: string) => {
+  for (const secret of Object.values(secrets)) expect(text).not.toContain(secret)
+}
+
+/** Waits, on the real clock, until the mock has been asked `n` times. */
+const asked = (mock: MockProvider.MockProvider["Type"], n: number) =>
+  Effect.promise(async () => {
+    for (let i = 0; i < 2000; i++) {
+      if ((await Effect.runPromise(mock.requests)).total >= n) return
+      await new Promise((resolve) => setTimeout(resolve, 5))
+    }
+  })
+
+const fallbackOf = (part: { readonly metadata: unknown }) => (part.metadata as Record<string, unknown>).fallback
+
+/** The primary answers, except that a rate limit moves on at once (the waits are the engine's, tested there). */
+const movesAtOnce = Answer.override(Answer.primary, { RateLimited: Answer.primary.Unknown })
+
+const chained = (url: string, chain: ReadonlyArray<string>, options: FallbackAi.Config["options"] = {}) =>
+  FallbackAi.layer(chain[0]!, { options: { firstByte: Option.none(), ...options } }).pipe(
+    Layer.provide(world(url, chain))
+  )
+
+describe("FallbackAi: a chain of @effect/ai places as a LanguageModel, over HTTP", () => {
+  it.scoped("generateText at a rate-limited Anthropic place waits as asked, then moves to OpenAI and answers", () =>
+    Effect.gen(function*() {
+      heard.length = 0
+      const mock = yield* MockProvider.make({ text: "answered by openai" })
+      yield* mock.script([{ fault: "rate-limit", route: "anthropic", retryAfter: 30 }])
+      const call = yield* LanguageModel.generateText({
+        prompt: [
+          { role: "system", content: "You are terse." },
+          { role: "user", content: "first" },
+          { role: "assistant", content: "noted" },
+          { role: "user", content: "second" }
+        ]
+      }).pipe(
+        Effect.provide(chained(mock.url, ["anthropic/claude-x", "openai/gpt-x"])),
+        Effect.withConfigProvider(keys),
+        Effect.fork
+      )
+      yield* asked(mock, 1)
+      yield* TestClock.adjust("30 seconds")
+      const response = yield* Fiber.join(call)
+      expect(response.text).toBe("answered by openai")
+      const finish = response.content.find((part) => part.type === "finish")!
+      expect(fallbackOf(finish)).toEqual({ place: "openai/gpt-x", from: "anthropic/claude-x", moved: true })
+      const counts = yield* mock.requests
+      expect(counts.log.map((r) => `${r.route} ${r.model} ${r.fault}`)).toEqual([
+        "anthropic claude-x rate-limit",
+        "anthropic claude-x rate-limit",
+        "responses gpt-x answer"
+      ])
+      expect(heard.map((notice) => notice._tag)).toEqual(["Retrying", "Moving"])
+      const retrying = heard[0] as Extract<Notice.Notice, { _tag: "Retrying" }>
+      expect(retrying.failure._tag).toBe("RateLimited")
+      expect(Notice.format(heard[1]!)).toMatch(/carrying on at openai\/gpt-x/)
+      noKey(heard.map(Notice.format).join("\n"))
+    }))
+
+  it.scopedLive("the whole prompt reaches each place as messages: system, turns, tool calls and results", () =>
+    Effect.gen(function*() {
+      const mock = yield* MockProvider.make({ bodies: true })
+      yield* mock.script([{ fault: "overloaded", route: "anthropic" }])
+      yield* LanguageModel.generateText({
+        prompt: [
+          { role: "system", content: "You are terse." },
+          { role: "user", content: "What is the weather?" },
+          {
+            role: "assistant",
+            content: [{ type: "tool-call", id: "call_1", name: "Weather", params: { city: "Oslo" }, providerExecuted: false }]
+          },
+          {
+            role: "tool",
+            content: [{ type: "tool-result", id: "call_1", name: "Weather", isFailure: false, result: { sky: "grey" }, providerExecuted: false }]
+          },
+          { role: "user", content: "And tomorrow?" }
+        ]
+      }).pipe(
+        Effect.provide(chained(mock.url, ["anthropic/claude-x", "openai/gpt-x"], {
+          answers: movesAtOnce
+        })),
+        Effect.withConfigProvider(keys)
+      )
+      const [first, second] = (yield* mock.requests).log.map((request) => request.body as any)
+      expect(first.system).toEqual([{ type: "text", text: "You are terse." }])
+      expect(first.messages.map((m: any) => m.role)).toEqual(["user", "assistant", "user"])
+      expect(JSON.stringify(first.messages)).toContain("tool_result")
+      expect(JSON.stringify(second.input)).toContain("function_call_output")
+      expect(second.input[0]).toMatchObject({ role: "system", content: "You are terse." })
+    }))
+})
+
+const collected = <A, E, R>(stream: Stream.Stream<A, E, R>) => {
+  const parts: Array<A> = []
+  return Stream.runForEach(stream, (part) => Effect.sync(() => void parts.push(part))).pipe(
+    Effect.either,
+    Effect.map((result) => ({ parts, result }))
+  )
+}
+
+describe("FallbackAi.streamText commits at the first content part", () => {
+  it.scopedLive("an error inside the stream before any content moves to the next place, with nothing replayed", () =>
+    Effect.gen(function*() {
+      const mock = yield* MockProvider.make({ text: "streamed by openai" })
+      yield* mock.script([{ fault: "stream-error", route: "anthropic" }])
+      const { parts, result } = yield* collected(LanguageModel.streamText({ prompt: "hello" })).pipe(
+        Effect.provide(chained(mock.url, ["anthropic/claude-x", "openai/gpt-x"], { answers: movesAtOnce })),
+        Effect.withConfigProvider(keys)
+      )
+      expect(Either.isRight(result)).toBe(true)
+      const text = parts.flatMap((part) => part.type === "text-delta" ? [part.delta] : []).join("")
+      expect(text).toBe("streamed by openai")
+      expect(parts.filter((part) => part.type === "response-metadata")).toHaveLength(1)
+      const finish = parts.find((part) => part.type === "finish")!
+      expect(fallbackOf(finish)).toEqual({ place: "openai/gpt-x", from: "anthropic/claude-x", moved: true })
+      expect((yield* mock.requests).log.map((r) => `${r.route} ${r.fault}`)).toEqual([
+        "anthropic stream-error",
+        "responses answer"
+      ])
+    }))
+
+  it.scopedLive("a stream cut after its first content surfaces with what was delivered; the next place gets no request", () =>
+    Effect.gen(function*() {
+      const mock = yield* MockProvider.make({ text: "a long answer that is cut" })
+      yield* mock.script([{ fault: "cut", route: "anthropic" }])
+      const { parts, result } = yield* collected(LanguageModel.streamText({ prompt: "hello" })).pipe(
+        Effect.provide(chained(mock.url, ["anthropic/claude-x", "openai/gpt-x"], { answers: movesAtOnce })),
+        Effect.withConfigProvider(keys)
+      )
+      expect(Either.isLeft(result)).toBe(true)
+      if (Either.isLeft(result)) {
+        expect(AiError.isAiError(result.left)).toBe(true)
+        noKey(JSON.stringify(result.left) + String(result.left))
+      }
+      const text = parts.flatMap((part) => part.type === "text-delta" ? [part.delta] : []).join("")
+      expect(text.length).toBeGreaterThan(0)
+      expect("a long answer that is cut".startsWith(text)).toBe(true)
+      expect((yield* mock.requests).log.map((r) => `${r.route} ${r.fault}`)).toEqual(["anthropic cut"])
+    }))
+})
+
+describe("FallbackAi: tools and structured output at a stand-in", () => {
+  const Weather = Tool.make("Weather", {
+    parameters: { city: Schema.String },
+    success: Schema.Struct({ sky: Schema.String })
+  })
+  const tools = Toolkit.make(Weather)
+  const handlers = tools.toLayer({ Weather: ({ city }) => Effect.succeed({ sky: city === "Oslo" ? "grey" : "blue" }) })
+
+  it.scopedLive("a tool call round trip answered at the stand-in: the call, its result, and the answer after it", () =>
+    Effect.gen(function*() {
+      const mock = yield* MockProvider.make({ bodies: true, text: "grey in Oslo" })
+      yield* mock.script([
+        { fault: "model-not-found", route: "anthropic" },
+        { fault: "answer", route: "responses", times: 1, tool: { input: { city: "Oslo" } } }
+      ])
+      const result = yield* Effect.gen(function*() {
+        const first = yield* LanguageModel.generateText({ prompt: "Weather in Oslo?", toolkit: tools })
+        const call = first.toolCalls[0]!
+        expect(call.name).toBe("Weather")
+        expect(call.params).toEqual({ city: "Oslo" })
+        expect(first.toolResults[0]!.result).toEqual({ sky: "grey" })
+        const second = yield* LanguageModel.generateText({
+          prompt: Prompt.merge(Prompt.make("Weather in Oslo?"), Prompt.fromResponseParts(first.content)),
+          toolkit: tools
+        })
+        return second.text
+      }).pipe(
+        Effect.provide(Layer.merge(chained(mock.url, ["anthropic/claude-x", "openai/gpt-x"]), handlers)),
+        Effect.withConfigProvider(keys)
+      )
+      expect(result).toBe("grey in Oslo")
+      const log = (yield* mock.requests).log
+      expect(log.map((r) => `${r.route} ${r.fault}`)).toEqual([
+        "anthropic model-not-found",
+        "responses answer",
+        "responses answer"
+      ])
+      const last = log[2]!.body as any
+      expect(JSON.stringify(last.input)).toContain("function_call_output")
+      expect(last.tools.map((tool: any) => tool.name)).toEqual(["Weather"])
+    }))
+
+  it.scopedLive("generateObject with a Schema answered at the stand-in (Anthropic asked through a forced tool)", () =>
+    Effect.gen(function*() {
+      const mock = yield* MockProvider.make()
+      yield* mock.script([
+        { fault: "unauthorized", route: "responses" },
+        { fault: "answer", route: "anthropic", json: { city: "Oslo", degrees: 4 } }
+      ])
+      const response = yield* LanguageModel.generateObject({
+        prompt: "Weather in Oslo?",
+        schema: Schema.Struct({ city: Schema.String, degrees: Schema.Number })
+      }).pipe(
+        Effect.provide(chained(mock.url, ["openai/gpt-x", "anthropic/claude-x"])),
+        Effect.withConfigProvider(keys)
+      )
+      expect(response.value).toEqual({ city: "Oslo", degrees: 4 })
+      expect((yield* mock.requests).log.map((r) => `${r.route} ${r.fault}`)).toEqual([
+        "responses unauthorized",
+        "anthropic answer"
+      ])
+    }))
+
+  it.scopedLive("a tool handler's own error passes through unchanged and moves nothing", () =>
+    Effect.gen(function*() {
+      const mock = yield* MockProvider.make()
+      yield* mock.script([{ fault: "answer", route: "anthropic", tool: { input: { city: "Oslo" } } }])
+      class Broken extends Schema.TaggedError<Broken>()("Broken", {}) {}
+      const Failing = Tool.make("Failing", { parameters: { city: Schema.String }, failure: Broken })
+      const failing = Toolkit.make(Failing)
+      const error = yield* LanguageModel.generateText({ prompt: "Weather?", toolkit: failing }).pipe(
+        Effect.provide(Layer.merge(
+          chained(mock.url, ["anthropic/claude-x", "openai/gpt-x"]),
+          failing.toLayer({ Failing: () => Effect.fail(new Broken()) })
+        )),
+        Effect.withConfigProvider(keys),
+        Effect.flip
+      )
+      expect(error).toBeInstanceOf(Broken)
+      expect((yield* mock.requests).log.map((r) => r.route)).toEqual(["anthropic"])
+    }))
+})
+
+describe("FallbackAi: each place's layer is built lazily", () => {
+  it.scopedLive("a chain of three model layers whose first answers builds one layer, once for many calls", () =>
+    Effect.gen(function*() {
+      builds.length = 0
+      const mock = yield* MockProvider.make()
+      const chain = ["anthropic/claude-x", "openai/gpt-x", "anthropic/claude-y"]
+      yield* Effect.gen(function*() {
+        for (let i = 0; i < 3; i++) yield* LanguageModel.generateText({ prompt: `call ${i}` })
+      }).pipe(Effect.provide(chained(mock.url, chain)), Effect.withConfigProvider(keys))
+      expect(builds).toEqual(["anthropic/claude-x"])
+    }))
+
+  it.scopedLive("a stand-in is built when a call first needs it, and held for the next calls", () =>
+    Effect.gen(function*() {
+      builds.length = 0
+      const mock = yield* MockProvider.make()
+      yield* mock.script([{ fault: "model-not-found", route: "anthropic" }])
+      const chain = ["anthropic/claude-x", "openai/gpt-x", "anthropic/claude-y"]
+      yield* Effect.gen(function*() {
+        for (let i = 0; i < 3; i++) yield* LanguageModel.generateText({ prompt: `call ${i}` })
+      }).pipe(Effect.provide(chained(mock.url, chain)), Effect.withConfigProvider(keys))
+      expect(builds).toEqual(["anthropic/claude-x", "openai/gpt-x"])
+    }))
+
+  it.scopedLive("each account builds its own layer with its own key, read from the variable its env names", () =>
+    Effect.gen(function*() {
+      builds.length = 0
+      const mock = yield* MockProvider.make()
+      yield* mock.script([{ fault: "unauthorized", route: "anthropic", key: secrets.ANTHROPIC_API_KEY }])
+      const response = yield* LanguageModel.generateText({ prompt: "hello" }).pipe(
+        Effect.provide(
+          FallbackAi.layer("anthropic@work/claude-x").pipe(Layer.provide(world(mock.url, [], [], true)))
+        ),
+        Effect.withConfigProvider(keys)
+      )
+      expect(fallbackOf(response.content.find((part) => part.type === "finish")!)).toEqual({
+        place: "anthropic@home/claude-x",
+        from: "anthropic@work/claude-x",
+        moved: true
+      })
+      expect(builds).toEqual(["anthropic/claude-x", "anthropic/claude-x"])
+      expect((yield* mock.requests).log.map((r) => `${r.key === secrets.ANTHROPIC_KEY_HOME ? "home" : "work"} ${r.fault}`))
+        .toEqual(["work unauthorized", "home answer"])
+      noKey(heard.map(Notice.format).join("\n"))
+    }))
+})
+
+describe("FallbackAi: a chain that mixes kinds of places, and one that gives up", () => {
+  const local = (url: string) => OpenAiCompatible.make({ name: "local", baseUrl: `${url}/v1` })
+
+  it.scopedLive("an @effect/ai place then an HTTP provider: the provider gets the conversation as text, generate and stream", () =>
+    Effect.gen(function*() {
+      const mock = yield* MockProvider.make({ bodies: true, text: "answered locally" })
+      yield* mock.script([{ fault: "model-not-found", route: "anthropic" }])
+      const chain = ["anthropic/claude-x", "local/qwen3:8b"]
+      const prompt = [
+        { role: "system" as const, content: "You are terse." },
+        { role: "user" as const, content: "first" },
+        { role: "assistant" as const, content: "noted" },
+        { role: "user" as const, content: "second" }
+      ]
+      const [text, streamed] = yield* Effect.all([
+        LanguageModel.generateText({ prompt }),
+        Effect.map(collected(LanguageModel.streamText({ prompt })), ({ parts }) => parts)
+      ]).pipe(
+        Effect.provide(
+          FallbackAi.layer(chain[0]!, { options: { firstByte: Option.none() } }).pipe(
+            Layer.provide(world(mock.url, chain, [local(mock.url)]))
+          )
+        ),
+        Effect.withConfigProvider(keys)
+      )
+      expect(text.text).toBe("answered locally")
+      expect(fallbackOf(text.content.find((part) => part.type === "finish")!)).toEqual({
+        place: "local/qwen3:8b",
+        from: "anthropic/claude-x",
+        moved: true
+      })
+      expect(streamed.flatMap((part) => part.type === "text-delta" ? [part.delta] : []).join("")).toBe("answered locally")
+      const log = (yield* mock.requests).log
+      expect(log.map((r) => `${r.route} ${r.fault}`)).toEqual(["anthropic model-not-found", "chat answer", "chat answer"])
+      const sent = (log[1]!.body as any).messages
+      expect(sent).toHaveLength(1)
+      expect(sent[0].content).toBe("System: You are terse.\n\nUser: first\n\nAssistant: noted\n\nUser: second")
+      expect((log[2]!.body as any).messages).toHaveLength(1)
+    }))
+
+  it.scopedLive("generateObject at an HTTP provider: asked for JSON matching the schema, its answer decoded", () =>
+    Effect.gen(function*() {
+      const mock = yield* MockProvider.make({ bodies: true })
+      yield* mock.script([
+        { fault: "quota", route: "anthropic" },
+        { fault: "answer", route: "chat", json: { city: "Oslo", degrees: 4 } }
+      ])
+      const chain = ["anthropic/claude-x", "local/qwen3:8b"]
+      const response = yield* LanguageModel.generateObject({
+        prompt: "Weather in Oslo?",
+        schema: Schema.Struct({ city: Schema.String, degrees: Schema.Number })
+      }).pipe(
+        Effect.provide(FallbackAi.layer(chain[0]!).pipe(Layer.provide(world(mock.url, chain, [local(mock.url)])))),
+        Effect.withConfigProvider(keys)
+      )
+      expect(response.value).toEqual({ city: "Oslo", degrees: 4 })
+      const log = (yield* mock.requests).log
+      const asked = (log[1]!.body as any).messages[0].content as string
+      expect(asked).toMatch(/^Weather in Oslo\?\n\nAnswer with only a JSON object that matches this JSON Schema:\n\{/)
+      expect(asked).toContain("\"degrees\"")
+      expect(JSON.stringify(log[0]!.body)).not.toContain("JSON Schema:")
+    }))
+
+  it.scopedLive("a chain that gives up fails with the last place's own AiError, its keys masked", () =>
+    Effect.gen(function*() {
+      const mock = yield* MockProvider.make()
+      yield* mock.script([{ fault: "unauthorized" }])
+      const error = yield* LanguageModel.generateText({ prompt: "hello" }).pipe(
+        Effect.provide(chained(mock.url, ["anthropic/claude-x", "openai/gpt-x"])),
+        Effect.withConfigProvider(keys),
+        Effect.flip
+      )
+      expect(error._tag).toBe("HttpResponseError")
+      if (error._tag === "HttpResponseError") expect(error.response.status).toBe(401)
+      expect(error.message).toContain("/v1/responses")
+      noKey(JSON.stringify(error) + error.message + String(error))
+      expect((yield* mock.requests).log.map((r) => r.route)).toEqual(["anthropic", "responses"])
+    }))
+})
