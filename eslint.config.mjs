@@ -104,7 +104,8 @@ export default tseslint.config(
       "no-unused-vars": "off",
       "prefer-rest-params": "off",
       "prefer-spread": "off",
-      "simple-import-sort/imports": "error",
+      // dprint sorts the import declarations (module.sortImportDeclarations); a second sorter would fight it
+      "simple-import-sort/imports": "off",
       "docs/category": "error",
       "simple-import-sort/exports": "off",
       "sort-destructure-keys/sort-destructure-keys": "off",

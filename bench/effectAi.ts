@@ -21,7 +21,8 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as Stream from "effect/Stream"
-import { against, figure, type Figure } from "./figures.js"
+
+import { against, type Figure, figure } from "./figures.js"
 import { inEffect } from "./loops.js"
 
 const turns = Number(process.env.BENCH_TURNS ?? 5_000)
@@ -69,8 +70,14 @@ const never: Health.Breaker = { failures: Number.MAX_SAFE_INTEGER, park: Duratio
 const silent = Layer.succeed(Notice.Notices, { publish: () => Effect.void, watch: Effect.succeed(Stream.empty) })
 
 /** The chain first → second as a LanguageModel, its agent moving back to the first each turn. */
-const chained = <R>(backends: ReadonlyArray<Effect.Effect<Backend.Backend, never, R>>, places: readonly [string, string], firstByte: boolean) => {
-  const written = Layer.effectDiscard(Effect.orDie(Effect.flatMap(Steps.Steps, (steps) => steps.points(places[0], places[1]))))
+const chained = <R>(
+  backends: ReadonlyArray<Effect.Effect<Backend.Backend, never, R>>,
+  places: readonly [string, string],
+  firstByte: boolean
+) => {
+  const written = Layer.effectDiscard(
+    Effect.orDie(Effect.flatMap(Steps.Steps, (steps) => steps.points(places[0], places[1])))
+  )
   const world = Layer.provideMerge(
     written,
     Layer.mergeAll(
@@ -80,7 +87,9 @@ const chained = <R>(backends: ReadonlyArray<Effect.Effect<Backend.Backend, never
       silent
     )
   )
-  return FallbackAi.layer(places[0], { options: { moved: "returns", ...(firstByte ? {} : { firstByte: Option.none() }) } }).pipe(
+  return FallbackAi.layer(places[0], {
+    options: { moved: "returns", ...(firstByte ? {} : { firstByte: Option.none() }) }
+  }).pipe(
     Layer.orDie,
     Layer.provide(world)
   )
@@ -100,10 +109,14 @@ const rows = <R>(
   Effect.gen(function*() {
     const scale = unit === "ms" ? 1 / 1000 : 1
     const per = (samples: Array<number>) => samples.map((s) => s * scale)
-    const held = (layer: Layer.Layer<LanguageModel.LanguageModel, never, R>, call: Effect.Effect<unknown, unknown, LanguageModel.LanguageModel>) =>
-      Effect.scoped(Effect.flatMap(Layer.build(layer), (context) => inEffect(n, Effect.provide(call, context))))
+    const held = (
+      layer: Layer.Layer<LanguageModel.LanguageModel, never, R>,
+      call: Effect.Effect<unknown, unknown, LanguageModel.LanguageModel>
+    ) => Effect.scoped(Effect.flatMap(Layer.build(layer), (context) => inEffect(n, Effect.provide(call, context))))
     const bareCall = failover
-      ? Effect.catchAll(ask, () => Effect.flatMap(Effect.serviceOption(Second), (s) => Effect.provideService(ask, LanguageModel.LanguageModel, Option.getOrThrow(s))))
+      ? Effect.catchAll(ask, () =>
+        Effect.flatMap(Effect.serviceOption(Second), (s) =>
+          Effect.provideService(ask, LanguageModel.LanguageModel, Option.getOrThrow(s))))
       : ask
     const bare = yield* Effect.scoped(Effect.gen(function*() {
       const two = Context.get(yield* Layer.build(second), LanguageModel.LanguageModel)
@@ -124,8 +137,7 @@ const rows = <R>(
 
 class Second extends Context.Tag("bench/Second")<Second, LanguageModel.Service>() {}
 
-const scriptedPlace = (cli: string, fails: boolean) =>
-  AiPlace.make({ cli, layer: () => scripted(cli, fails) })
+const scriptedPlace = (cli: string, fails: boolean) => AiPlace.make({ cli, layer: () => scripted(cli, fails) })
 
 /** B6's figures. */
 export const effectAi = async (): Promise<Array<Figure>> => {
@@ -170,7 +182,9 @@ export const effectAi = async (): Promise<Array<Figure>> => {
         failover
       ).pipe(
         Effect.provide(NodeHttpClient.layerUndici),
-        Effect.withConfigProvider(ConfigProvider.fromMap(new Map([["ANTHROPIC_API_KEY", "k"], ["OPENAI_API_KEY", "k"]])))
+        Effect.withConfigProvider(
+          ConfigProvider.fromMap(new Map([["ANTHROPIC_API_KEY", "k"], ["OPENAI_API_KEY", "k"]]))
+        )
       )
     }
     figures.push(...await Effect.runPromise(overHttp(false)))

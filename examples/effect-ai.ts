@@ -4,7 +4,7 @@
  *
  *   npm run example:effect-ai
  *
- * 1. `LanguageModel` code, unchanged, given Anthropic's model alone: its credit is spent, it fails.
+ * 1. `LanguageModel` code, unchanged, given Anthropic's model alone: its key is refused, it fails.
  * 2. The same code given a chain (Anthropic, then OpenAI's Responses API): it answers, the notice
  *    says where it carried on, and the finish part's metadata says where it was answered.
  * 3. `streamText` through the same chain, which stays where it moved.
@@ -34,8 +34,8 @@ const program = Effect.map(
 
 const main = Effect.gen(function*() {
   const mock = yield* MockProvider.make({ text: "It keeps the answer coming when a provider fails." })
-  // Anthropic's credit balance is spent: every request there is refused with its billing error.
-  yield* mock.script([{ fault: "quota", route: "anthropic" }])
+  // Anthropic refuses the key: every request there is answered 401.
+  yield* mock.script([{ fault: "unauthorized", route: "anthropic" }])
 
   // Each provider package's model, as you would write it; the key comes from the environment.
   const claude = (model: string, key: Config.Config<any> = Config.redacted("ANTHROPIC_API_KEY")) =>
@@ -49,10 +49,16 @@ const main = Effect.gen(function*() {
 
   yield* Console.log("1. Anthropic alone")
   const alone = yield* program.pipe(Effect.provide(claude("claude-opus-5")), Effect.either)
-  yield* Console.log(alone._tag === "Left" ? `   failed: ${alone.left._tag} ${alone.left.message.split("\n")[0]}` : alone.right)
+  yield* Console.log(
+    alone._tag === "Left" ? `   failed: ${alone.left._tag} ${alone.left.message.split("\n")[0]}` : alone.right
+  )
 
   // The same models registered as places: `anthropic/MODEL` and `openai/MODEL`.
-  const anthropic = AiPlace.make({ cli: "anthropic", key: "ANTHROPIC_API_KEY", layer: (at) => claude(at.model, at.key) })
+  const anthropic = AiPlace.make({
+    cli: "anthropic",
+    key: "ANTHROPIC_API_KEY",
+    layer: (at) => claude(at.model, at.key)
+  })
   const openai = AiPlace.make({ cli: "openai", key: "OPENAI_API_KEY", layer: (at) => gpt(at.model, at.key) })
   const chained = FallbackAi.chain(["anthropic/claude-opus-5", "openai/gpt-5.5"], [anthropic, openai])
 
@@ -73,24 +79,27 @@ const main = Effect.gen(function*() {
   yield* Console.log("\n4. An ExecutionPlan of the same two models, and the same plan as a chain")
   const plan = ExecutionPlan.make({ provide: claude("claude-opus-5"), attempts: 2 }, { provide: gpt("gpt-5.5") })
   yield* mock.reset
-  yield* mock.script([{ fault: "quota", route: "anthropic" }])
+  yield* mock.script([{ fault: "unauthorized", route: "anthropic" }])
   yield* Console.log("   withExecutionPlan:   ", (yield* Effect.withExecutionPlan(program, plan)).text)
   const planRequests = (yield* mock.requests).log.map((request) => `${request.route}:${request.fault}`)
   yield* mock.reset
-  yield* mock.script([{ fault: "quota", route: "anthropic" }])
+  yield* mock.script([{ fault: "unauthorized", route: "anthropic" }])
   const asChain = FallbackAi.fromExecutionPlan(plan, ["anthropic/claude-opus-5", "openai/gpt-5.5"])
   yield* Console.log("   fromExecutionPlan:   ", (yield* Effect.provide(program, asChain)).text)
   const chainRequests = (yield* mock.requests).log.map((request) => `${request.route}:${request.fault}`)
   yield* Console.log(`   requests, plan:  ${planRequests.join(", ")}`)
   yield* Console.log(`   requests, chain: ${chainRequests.join(", ")}`)
-  yield* Console.log("   (the plan retries a spent quota; the chain knows it is no use and moves at once)")
+  yield* Console.log("   (the plan retries a refused key; the chain knows that is no use and moves at once)")
 })
 
 main.pipe(
   Effect.scoped,
   Effect.provide(NodeHttpClient.layerUndici),
   Effect.withConfigProvider(ConfigProvider.fromMap(
-    new Map([["ANTHROPIC_API_KEY", "sk-ant-demo-not-a-real-key-0000"], ["OPENAI_API_KEY", "sk-demo-not-a-real-key-0000"]])
+    new Map([["ANTHROPIC_API_KEY", "sk-ant-demo-not-a-real-key-0000"], [
+      "OPENAI_API_KEY",
+      "sk-demo-not-a-real-key-0000"
+    ]])
   )),
   Effect.runPromise
 )

@@ -95,7 +95,7 @@ describe("fallback run and fallback demo, over HTTP to a loopback provider", () 
     expect(ran).toEqual({
       code: 0,
       out: "hello from qwen\n",
-      err: "anthropic refused the credentials of account work (it needs signing in again; another account is what answers it); carrying on at local/qwen3:8b\n"
+      err: "anthropic@work refused the credentials (account work needs signing in again); another account or another place is what answers it; carrying on at local/qwen3:8b\n"
     })
     expect(ran.err).not.toContain("key-work")
   })
@@ -109,7 +109,7 @@ describe("fallback run and fallback demo, over HTTP to a loopback provider", () 
     expect(ran.out).toBe("")
     expect(ran.err).toContain("local has no model old-model")
     expect(ran.err.trim().split("\n").at(-1)).toBe(
-      "fallback: local has no model older-model (retired or never there; every account of it shares the catalogue, so another place is what answers it)"
+      "fallback: local has no model older-model (retired, or never there)"
     )
   })
 
@@ -120,10 +120,10 @@ describe("fallback run and fallback demo, over HTTP to a loopback provider", () 
     const lines = ran.out.split("\n")
     const narrated = lines.filter((line) => line.includes("; trying again") || line.includes("; carrying on"))
     expect(narrated.map((line) => line.trim().replace(/ \(.*\);/, ";"))).toEqual([
-      "anthropic is rate-limited; trying again in 1s (1 of 1)",
-      "anthropic is rate-limited; carrying on as spare",
-      "anthropic refused the credentials of account spare; carrying on at openai/gpt-4.5-preview",
-      "openai has no model gpt-4.5-preview; carrying on at local/qwen3:8b"
+      "anthropic@work is rate-limited and asked for a wait of 1s; a wait, another account or another place is what answers it; trying again in 1s (1 of 1)",
+      "anthropic@work is rate-limited and asked for a wait of 1s; a wait, another account or another place is what answers it; carrying on as spare",
+      "anthropic@spare refused the credentials; another account or another place is what answers it; carrying on at openai/gpt-4.5-preview",
+      "openai has no model gpt-4.5-preview; another place is what answers it; carrying on at local/qwen3:8b"
     ])
     expect(ran.out).toContain("The answer, from local/qwen3:8b:\n  Hello! I am qwen3:8b on a local server")
     expect(ran.out).toContain("5 requests, 4 failed and answered")

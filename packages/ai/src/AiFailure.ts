@@ -9,15 +9,17 @@
  */
 import type * as AiError from "@effect/ai/AiError"
 import type { Failure, Place } from "@fallback/core"
+
 import * as internal from "./internal/aiFailure.js"
 
 /**
  * The failure an `AiError` at a place is, judged at `now` (epoch milliseconds).
  *
  * @since 0.1.0
- * @category classifying
+ * @category utils
  */
-export const toFailure: (error: AiError.AiError, place: Place.Place, now: number) => Failure.Failure = internal.toFailure
+export const toFailure: (error: AiError.AiError, place: Place.Place, now: number) => Failure.Failure =
+  internal.toFailure
 
 /**
  * The same error with its credentials masked: request and response headers, the URL's query, and

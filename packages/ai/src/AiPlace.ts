@@ -18,6 +18,7 @@ import type * as Effect from "effect/Effect"
 import type * as Layer from "effect/Layer"
 import type * as Option from "effect/Option"
 import type * as Redacted from "effect/Redacted"
+
 import * as internal from "./internal/aiPlace.js"
 
 /**

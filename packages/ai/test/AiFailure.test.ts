@@ -2,6 +2,7 @@ import { AiError } from "@effect/ai"
 import { describe, expect, it } from "@effect/vitest"
 import { Failure, Place } from "@fallback/core"
 import { DateTime, Duration } from "effect"
+
 import { AiFailure } from "../src/index.js"
 
 const place = new Place.Place({ cli: "anthropic", account: "work", model: "claude-x" })
@@ -56,13 +57,21 @@ const cases: ReadonlyArray<Case> = [
     (f) => expect(DateTime.toEpochMillis(f.until)).toBe(now + 3_600_000)
   ],
   ["402", response(402, "{}"), "QuotaExhausted"],
-  ["400 credit balance", response(400, anthropicError("invalid_request_error", "Your credit balance is too low")), "QuotaExhausted"],
+  [
+    "400 credit balance",
+    response(400, anthropicError("invalid_request_error", "Your credit balance is too low")),
+    "QuotaExhausted"
+  ],
   ["529 overloaded", response(529, anthropicError("overloaded_error", "Overloaded")), "RateLimited"],
   ["503", response(503, openAiError("server_error", "The engine is currently overloaded")), "RateLimited"],
   ["401", response(401, anthropicError("authentication_error", `invalid x-api-key ${key}`)), "AuthRefused"],
   ["403", response(403, anthropicError("permission_error", "not allowed")), "AuthRefused"],
   ["404", response(404, anthropicError("not_found_error", "model: claude-x")), "ModelNotFound"],
-  ["400 prompt too long", response(400, anthropicError("invalid_request_error", "prompt is too long: 200001 tokens")), "ContextTooLong"],
+  [
+    "400 prompt too long",
+    response(400, anthropicError("invalid_request_error", "prompt is too long: 200001 tokens")),
+    "ContextTooLong"
+  ],
   ["413", response(413, "{}"), "ContextTooLong"],
   ["500", response(500, anthropicError("api_error", "Internal server error")), "Unknown"],
   [
@@ -79,20 +88,44 @@ const cases: ReadonlyArray<Case> = [
   ],
   [
     "transport: the provider was not reached",
-    new AiError.HttpRequestError({ module: "Client", method: "create", reason: "Transport", request, description: "ECONNREFUSED" }, {
+    new AiError.HttpRequestError({
+      module: "Client",
+      method: "create",
+      reason: "Transport",
+      request,
+      description: "ECONNREFUSED"
+    }, {
       disableValidation: true
     }),
     "ConnectionLost"
   ],
   [
     "a request that could not be encoded",
-    new AiError.HttpRequestError({ module: "Client", method: "create", reason: "Encode", request }, { disableValidation: true }),
+    new AiError.HttpRequestError({ module: "Client", method: "create", reason: "Encode", request }, {
+      disableValidation: true
+    }),
     "Unknown"
   ],
-  ["malformed output", new AiError.MalformedOutput({ module: "LanguageModel", method: "generateObject", description: "bad JSON" }), "Unknown"],
-  ["malformed input", new AiError.MalformedInput({ module: "LanguageModel", method: "generateText", description: "bad prompt" }), "Unknown"],
-  ["an unknown error saying overloaded", new AiError.UnknownError({ module: "X", method: "y", description: "overloaded_error" }), "RateLimited"],
-  ["an unknown error", new AiError.UnknownError({ module: "X", method: "y", description: `something odd, key=${key}` }), "Unknown"]
+  [
+    "malformed output",
+    new AiError.MalformedOutput({ module: "LanguageModel", method: "generateObject", description: "bad JSON" }),
+    "Unknown"
+  ],
+  [
+    "malformed input",
+    new AiError.MalformedInput({ module: "LanguageModel", method: "generateText", description: "bad prompt" }),
+    "Unknown"
+  ],
+  [
+    "an unknown error saying overloaded",
+    new AiError.UnknownError({ module: "X", method: "y", description: "overloaded_error" }),
+    "RateLimited"
+  ],
+  [
+    "an unknown error",
+    new AiError.UnknownError({ module: "X", method: "y", description: `something odd, key=${key}` }),
+    "Unknown"
+  ]
 ]
 
 const secretsIn = (text: string) => [key, bearer].filter((secret) => text.includes(secret))

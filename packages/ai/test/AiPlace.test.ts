@@ -1,8 +1,10 @@
-import { LanguageModel, Prompt } from "@effect/ai"
+import type { Prompt } from "@effect/ai"
+import { LanguageModel } from "@effect/ai"
 import { describe, expect, it } from "@effect/vitest"
 import { Agent, Backend, ConfigFile, Health, Notice, Steps } from "@fallback/core"
 import { Scripted } from "@fallback/testkit"
 import { Effect, Layer, Option, Stream } from "effect"
+
 import { AiPlace, FallbackAi } from "../src/index.js"
 
 /** An in-process model that answers with the number of messages it was given, keeping each prompt. */
@@ -19,13 +21,15 @@ const counting = (prompts: Array<Prompt.Prompt>) =>
           ]
         }),
       streamText: (options) =>
-        Stream.fromIterable([
-          { type: "text-start", id: "1" },
-          { type: "text-delta", id: "1", delta: `${options.prompt.content.length} ` },
-          { type: "text-delta", id: "1", delta: "messages" },
-          { type: "text-end", id: "1" },
-          { type: "finish", reason: "stop", usage: { inputTokens: 1, outputTokens: 1, totalTokens: 2 } }
-        ] as const)
+        Stream.fromIterable(
+          [
+            { type: "text-start", id: "1" },
+            { type: "text-delta", id: "1", delta: `${options.prompt.content.length} ` },
+            { type: "text-delta", id: "1", delta: "messages" },
+            { type: "text-end", id: "1" },
+            { type: "finish", reason: "stop", usage: { inputTokens: 1, outputTokens: 1, totalTokens: 2 } }
+          ] as const
+        )
     })
   )
 
@@ -37,14 +41,23 @@ const world = (backends: Layer.Layer<Backend.Backends>, chain: ReadonlyArray<str
       const steps = yield* Steps.Steps
       for (let i = 1; i < chain.length; i++) yield* steps.points(chain[i - 1]!, chain[i]!)
     }))),
-    Layer.mergeAll(backends, Layer.provideMerge(Steps.Steps.layer, ConfigFile.Store.layerMemory()), Health.Health.layerMemory(), silent)
+    Layer.mergeAll(
+      backends,
+      Layer.provideMerge(Steps.Steps.layer, ConfigFile.Store.layerMemory()),
+      Health.Health.layerMemory(),
+      silent
+    )
   )
 
 describe("AiPlace: a LanguageModel layer as a place of a plain agent", () => {
   it.scoped("an agent's text turns reach the model as messages, the conversation carried as turns", () =>
     Effect.gen(function*() {
       const prompts: Array<Prompt.Prompt> = []
-      const backend = yield* AiPlace.make({ cli: "model", models: [{ name: "m", contextWindow: 8000 }], layer: () => counting(prompts) })
+      const backend = yield* AiPlace.make({
+        cli: "model",
+        models: [{ name: "m", contextWindow: 8000 }],
+        layer: () => counting(prompts)
+      })
       expect(backend.capabilities.models).toEqual([{ name: "m", contextWindow: 8000 }])
       const answers = yield* Effect.gen(function*() {
         const agent = yield* Agent.make("model/m", undefined, { firstByte: Option.none() })
@@ -56,13 +69,20 @@ describe("AiPlace: a LanguageModel layer as a place of a plain agent", () => {
 
   it.scoped("a key variable that is not set refuses the place's credentials, naming the variable only", () =>
     Effect.gen(function*() {
-      const backend = yield* AiPlace.make({ cli: "model", key: "NOT_SET_ANYWHERE_KEY", layer: ({ key }) => Layer.effect(LanguageModel.LanguageModel, Effect.flatMap(key, () => Effect.die("unreached"))) })
+      const backend = yield* AiPlace.make({
+        cli: "model",
+        key: "NOT_SET_ANYWHERE_KEY",
+        layer: ({ key }) =>
+          Layer.effect(LanguageModel.LanguageModel, Effect.flatMap(key, () => Effect.die("unreached")))
+      })
       const failure = yield* Effect.gen(function*() {
         const agent = yield* Agent.make("model/m", undefined, { fallback: false })
         return yield* Agent.ask(agent, "one")
       }).pipe(Effect.provide(world(Backend.Backends.layer([backend]))), Effect.flip)
       expect(failure._tag).toBe("AuthRefused")
-      if (failure._tag === "AuthRefused") expect(failure.said).toBe("no key: the variable NOT_SET_ANYWHERE_KEY is not set")
+      if (failure._tag === "AuthRefused") {
+        expect(failure.said).toBe("no key: the variable NOT_SET_ANYWHERE_KEY is not set")
+      }
     }))
 })
 
@@ -78,7 +98,10 @@ describe("FallbackAi: an agent CLI in the chain", () => {
         Effect.gen(function*() {
           const cli = yield* Backend.Backends
           const model = yield* AiPlace.make({ cli: "model", layer: () => counting(prompts) })
-          return Backend.Backends.of({ get: (name) => name === "model" ? Option.some(model) : cli.get(name), all: [...cli.all, model] })
+          return Backend.Backends.of({
+            get: (name) => name === "model" ? Option.some(model) : cli.get(name),
+            all: [...cli.all, model]
+          })
         })
       ).pipe(Layer.provide(scripted))
       const [text, seen] = yield* Effect.gen(function*() {
@@ -87,12 +110,17 @@ describe("FallbackAi: an agent CLI in the chain", () => {
         })
         return [response, (yield* Scripted.Scripted).seen("claude/a")] as const
       }).pipe(
-        Effect.provide(FallbackAi.layer("model/down").pipe(Layer.provideMerge(world(both, ["model/down", "claude/a"])))),
+        Effect.provide(
+          FallbackAi.layer("model/down").pipe(Layer.provideMerge(world(both, ["model/down", "claude/a"])))
+        ),
         Effect.provide(scripted)
       )
       expect(text.text).toBe("the CLI answered")
       expect(text.finishReason).toBe("stop")
-      expect(seen.prompts.map((prompt) => [prompt.text, prompt.history.length])).toEqual([["System: Be brief.\n\nUser: hello", 0]])
+      expect(seen.prompts.map((prompt) => [prompt.text, prompt.history.length])).toEqual([[
+        "System: Be brief.\n\nUser: hello",
+        0
+      ]])
       expect(prompts).toEqual([])
     }))
 })

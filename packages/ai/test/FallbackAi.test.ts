@@ -4,6 +4,7 @@ import { OpenAiCompatible } from "@fallback/backends"
 import { Answer, Notice } from "@fallback/core"
 import { MockProvider } from "@fallback/testkit"
 import { Effect, Either, Fiber, Layer, Option, Schema, Stream, TestClock } from "effect"
+
 import { FallbackAi } from "../src/index.js"
 import { builds, heard, keys, secrets, world } from "./world.js"
 
@@ -22,8 +23,14 @@ const asked = (mock: MockProvider.MockProvider["Type"], n: number) =>
 
 const fallbackOf = (part: { readonly metadata: unknown }) => (part.metadata as Record<string, unknown>).fallback
 
-/** The primary answers, except that a rate limit moves on at once (the waits are the engine's, tested there). */
-const movesAtOnce = Answer.override(Answer.primary, { RateLimited: Answer.primary.Unknown })
+/**
+ * The primary answers, except that a rate limit or a spent quota moves on at once (their waits
+ * are the engine's, tested there).
+ */
+const movesAtOnce = Answer.override(Answer.primary, {
+  RateLimited: Answer.primary.Unknown,
+  QuotaExhausted: Answer.primary.Unknown
+})
 
 const chained = (url: string, chain: ReadonlyArray<string>, options: FallbackAi.Config["options"] = {}) =>
   FallbackAi.layer(chain[0]!, { options: { firstByte: Option.none(), ...options } }).pipe(
@@ -77,11 +84,24 @@ describe("FallbackAi: a chain of @effect/ai places as a LanguageModel, over HTTP
           { role: "user", content: "What is the weather?" },
           {
             role: "assistant",
-            content: [{ type: "tool-call", id: "call_1", name: "Weather", params: { city: "Oslo" }, providerExecuted: false }]
+            content: [{
+              type: "tool-call",
+              id: "call_1",
+              name: "Weather",
+              params: { city: "Oslo" },
+              providerExecuted: false
+            }]
           },
           {
             role: "tool",
-            content: [{ type: "tool-result", id: "call_1", name: "Weather", isFailure: false, result: { sky: "grey" }, providerExecuted: false }]
+            content: [{
+              type: "tool-result",
+              id: "call_1",
+              name: "Weather",
+              isFailure: false,
+              result: { sky: "grey" },
+              providerExecuted: false
+            }]
           },
           { role: "user", content: "And tomorrow?" }
         ]
@@ -273,7 +293,9 @@ describe("FallbackAi: each place's layer is built lazily", () => {
         moved: true
       })
       expect(builds).toEqual(["anthropic/claude-x", "anthropic/claude-x"])
-      expect((yield* mock.requests).log.map((r) => `${r.key === secrets.ANTHROPIC_KEY_HOME ? "home" : "work"} ${r.fault}`))
+      expect(
+        (yield* mock.requests).log.map((r) => `${r.key === secrets.ANTHROPIC_KEY_HOME ? "home" : "work"} ${r.fault}`)
+      )
         .toEqual(["work unauthorized", "home answer"])
       noKey(heard.map(Notice.format).join("\n"))
     }))
@@ -310,9 +332,15 @@ describe("FallbackAi: a chain that mixes kinds of places, and one that gives up"
         from: "anthropic/claude-x",
         moved: true
       })
-      expect(streamed.flatMap((part) => part.type === "text-delta" ? [part.delta] : []).join("")).toBe("answered locally")
+      expect(streamed.flatMap((part) => part.type === "text-delta" ? [part.delta] : []).join("")).toBe(
+        "answered locally"
+      )
       const log = (yield* mock.requests).log
-      expect(log.map((r) => `${r.route} ${r.fault}`)).toEqual(["anthropic model-not-found", "chat answer", "chat answer"])
+      expect(log.map((r) => `${r.route} ${r.fault}`)).toEqual([
+        "anthropic model-not-found",
+        "chat answer",
+        "chat answer"
+      ])
       const sent = (log[1]!.body as any).messages
       expect(sent).toHaveLength(1)
       expect(sent[0].content).toBe("System: You are terse.\n\nUser: first\n\nAssistant: noted\n\nUser: second")
@@ -331,7 +359,11 @@ describe("FallbackAi: a chain that mixes kinds of places, and one that gives up"
         prompt: "Weather in Oslo?",
         schema: Schema.Struct({ city: Schema.String, degrees: Schema.Number })
       }).pipe(
-        Effect.provide(FallbackAi.layer(chain[0]!).pipe(Layer.provide(world(mock.url, chain, [local(mock.url)])))),
+        Effect.provide(
+          FallbackAi.layer(chain[0]!, { options: { answers: movesAtOnce } }).pipe(
+            Layer.provide(world(mock.url, chain, [local(mock.url)]))
+          )
+        ),
         Effect.withConfigProvider(keys)
       )
       expect(response.value).toEqual({ city: "Oslo", degrees: 4 })

@@ -1,6 +1,7 @@
 import { AiError, LanguageModel } from "@effect/ai"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, ExecutionPlan, Layer } from "effect"
+
 import { FallbackAi } from "../src/index.js"
 
 /** An in-process model: it answers with its name, or fails as scripted; builds and calls are counted. */
@@ -19,7 +20,13 @@ const scripted = (name: string, log: Array<string>, fails: () => boolean) =>
                   module: name,
                   method: "generateText",
                   reason: "StatusCode",
-                  request: { method: "POST", url: "http://127.0.0.1/", urlParams: [], hash: { _tag: "None" } as any, headers: {} },
+                  request: {
+                    method: "POST",
+                    url: "http://127.0.0.1/",
+                    urlParams: [],
+                    hash: { _tag: "None" } as any,
+                    headers: {}
+                  },
                   response: { status: 500, headers: {} },
                   body: "{\"type\":\"error\",\"error\":{\"type\":\"api_error\",\"message\":\"Internal server error\"}}"
                 }, { disableValidation: true })
@@ -47,7 +54,10 @@ describe("FallbackAi.fromExecutionPlan: a plan's steps as a chain of places", ()
       const program = Effect.map(LanguageModel.generateText({ prompt: "hello" }), (response) => response.text)
 
       const planned = planOf(viaPlan)
-      const before = [yield* Effect.withExecutionPlan(program, planned), yield* Effect.withExecutionPlan(program, planned)]
+      const before = [
+        yield* Effect.withExecutionPlan(program, planned),
+        yield* Effect.withExecutionPlan(program, planned)
+      ]
 
       const after = yield* Effect.gen(function*() {
         return [yield* program, yield* program]
@@ -57,19 +67,40 @@ describe("FallbackAi.fromExecutionPlan: a plan's steps as a chain of places", ()
       expect(before).toEqual(["answered by backup", "answered by backup"])
       expect(after).toEqual(before)
       expect(viaPlan).toEqual([
-        "build primary", "call primary", "build primary", "call primary", "build backup", "call backup",
-        "build primary", "call primary", "build primary", "call primary", "build backup", "call backup"
+        "build primary",
+        "call primary",
+        "build primary",
+        "call primary",
+        "build backup",
+        "call backup",
+        "build primary",
+        "call primary",
+        "build primary",
+        "call primary",
+        "build backup",
+        "call backup"
       ])
       // The chain: the primary's two attempts on one build, the backup built once, and the second
       // call goes straight to where the first was answered (an agent that moved stays moved).
-      expect(viaChain).toEqual(["build primary", "call primary", "call primary", "build backup", "call backup", "call backup"])
+      expect(viaChain).toEqual([
+        "build primary",
+        "call primary",
+        "call primary",
+        "build backup",
+        "call backup",
+        "call backup"
+      ])
     }))
 
   it.effect("places that do not name every step are refused with a message that says so", () =>
     Effect.gen(function*() {
-      const plan = ExecutionPlan.make({ provide: scripted("a", [], () => false) }, { provide: scripted("b", [], () => false) })
+      const plan = ExecutionPlan.make({ provide: scripted("a", [], () => false) }, {
+        provide: scripted("b", [], () => false)
+      })
       const error = yield* Layer.build(FallbackAi.fromExecutionPlan(plan, ["a/m"])).pipe(Effect.scoped, Effect.flip)
       expect(error._tag).toBe("PlanMismatch")
-      expect(error.message).toBe("the plan has 2 steps but 1 places were given to name them; give one place per step, in order")
+      expect(error.message).toBe(
+        "the plan has 2 steps but 1 places were given to name them; give one place per step, in order"
+      )
     }))
 })

@@ -4,6 +4,7 @@ import { NodeHttpClient } from "@effect/platform-node"
 import { Backend, ConfigFile, Health, Notice, Steps } from "@fallback/core"
 import { Accounts } from "@fallback/core"
 import { Config, ConfigProvider, Effect, Layer } from "effect"
+
 import { AiPlace } from "../src/index.js"
 
 /** The keys the tests' accounts read; none of them may ever show in a failure or a notice. */
@@ -60,19 +61,23 @@ export const world = (
   more: ReadonlyArray<Effect.Effect<Backend.Backend, never, any>> = [],
   withAccounts = false
 ) => {
-  const backends = Layer.unwrapEffect(Effect.map(Effect.all([anthropic(url), openai(url), ...more]), Backend.Backends.layer))
+  const backends = Layer.unwrapEffect(
+    Effect.map(Effect.all([anthropic(url), openai(url), ...more]), Backend.Backends.layer)
+  )
     .pipe(Layer.provide(NodeHttpClient.layerUndici))
-  const written = Layer.effectDiscard(Effect.gen(function*() {
-    const steps = yield* Steps.Steps
-    const accounts = yield* Accounts.Accounts
-    for (let i = 1; i < chain.length; i++) yield* steps.points(chain[i - 1]!, chain[i]!)
-    if (!withAccounts) return
-    yield* accounts.add("anthropic", new ConfigFile.Account({ name: "work" }))
-    yield* accounts.add(
-      "anthropic",
-      new ConfigFile.Account({ name: "home", env: { ANTHROPIC_API_KEY: { fromEnv: "ANTHROPIC_KEY_HOME" } } })
-    )
-  }).pipe(Effect.orDie))
+  const written = Layer.effectDiscard(
+    Effect.gen(function*() {
+      const steps = yield* Steps.Steps
+      const accounts = yield* Accounts.Accounts
+      for (let i = 1; i < chain.length; i++) yield* steps.points(chain[i - 1]!, chain[i]!)
+      if (!withAccounts) return
+      yield* accounts.add("anthropic", new ConfigFile.Account({ name: "work" }))
+      yield* accounts.add(
+        "anthropic",
+        new ConfigFile.Account({ name: "home", env: { ANTHROPIC_API_KEY: { fromEnv: "ANTHROPIC_KEY_HOME" } } })
+      )
+    }).pipe(Effect.orDie)
+  )
   const store = Layer.mergeAll(Steps.Steps.layer, Accounts.Accounts.layer).pipe(
     Layer.provide(ConfigFile.Store.layerMemory())
   )

@@ -30,11 +30,12 @@
  *
  * @since 0.1.0
  */
-import { type Backend, ConfigFile, type Failure, Place } from "@fallback/core"
 import type * as HttpClient from "@effect/platform/HttpClient"
+import { type Backend, ConfigFile, type Failure, Place } from "@fallback/core"
 import * as Duration from "effect/Duration"
 import type * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
+
 import * as refusal from "./internal/httpFailure.js"
 import * as internal from "./internal/httpProvider.js"
 
@@ -126,6 +127,6 @@ export type Refusal = refusal.Refusal
  * through it).
  *
  * @since 0.1.0
- * @category classifying
+ * @category utils
  */
 export const classify: (refusal: Refusal, place: Place.Place, now: number) => Failure.Failure = refusal.classify

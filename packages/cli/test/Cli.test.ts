@@ -130,8 +130,8 @@ describe("fallback (in process)", () => {
       yield* TestClock.adjust(Duration.seconds(20))
       expect((yield* fallback(file, "status")).out).toBe([
         "PLACE                      BREAKER  FAILURES IN A ROW  PARKED FOR  COOLING FOR  LAST FAILURE",
-        "claude@work/claude-opus-5  parked   5                  40s         -            claude failed: upstream 500",
-        "codex/gpt-5                closed   1                  -           1m10s        codex is rate-limited (this account has spent its quota; another one, or a wait, is what answers it)"
+        "claude@work/claude-opus-5  parked   5                  40s         -            claude@work failed: upstream 500",
+        "codex/gpt-5                closed   1                  -           1m10s        codex is rate-limited"
       ].join("\n"))
       expect(JSON.parse((yield* fallback(file, "status", "--json")).out)[0]).toEqual({
         place: "claude@work/claude-opus-5",
@@ -140,7 +140,7 @@ describe("fallback (in process)", () => {
         parkedFor: 40,
         coolingFor: null,
         kind: "Unknown",
-        last: "claude failed: upstream 500"
+        last: "claude@work failed: upstream 500"
       })
     }))
 

@@ -95,3 +95,23 @@ export const override = (table: Table, changes: Partial<Table>): Table => ({ ...
  * @category lookups
  */
 export const of = (table: Table, failure: Failure.Failure): Answer => table[failure._tag]
+
+/**
+ * What an answer does about a failure, as the part of a notice that says what answers it: "a
+ * wait, another account or another place is what answers it". None for an answer that only
+ * takes the step's own goes.
+ *
+ * @since 0.1.0
+ * @category formatting
+ */
+export const remedy = (answer: Answer): string | undefined => {
+  if (answer.once) return "another try cannot fix it; only a shorter history answers it"
+  const parts = [
+    ...(answer.reopen ? ["reopening and resuming"] : answer.here.length > 0 ? ["a wait"] : []),
+    ...(answer.accounts ? ["another account"] : []),
+    ...(answer.places ? ["another place"] : [])
+  ]
+  if (parts.length === 0) return undefined
+  const said = parts.length === 1 ? parts[0]! : `${parts.slice(0, -1).join(", ")} or ${parts.at(-1)!}`
+  return `${said} is what answers it`
+}

@@ -279,9 +279,17 @@ export const kinds: ReadonlyArray<Kind> = Failure.members.map((member) => member
 export const isFailure: (u: unknown) => u is Failure = Schema.is(Failure)
 
 /**
- * The sentence a notice tells a person: what happened at which place and what answers it, e.g.
- * "claude is rate-limited (this account has spent its quota; another one, or a wait, is what
- * answers it)".
+ * Who a failure happened at, as a person names it: the CLI, and its account where the place
+ * names one (`claude@work`).
+ *
+ * @since 0.1.0
+ * @category formatting
+ */
+export const who = (place: Place): string => place.account === undefined ? place.cli : `${place.cli}@${place.account}`
+
+/**
+ * What happened, at which place, as a notice tells a person: e.g. "claude@work is rate-limited".
+ * What answers it is the answer table's to say (see `Answer.remedy`), not the failure's.
  *
  * @since 0.1.0
  * @category formatting
@@ -289,34 +297,24 @@ export const isFailure: (u: unknown) => u is Failure = Schema.is(Failure)
 export const describe: (failure: Failure) => string = Match.type<Failure>().pipe(
   Match.tagsExhaustive({
     RateLimited: ({ place, retryAfter }) =>
-      `${place.cli} is rate-limited (this account has spent its quota; another one, or a wait, is what answers it` +
-      (retryAfter === undefined ? ")" : `; it asked for ${wait(retryAfter)})`),
+      `${who(place)} is rate-limited` + (retryAfter === undefined ? "" : ` and asked for a wait of ${wait(retryAfter)}`),
     QuotaExhausted: ({ place, until }) =>
-      `${place.cli} has no quota left on this account` +
-      (until === undefined ? "" : ` until ${DateTime.formatIso(until)}`) +
-      " (another account is what answers it)",
+      `${who(place)} has no quota left` + (until === undefined ? "" : ` until ${DateTime.formatIso(until)}`),
     AuthRefused: ({ place }) =>
-      `${place.cli} refused the credentials of ${place.account === undefined ? "its account" : `account ${place.account}`}` +
-      " (it needs signing in again; another account is what answers it)",
-    ModelNotFound: ({ place }) =>
-      `${place.cli} has no model ${place.model} (retired or never there; every account of it shares the catalogue,` +
-      " so another place is what answers it)",
-    StoreBusy: ({ place }) =>
-      `${place.cli}'s own store is busy (two turns share one database; it clears itself in a moment)`,
-    ConnectionLost: ({ place }) =>
-      `${place.cli} lost the connection (the socket, not the session; reopening and resuming is what answers it)`,
+      `${who(place)} refused the credentials` +
+      (place.account === undefined ? " (it needs signing in again)" : ` (account ${place.account} needs signing in again)`),
+    ModelNotFound: ({ place }) => `${who(place)} has no model ${place.model} (retired, or never there)`,
+    StoreBusy: ({ place }) => `${who(place)}'s own store is busy (two turns share one database)`,
+    ConnectionLost: ({ place }) => `${who(place)} lost the connection (the socket, not the session)`,
     Killed: ({ place, signal }) =>
-      `${place.cli} was killed by ${signal} rather than answering (the machine may be out of memory)`,
+      `${who(place)} was killed by ${signal} rather than answering (the machine may be out of memory)`,
     NotInstalled: ({ install, place }) => `${place.cli} is not installed here (install it with: ${install})`,
-    ContextTooLong: ({ place }) =>
-      `the prompt is longer than ${place.model}'s context window (it is that long at every place; only a shorter` +
-      " history answers it)",
+    ContextTooLong: ({ place }) => `the prompt is longer than ${place.model}'s context window`,
     Timeout: ({ after, phase, place }) =>
       phase === "first-byte"
-        ? `${place.cli} sent nothing within ${wait(after)} (another place is what answers it)`
-        : `${place.cli} did not finish within ${wait(after)}`,
-    Unresponsive: ({ place }) =>
-      `${place.cli} stopped streaming without an error (the stream hung; probing it or another place answers it)`,
-    Unknown: ({ place, said }) => `${place.cli} failed: ${said}`
+        ? `${who(place)} sent nothing within ${wait(after)}`
+        : `${who(place)} did not finish within ${wait(after)}`,
+    Unresponsive: ({ place }) => `${who(place)} stopped streaming without an error`,
+    Unknown: ({ place, said }) => `${who(place)} failed: ${said}`
   })
 )

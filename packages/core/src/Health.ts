@@ -19,6 +19,7 @@ import * as Option from "effect/Option"
 import type * as Failure from "./Failure.js"
 import * as internal from "./internal/health.js"
 import * as healthFile from "./internal/healthFile.js"
+import * as telemetry from "./internal/telemetry.js"
 import * as Place from "./Place.js"
 
 /**
@@ -171,16 +172,18 @@ const make = (keeping: Keeping, breaker: Breaker): Health["Type"] => {
       Effect.flatMap(Clock.currentTimeMillis, (now) =>
         keeping.modify(now, (book) => {
           const key = Place.format(place)
-          return [undefined, book.has(key) ? { key, entry: undefined } : undefined]
-        })),
+          const was = book.get(key)
+          return [was?.parkedUntil !== undefined, was !== undefined ? { key, entry: undefined } : undefined]
+        }).pipe(Effect.map((wasParked) => void (wasParked && telemetry.cleared(place))))),
     failed: (place, { counts, coolUntil, failure }) =>
       Effect.clockWith((clock) => {
         const now = clock.unsafeCurrentTimeMillis()
         return keeping.modify(now, (book) => {
           const key = Place.format(place)
-          const entry = internal.failed(book.get(key), place, failure, counts, Option.getOrUndefined(coolUntil), numbers, now)
-          return [undefined, { key, entry }]
-        })
+          const was = book.get(key)
+          const entry = internal.failed(was, place, failure, counts, Option.getOrUndefined(coolUntil), numbers, now)
+          return [entry.parkedUntil !== was?.parkedUntil, { key, entry }]
+        }).pipe(Effect.map((parks) => void (parks && telemetry.opened(place))))
       }),
     snapshot: Effect.flatMap(Clock.currentTimeMillis, (now) =>
       Effect.map(keeping.get(now), (book) =>

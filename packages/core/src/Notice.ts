@@ -3,8 +3,8 @@
  * that has hung: every retry, wait, move and stop is a typed event published to watchers, and
  * where nothing watches it goes to stderr as a line:
  *
- *   claude is rate-limited (…); trying again in 30s (1 of 1)
- *   claude is rate-limited (…); carrying on as work
+ *   claude@work is rate-limited; a wait, another account or another place is what answers it; trying again in 30s (1 of 1)
+ *   claude@work is rate-limited; a wait, another account or another place is what answers it; carrying on as home
  *
  * A wait is announced before it starts.
  *
@@ -30,15 +30,19 @@ import * as Place from "./Place.js"
  *
  * - `Retrying`: going again at the same place after `wait` (go `go` of `of`), reopening first when
  *   `reopen` says so.
- * - `Moving`: carrying on at another account (`by: "account"`) or place (`by: "place"`).
+ * - `Moving`: carrying on at another account (`by: "account"`) or place (`by: "place"`); with
+ *   `skipped`, `from` was skipped without a request and `failure` is what was last recorded there.
  * - `Skipping`: a place not asked at all: parked, cooling, its one trial already out, failing its
- *   health check, served by a provider that failed, or with too small a context window.
+ *   health check, served by a provider that failed, or with too small a context window; `left`
+ *   is how long it stays so, where known.
  * - `Compacting`: sending a shorter history again (`how: "compact"` or `"trim"`).
  * - `Probing`: a stream has sent nothing for `quiet` and its place did not answer a probe (`failed`
  *   of the `of` that end the attempt).
  * - `Stalled`: an answer already streaming has sent nothing for `quiet`; at `limit` it ends as
  *   Unresponsive with what it delivered.
  * - `Stopping`: the turn fails as it failed, and `reason` says why it goes no further.
+ *
+ * `remedy`, where given, is what the answer table in use says answers the failure.
  *
  * @since 0.1.0
  * @category models
@@ -51,22 +55,37 @@ export type Notice = Data.TaggedEnum<{
     readonly go: number
     readonly of: number
     readonly reopen: boolean
+    readonly remedy?: string | undefined
   }
   Moving: {
     readonly from: Place.Place
     readonly to: Place.Place
     readonly failure: Failure.Failure
     readonly by: "account" | "place"
+    readonly remedy?: string | undefined
+    readonly skipped?: boolean | undefined
   }
   Skipping: {
     readonly place: Place.Place
     readonly why: "parked" | "cooling" | "trial" | "unhealthy" | "provider" | "window"
     readonly until: number | undefined
+    readonly left?: Duration.Duration | undefined
   }
-  Compacting: { readonly place: Place.Place; readonly failure: Failure.Failure; readonly how: "compact" | "trim" }
+  Compacting: {
+    readonly place: Place.Place
+    readonly failure: Failure.Failure
+    readonly how: "compact" | "trim"
+    readonly remedy?: string | undefined
+  }
   Probing: { readonly place: Place.Place; readonly quiet: Duration.Duration; readonly failed: number; readonly of: number }
   Stalled: { readonly place: Place.Place; readonly quiet: Duration.Duration; readonly limit: Duration.Duration }
-  Stopping: { readonly place: Place.Place; readonly failure: Failure.Failure; readonly reason: string }
+  Stopping: {
+    readonly place: Place.Place
+    readonly failure: Failure.Failure
+    readonly reason: string
+    readonly remedy?: string | undefined
+    readonly skipped?: boolean | undefined
+  }
 }>
 
 /**
@@ -86,8 +105,14 @@ const skipped = {
   window: "has a context window smaller than the prompt"
 } as const
 
-const until = (millis: number | undefined) =>
-  millis === undefined ? "" : ` until ${DateTime.formatIso(DateTime.unsafeMake(millis))}`
+const until = (left: Duration.Duration | undefined, millis: number | undefined) =>
+  left !== undefined ? ` for another ${wait(left)}` : millis === undefined ? "" : ` until ${DateTime.formatIso(DateTime.unsafeMake(millis))}`
+
+const what = (failure: Failure.Failure, remedy: string | undefined) =>
+  remedy === undefined ? Failure.describe(failure) : `${Failure.describe(failure)}; ${remedy}`
+
+const carried = (n: { readonly by: "account" | "place"; readonly to: Place.Place }) =>
+  n.by === "account" && n.to.account !== undefined ? `carrying on as ${n.to.account}` : `carrying on at ${Place.format(n.to)}`
 
 /**
  * A notice as the line a person reads.
@@ -97,21 +122,24 @@ const until = (millis: number | undefined) =>
  */
 export const format: (notice: Notice) => string = Notice.$match({
   Retrying: (n) =>
-    `${Failure.describe(n.failure)}; ${n.reopen ? "reopening and " : ""}trying again in ${wait(n.wait)} (${n.go} of ${n.of})`,
+    `${what(n.failure, n.remedy)}; ${n.reopen ? "reopening and " : ""}trying again in ${wait(n.wait)} (${n.go} of ${n.of})`,
   Moving: (n) =>
-    `${Failure.describe(n.failure)}; carrying on ${
-      n.by === "account" && n.to.account !== undefined ? `as ${n.to.account}` : `at ${Place.format(n.to)}`
-    }`,
-  Skipping: (n) => `${Place.format(n.place)} ${skipped[n.why]}${until(n.until)}; skipping it`,
+    n.skipped === true
+      ? `${Place.format(n.from)} was skipped; ${carried(n)}`
+      : `${what(n.failure, n.remedy)}; ${carried(n)}`,
+  Skipping: (n) => `${Place.format(n.place)} ${skipped[n.why]}${until(n.left, n.until)}; skipping it`,
   Compacting: (n) =>
     `${Failure.describe(n.failure)}; ${
       n.how === "compact" ? "compacting the history" : "trimming the oldest exchange"
     } and sending it again`,
   Probing: (n) =>
-    `${n.place.cli} has sent nothing for ${wait(n.quiet)} and did not answer a probe (${n.failed} of ${n.of})`,
+    `${Failure.who(n.place)} has sent nothing for ${wait(n.quiet)} and did not answer a probe (${n.failed} of ${n.of})`,
   Stalled: (n) =>
-    `${n.place.cli} has sent nothing for ${wait(n.quiet)} since its answer began; it ends at ${wait(n.limit)} with what it sent`,
-  Stopping: (n) => `${Failure.describe(n.failure)}; the turn fails here: ${n.reason}`
+    `${Failure.who(n.place)} has sent nothing for ${wait(n.quiet)} since its answer began; it ends at ${wait(n.limit)} with what it sent`,
+  Stopping: (n) =>
+    n.skipped === true
+      ? `${Place.format(n.place)} was skipped (it last failed: ${Failure.describe(n.failure)}); the turn fails here: ${n.reason}`
+      : `${Failure.describe(n.failure)}; the turn fails here: ${n.reason}`
 })
 
 /**

@@ -113,3 +113,10 @@ export * as Secret from "./Secret.js"
  * @since 0.1.0
  */
 export * as Steps from "./Steps.js"
+
+/**
+ * Spans, metrics and logs of every turn, attempt, wait and move, for any OpenTelemetry user.
+ *
+ * @since 0.1.0
+ */
+export * as Telemetry from "./Telemetry.js"

@@ -13,6 +13,6 @@ describe("the config file's limits", () => {
   it("a negative ceiling is refused, saying what it must be", () => {
     const read = Schema.decodeUnknownEither(ConfigFile.Document)({ limits: { send: -1 } })
     expect(Either.isLeft(read)).toBe(true)
-    expect(String(Either.isLeft(read) ? read.left : "")).toContain("a number of seconds, 0 or more")
+    expect(String(Either.isLeft(read) ? read.left : "")).toContain("a number of seconds from 0 to")
   })
 })

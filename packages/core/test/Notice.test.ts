@@ -1,15 +1,17 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Chunk, Duration, Effect, Fiber, Stream } from "effect"
-import { Failure, Notice, Place } from "../src/index.js"
+import { Answer, Failure, Notice, Place } from "../src/index.js"
 
 const place = Place.Place.make({ cli: "claude", account: "work", model: "opus" })
 const limited = new Failure.RateLimited({ place, said: Failure.said("429 sk-ant-api03-abcdefghijklmnopqrstuvwxyz") })
-const retrying = Notice.Notice.Retrying({ place, failure: limited, wait: Duration.seconds(30), go: 1, of: 1, reopen: false })
+const remedy = Answer.remedy(Answer.primary.RateLimited)
+const retrying = Notice.Notice.Retrying({ place, failure: limited, wait: Duration.seconds(30), go: 1, of: 1, reopen: false, remedy })
 const moving = Notice.Notice.Moving({
   from: place,
   to: Place.Place.make({ cli: "claude", account: "home", model: "opus" }),
   failure: limited,
-  by: "account"
+  by: "account",
+  remedy
 })
 
 const stderr = (lines: Array<string>) =>
@@ -21,10 +23,10 @@ const stderr = (lines: Array<string>) =>
 describe("Notice", () => {
   it("reads as the reference page's lines", () => {
     expect(Notice.format(retrying)).toBe(
-      "claude is rate-limited (this account has spent its quota; another one, or a wait, is what answers it); trying again in 30s (1 of 1)"
+      "claude@work is rate-limited; a wait, another account or another place is what answers it; trying again in 30s (1 of 1)"
     )
     expect(Notice.format(moving)).toBe(
-      "claude is rate-limited (this account has spent its quota; another one, or a wait, is what answers it); carrying on as home"
+      "claude@work is rate-limited; a wait, another account or another place is what answers it; carrying on as home"
     )
     expect(Notice.format(Notice.Notice.Moving({ from: place, to: Place.Place.make({ cli: "codex", model: "gpt" }), failure: limited, by: "place" })))
       .toMatch(/; carrying on at codex\/gpt$/)

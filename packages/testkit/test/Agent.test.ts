@@ -319,7 +319,7 @@ describe("Agent", () => {
       const failure = yield* Effect.flip(Agent.ask(agent, "hi"))
       expect(failure._tag).toBe("ModelNotFound")
       expect((yield* Heard).lines()).toEqual([
-        "claude has no model a (retired or never there; every account of it shares the catalogue, so another place is what answers it); the turn fails here: codex cannot be told not to search the web"
+        "claude has no model a (retired, or never there); the turn fails here: codex cannot be told not to search the web"
       ])
       expect((yield* Scripted.Scripted).seen(b).opens).toBe(0)
     }).pipe(Effect.provide(world({
@@ -422,8 +422,8 @@ describe("Agent", () => {
       expect(yield* Agent.ask(second, "hi")).toBe("ok from claude@home/a")
       expect((yield* Scripted.Scripted).seen("claude@work/a").turns).toBe(2)
       expect((yield* Heard).lines().slice(2)).toEqual([
-        "claude@work/a is cooling down until 1970-01-01T00:01:00.000Z; skipping it",
-        "claude has no quota left on this account (another account is what answers it); carrying on as home"
+        "claude@work/a is cooling down for another 30s; skipping it",
+        "claude@work/a was skipped; carrying on as home"
       ])
     }).pipe(Effect.provide(world({
       script: { places: { "claude@work/a": [Scripted.fail("QuotaExhausted")] } },

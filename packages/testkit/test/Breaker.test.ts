@@ -88,10 +88,10 @@ describe("breaker preset (003)", () => {
       expect(yield* ask("back in rotation")).toBe(`ok from ${requested}`)
       expect((yield* seen(requested)).at).toEqual([0, 0, 0, 0, 0, 60_000, 120_000, 120_000])
       expect((yield* Heard).lines().filter((line) => line.includes("skipping"))).toEqual([
-        "claude/claude-opus-5 is parked after failing too often in a row until 1970-01-01T00:01:00.000Z; skipping it",
-        "claude/claude-opus-5 is parked after failing too often in a row until 1970-01-01T00:01:00.000Z; skipping it",
-        "claude/claude-opus-5 is parked after failing too often in a row until 1970-01-01T00:02:00.000Z; skipping it",
-        "claude/claude-opus-5 is parked after failing too often in a row until 1970-01-01T00:02:00.000Z; skipping it"
+        "claude/claude-opus-5 is parked after failing too often in a row for another 1m; skipping it",
+        "claude/claude-opus-5 is parked after failing too often in a row for another 1ms; skipping it",
+        "claude/claude-opus-5 is parked after failing too often in a row for another 1m; skipping it",
+        "claude/claude-opus-5 is parked after failing too often in a row for another 1ms; skipping it"
       ])
     }).pipe(breaker({
       [requested]: [...Array.from({ length: 6 }, () => Scripted.fail("Unknown")), Scripted.answer(`ok from ${requested}`)]

@@ -63,6 +63,8 @@ describe("escalating preset (002)", () => {
       expect((yield* seen(b)).at).toEqual([30_000])
       const [entry] = yield* Effect.flatMap(Health.Health, (health) => health.snapshot)
       expect(entry!.coolingUntil).toEqual(Option.some(30_000 + 30 * 60_000))
+      // The remedy is the escalating table's: no account chain here, unlike the primary's.
+      expect((yield* Heard).lines()[0]).toBe("claude is rate-limited; a wait or another place is what answers it; trying again in 5s (1 of 3)")
       expect((yield* Heard).lines().slice(0, 3).map((line) => line.replace(/^.*; /, ""))).toEqual([
         "trying again in 5s (1 of 3)",
         "trying again in 10s (2 of 3)",

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Exit, Scope } from "effect"
+
 import { MockProvider } from "../src/index.js"
 
 interface Call {
@@ -98,7 +99,10 @@ describe("MockProvider", () => {
       const anthropic = yield* request(mock.url, calls.anthropic("m", true))
       expect(events(anthropic.text).at(-1).type).toBe("message_stop")
       const responses = yield* request(mock.url, calls.responses("m", true))
-      expect(events(responses.text).at(-1)).toMatchObject({ type: "response.completed", response: { status: "completed" } })
+      expect(events(responses.text).at(-1)).toMatchObject({
+        type: "response.completed",
+        response: { status: "completed" }
+      })
       const chat = yield* request(mock.url, calls.chat("m", true))
       expect(chat.text.trim().endsWith("data: [DONE]")).toBe(true)
       const gemini = yield* request(mock.url, calls.gemini("m", true))
@@ -223,7 +227,9 @@ describe("MockProvider", () => {
       const reader = response.body!.getReader()
       const decoder = new TextDecoder()
       let seen = ""
-      while (!seen.includes("content_block_delta")) seen += decoder.decode((yield* Effect.promise(() => reader.read())).value)
+      while (!seen.includes("content_block_delta")) {
+        seen += decoder.decode((yield* Effect.promise(() => reader.read())).value)
+      }
       const more = yield* Effect.promise(() => reader.read()).pipe(Effect.timeout("300 millis"), Effect.option)
       expect(more._tag).toBe("None")
     }))
@@ -244,7 +250,10 @@ describe("MockProvider", () => {
       expect((yield* request(mock.url, calls.chat("gpt-5.5-fault-quota", false))).status).toBe(429)
       const byKey = { ...calls.anthropic("claude", false), headers: { "x-api-key": "key-fault-unauthorized" } }
       expect((yield* request(mock.url, byKey)).status).toBe(401)
-      yield* mock.script([{ fault: "overloaded", model: "busy", times: 2 }, { fault: "model-not-found", route: "gemini" }])
+      yield* mock.script([{ fault: "overloaded", model: "busy", times: 2 }, {
+        fault: "model-not-found",
+        route: "gemini"
+      }])
       const busy = yield* Effect.forEach([1, 2, 3], () => request(mock.url, calls.anthropic("busy", false)))
       expect(busy.map((reply) => reply.status)).toEqual([529, 529, 200])
       expect((yield* request(mock.url, calls.gemini("busy", false))).status).toBe(404)
@@ -254,7 +263,10 @@ describe("MockProvider", () => {
   it.scopedLive("a context window given for a model turns a longer prompt into context-too-long", () =>
     Effect.gen(function*() {
       const mock = yield* MockProvider.make({ contextWindows: { small: 10 } })
-      const long = { ...calls.chat("small", false), body: { model: "small", messages: [{ role: "user", content: "x".repeat(80) }] } }
+      const long = {
+        ...calls.chat("small", false),
+        body: { model: "small", messages: [{ role: "user", content: "x".repeat(80) }] }
+      }
       expect((yield* request(mock.url, long)).status).toBe(400)
       expect((yield* request(mock.url, calls.chat("small", false))).status).toBe(200)
     }))
@@ -289,7 +301,9 @@ describe("MockProvider", () => {
       expect(yield* control("requests")).toMatchObject({ total: 2, byRoute: { responses: 2 } })
       yield* control("reset", {})
       expect(yield* control("requests")).toMatchObject({ total: 0 })
-      expect((yield* control("script", { rules: [{ fault: "on-fire" }] })).error).toMatch(/no fault "on-fire"; one of answer/)
+      expect((yield* control("script", { rules: [{ fault: "on-fire" }] })).error).toMatch(
+        /no fault "on-fire"; one of answer/
+      )
     }))
 
   it.live("closing the scope stops the server and ends a hanging request", () =>
@@ -320,7 +334,9 @@ describe("the mock provider answers with tool calls and JSON", () => {
     const parts = stream ? events(text) : [JSON.parse(text)]
     switch (vendor) {
       case "anthropic": {
-        if (!stream) return { name: parts[0].content[0].name, input: parts[0].content[0].input, stop: parts[0].stop_reason }
+        if (!stream) {
+          return { name: parts[0].content[0].name, input: parts[0].content[0].input, stop: parts[0].stop_reason }
+        }
         const start = parts.find((e) => e.type === "content_block_start").content_block
         const json = parts.filter((e) => e.type === "content_block_delta").map((e) => e.delta.partial_json).join("")
         const stop = parts.find((e) => e.type === "message_delta").delta.stop_reason
@@ -334,7 +350,8 @@ describe("the mock provider answers with tool calls and JSON", () => {
       case "responses": {
         const done = stream ? parts.find((e) => e.type === "response.completed").response : parts[0]
         const item = done.output[0]
-        const streamed = parts.filter((e) => e.type === "response.function_call_arguments.delta").map((e) => e.delta).join("")
+        const streamed = parts.filter((e) => e.type === "response.function_call_arguments.delta").map((e) => e.delta)
+          .join("")
         if (stream) expect(streamed).toBe(item.arguments)
         return { name: item.name, input: JSON.parse(item.arguments), stop: done.status }
       }
@@ -354,7 +371,11 @@ describe("the mock provider answers with tool calls and JSON", () => {
             : [{ type: vendor === "responses" ? "function" : undefined, name: "Weather", input_schema: {} }]
           const reply = yield* request(mock.url, { ...call, body: { ...call.body, tools } })
           expect(reply.status).toBe(200)
-          expect(toolCall(vendor, stream, reply.text)).toEqual({ name: "Weather", input: { city: "Oslo" }, stop: stops[vendor] })
+          expect(toolCall(vendor, stream, reply.text)).toEqual({
+            name: "Weather",
+            input: { city: "Oslo" },
+            stop: stops[vendor]
+          })
         }))
     }
   }
@@ -367,7 +388,11 @@ describe("the mock provider answers with tool calls and JSON", () => {
       const forced = calls.anthropic("m", false)
       const anthropic = yield* request(mock.url, {
         ...forced,
-        body: { ...forced.body, tools: [{ name: "Answer", input_schema: {} }], tool_choice: { type: "tool", name: "Answer" } }
+        body: {
+          ...forced.body,
+          tools: [{ name: "Answer", input_schema: {} }],
+          tool_choice: { type: "tool", name: "Answer" }
+        }
       })
       expect(toolCall("anthropic", false, anthropic.text)).toEqual({ name: "Answer", input: value, stop: "tool_use" })
       const responses = yield* request(mock.url, calls.responses("m", false))

@@ -163,8 +163,8 @@ describe("primary preset (000): each kind's answer", () => {
       yield* TestClock.adjust("1 minute")
       yield* Fiber.join(fiber)
       expect((yield* Heard).lines()).toEqual([
-        "claude is rate-limited (this account has spent its quota; another one, or a wait, is what answers it); trying again in 30s (1 of 1)",
-        "claude is rate-limited (this account has spent its quota; another one, or a wait, is what answers it); carrying on as home"
+        "claude@work is rate-limited; a wait, another account or another place is what answers it; trying again in 30s (1 of 1)",
+        "claude@work is rate-limited; a wait, another account or another place is what answers it; carrying on as home"
       ])
     }).pipe(Effect.provide(setup(row("RateLimited")))))
 
@@ -224,7 +224,7 @@ describe("primary preset (000): each kind's answer", () => {
       const agent = yield* Agent.make(work)
       yield* Agent.ask(agent, "hello")
       expect((yield* Heard).lines()).toEqual([
-        "claude refused the credentials of account work (it needs signing in again; another account is what answers it); carrying on as home"
+        "claude@work refused the credentials (account work needs signing in again); another account or another place is what answers it; carrying on as home"
       ])
     }).pipe(Effect.provide(setup(row("AuthRefused")))))
 
@@ -235,7 +235,7 @@ describe("primary preset (000): each kind's answer", () => {
       yield* TestClock.adjust("1 second")
       yield* Fiber.join(fiber)
       expect((yield* Heard).lines()[0]).toBe(
-        "claude was killed by SIGKILL rather than answering (the machine may be out of memory); reopening and trying again in 1s (1 of 1)"
+        "claude@work was killed by SIGKILL rather than answering (the machine may be out of memory); reopening and resuming, another account or another place is what answers it; reopening and trying again in 1s (1 of 1)"
       )
       const seen = (yield* Scripted.Scripted).seen(work)
       expect(seen.opens).toBe(2)
@@ -248,7 +248,7 @@ describe("primary preset (000): each kind's answer", () => {
       const agent = yield* Agent.make(work)
       yield* Agent.ask(agent, "hello")
       expect((yield* Heard).lines()).toEqual([
-        "claude is not installed here (install it with: npm install -g claude); carrying on at codex/gpt"
+        "claude is not installed here (install it with: npm install -g claude); another place is what answers it; carrying on at codex/gpt"
       ])
     }).pipe(Effect.provide(setup(row("NotInstalled")))))
 
@@ -263,7 +263,7 @@ describe("primary preset (000): each kind's answer", () => {
       yield* TestClock.adjust("1 millis")
       expect(yield* Fiber.join(fiber)).toBe(`ok from ${home}`)
       expect((yield* Heard).lines()).toEqual([
-        "claude sent nothing within 30s (another place is what answers it); carrying on as home"
+        "claude@work sent nothing within 30s; another account or another place is what answers it; carrying on as home"
       ])
       expect((yield* Scripted.Scripted).seen(work).closes).toBe(0)
     }).pipe(Effect.provide(world({

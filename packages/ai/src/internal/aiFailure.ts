@@ -24,20 +24,33 @@ export const toFailure = (error: AiError.AiError, place: Place.Place, now: numbe
           place,
           now
         )
-        : new Failure.Unknown({ place, said: Failure.said(`${error.response.status}: ${error.reason} ${words(error)}`.trim()) })
+        : new Failure.Unknown({
+          place,
+          said: Failure.said(`${error.response.status}: ${error.reason} ${words(error)}`.trim())
+        })
     case "HttpRequestError":
       return error.reason === "Transport"
         ? new Failure.ConnectionLost({
           place,
-          said: Failure.said(`could not reach ${urlOf(error.request.url)}${error.description ? `: ${error.description}` : ""}`)
+          said: Failure.said(
+            `could not reach ${urlOf(error.request.url)}${error.description ? `: ${error.description}` : ""}`
+          )
         })
-        : new Failure.Unknown({ place, said: Failure.said(`${error.reason}: ${error.description ?? "the request could not be made"}`) })
+        : new Failure.Unknown({
+          place,
+          said: Failure.said(`${error.reason}: ${error.description ?? "the request could not be made"}`)
+        })
     case "MalformedOutput":
     case "MalformedInput":
-      return new Failure.Unknown({ place, said: Failure.said(`${error._tag}: ${error.description ?? "no description"}`) })
+      return new Failure.Unknown({
+        place,
+        said: Failure.said(`${error._tag}: ${error.description ?? "no description"}`)
+      })
     case "UnknownError": {
       const found = HttpProvider.classify({ headers: {}, body: words(error) }, place, now)
-      return found._tag === "Unknown" ? new Failure.Unknown({ place, said: Failure.said(words(error) || "UnknownError") }) : found
+      return found._tag === "Unknown"
+        ? new Failure.Unknown({ place, said: Failure.said(words(error) || "UnknownError") })
+        : found
     }
   }
 }
@@ -66,7 +79,12 @@ export const masked = (error: AiError.AiError): AiError.AiError => {
         module: error.module,
         method: error.method,
         reason: error.reason,
-        request: { ...error.request, url: urlOf(error.request.url), urlParams: [], headers: maskHeaders(error.request.headers) },
+        request: {
+          ...error.request,
+          url: urlOf(error.request.url),
+          urlParams: [],
+          headers: maskHeaders(error.request.headers)
+        },
         ...(error.description === undefined ? {} : { description: Failure.said(error.description) })
       }, { disableValidation: true })
     case "HttpResponseError":
@@ -74,7 +92,12 @@ export const masked = (error: AiError.AiError): AiError.AiError => {
         module: error.module,
         method: error.method,
         reason: error.reason,
-        request: { ...error.request, url: urlOf(error.request.url), urlParams: [], headers: maskHeaders(error.request.headers) },
+        request: {
+          ...error.request,
+          url: urlOf(error.request.url),
+          urlParams: [],
+          headers: maskHeaders(error.request.headers)
+        },
         response: { status: error.response.status, headers: maskHeaders(error.response.headers) },
         ...(error.body === undefined ? {} : { body: Failure.said(error.body) }),
         ...(error.description === undefined ? {} : { description: Failure.said(error.description) })

@@ -13,9 +13,10 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as Stream from "effect/Stream"
+
 import type * as AiPlace from "../AiPlace.js"
-import { type Call, carried, CurrentCall, models, Passed, raised } from "./call.js"
 import { toFailure } from "./aiFailure.js"
+import { type Call, carried, CurrentCall, models, Passed, raised } from "./call.js"
 
 /** The failure an `@effect/ai` error is; the error itself is kept (masked when it is handed back) for a chain that gives up. */
 const failed = (place: Place.Place) => (error: unknown): Effect.Effect<never, Failure.Failure> =>
@@ -42,17 +43,18 @@ const keyOf = (
     : { config: Config.redacted(own.fromEnv), variable: own.fromEnv }
 }
 
-const unbuilt = (place: Place.Place, variable: string | undefined) => (error: unknown): Effect.Effect<never, Failure.Failure> =>
-  ConfigError.isConfigError(error)
-    ? Effect.fail(
-      new Failure.AuthRefused({
-        place,
-        said: Failure.said(variable === undefined ? "no key" : `no key: the variable ${variable} is not set`)
-      })
-    )
-    : AiError.isAiError(error)
-    ? failed(place)(error)
-    : Effect.fail(new Failure.Unknown({ place, said: Failure.said(`the model's layer failed: ${String(error)}`) }))
+const unbuilt =
+  (place: Place.Place, variable: string | undefined) => (error: unknown): Effect.Effect<never, Failure.Failure> =>
+    ConfigError.isConfigError(error)
+      ? Effect.fail(
+        new Failure.AuthRefused({
+          place,
+          said: Failure.said(variable === undefined ? "no key" : `no key: the variable ${variable} is not set`)
+        })
+      )
+      : AiError.isAiError(error)
+      ? failed(place)(error)
+      : Effect.fail(new Failure.Unknown({ place, said: Failure.said(`the model's layer failed: ${String(error)}`) }))
 
 /** A conversation a plain agent keeps, as the messages of a prompt. */
 const promptOf = (prompt: Backend.Prompt): Prompt.RawInput => {
@@ -65,14 +67,23 @@ const promptOf = (prompt: Backend.Prompt): Prompt.RawInput => {
 }
 
 /** Parts that come before an answer's content: they wait with it, and go when an attempt fails. */
-const leading: ReadonlySet<string> = new Set(["response-metadata", "text-start", "reasoning-start", "tool-params-start"])
+const leading: ReadonlySet<string> = new Set([
+  "response-metadata",
+  "text-start",
+  "reasoning-start",
+  "tool-params-start"
+])
 
 const errorPart = (place: Place.Place, part: Response.AnyPart): Effect.Effect<never, Failure.Failure> =>
   Effect.clockWith((clock) => {
     const error = (part as Response.ErrorPart).error
     return Effect.fail(
       toFailure(
-        new AiError.UnknownError({ module: "AiPlace", method: "streamText", description: JSON.stringify(error) ?? String(error) }),
+        new AiError.UnknownError({
+          module: "AiPlace",
+          method: "streamText",
+          description: JSON.stringify(error) ?? String(error)
+        }),
         place,
         clock.unsafeCurrentTimeMillis()
       )
@@ -112,7 +123,8 @@ const within = <A>(
       const after = Duration.millis(Math.max(0, by - clock.unsafeCurrentTimeMillis()))
       return Effect.timeoutFail(effect, {
         duration: after,
-        onTimeout: () => new Failure.Timeout({ place, said: Failure.said("no answer in time"), phase: "first-byte", after })
+        onTimeout: () =>
+          new Failure.Timeout({ place, said: Failure.said("no answer in time"), phase: "first-byte", after })
       })
     })
     : effect
@@ -168,22 +180,35 @@ const modelBackend = (backend: Backend.Backend): Backend.Backend => {
 
 /** @internal */
 export const make = <E, R>(registration: AiPlace.Registration<E, R>): Effect.Effect<Backend.Backend, never, R> =>
-  Effect.map(Effect.context<R>(), (context): Backend.Backend => modelBackend({
-    cli: registration.cli,
-    capabilities: {
-      webSearchOff: true,
-      callbacks: false,
-      resume: false,
-      models: registration.models ?? []
-    },
-    open: (place: Place.Place, account: Option.Option<ConfigFile.Account>, _settings: Settings.Settings, opening: Backend.Opening) =>
-      Effect.gen(function*() {
-        const key = keyOf(registration.key, account)
-        const layer = registration.layer({ model: place.model, key: key.config, account })
-        const built = yield* Layer.buildWithScope(Layer.provide(layer, Layer.succeedContext(context)), yield* Effect.scope).pipe(
-          Effect.catchAll(unbuilt(place, key.variable))
-        )
-        opened += 1
-        return session(Context.get(built, LanguageModel.LanguageModel), place, opening.resume ?? `${Place.format(place)}#${opened}`)
-      })
-  }))
+  Effect.map(Effect.context<R>(), (context): Backend.Backend =>
+    modelBackend({
+      cli: registration.cli,
+      capabilities: {
+        webSearchOff: true,
+        callbacks: false,
+        resume: false,
+        models: registration.models ?? []
+      },
+      open: (
+        place: Place.Place,
+        account: Option.Option<ConfigFile.Account>,
+        _settings: Settings.Settings,
+        opening: Backend.Opening
+      ) =>
+        Effect.gen(function*() {
+          const key = keyOf(registration.key, account)
+          const layer = registration.layer({ model: place.model, key: key.config, account })
+          const built = yield* Layer.buildWithScope(
+            Layer.provide(layer, Layer.succeedContext(context)),
+            yield* Effect.scope
+          ).pipe(
+            Effect.catchAll(unbuilt(place, key.variable))
+          )
+          opened += 1
+          return session(
+            Context.get(built, LanguageModel.LanguageModel),
+            place,
+            opening.resume ?? `${Place.format(place)}#${opened}`
+          )
+        })
+    }))

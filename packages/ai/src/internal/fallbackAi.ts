@@ -8,9 +8,10 @@ import * as JSONSchema from "effect/JSONSchema"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
+
 import type * as FallbackAi from "../FallbackAi.js"
-import { type Call, carried, CurrentCall, models, Passed, raised } from "./call.js"
 import { masked } from "./aiFailure.js"
+import { type Call, carried, CurrentCall, models, Passed, raised } from "./call.js"
 import { flatten } from "./prompt.js"
 
 /**
@@ -69,12 +70,17 @@ const statelessBackends = (backends: Backend.Backends["Type"]): Backend.Backends
 const failedWith = (method: string) => (failure: Failure.Failure) => {
   const error = raised.get(failure)
   return Effect.fail(
-    error === undefined ? new AiError.UnknownError({ module: "FallbackAi", method, description: failure.message }) : masked(error)
+    error === undefined
+      ? new AiError.UnknownError({ module: "FallbackAi", method, description: failure.message })
+      : masked(error)
   )
 }
 
 const passedOn = <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, unknown, R> =>
-  Effect.catchSomeDefect(self, (defect) => defect instanceof Passed ? Option.some(Effect.fail(defect.error)) : Option.none())
+  Effect.catchSomeDefect(
+    self,
+    (defect) => defect instanceof Passed ? Option.some(Effect.fail(defect.error)) : Option.none()
+  )
 
 /** Where a call was answered, as the caller reads it on the finish part's metadata. */
 const annotation = (start: Place.Place, at: Place.Place | undefined) =>
@@ -118,7 +124,11 @@ export const make = Effect.fnUntraced(function*(place: Place.Place | string, con
       )
     })
 
-  const answered = (call: Call, start: Place.Place, events: ReadonlyArray<Backend.Event>): Effect.Effect<any, any, any> => {
+  const answered = (
+    call: Call,
+    start: Place.Place,
+    events: ReadonlyArray<Backend.Event>
+  ): Effect.Effect<any, any, any> => {
     const note = annotation(start, call.at)
     if (call.response !== undefined) {
       const response = call.response as LanguageModel.GenerateTextResponse<any>
@@ -130,9 +140,13 @@ export const make = Effect.fnUntraced(function*(place: Place.Place | string, con
           : new LanguageModel.GenerateTextResponse(content as any)
       )
     }
-    const parts = partsOf(events).map((part) => note !== undefined && part.type === "finish" ? annotated(part, note) : part)
+    const parts = partsOf(events).map((part) =>
+      note !== undefined && part.type === "finish" ? annotated(part, note) : part
+    )
     if (call.kind === "text") return Effect.succeed(new LanguageModel.GenerateTextResponse(parts as any))
-    return Schema.decodeUnknown(Schema.parseJson(call.options.schema as Schema.Schema<unknown, unknown>))(Backend.textOf(events)).pipe(
+    return Schema.decodeUnknown(Schema.parseJson(call.options.schema as Schema.Schema<unknown, unknown>))(
+      Backend.textOf(events)
+    ).pipe(
       Effect.mapError((error) =>
         AiError.MalformedOutput.fromParseError({ module: "FallbackAi", method: "generateObject", error })
       ),
@@ -174,7 +188,10 @@ export const make = Effect.fnUntraced(function*(place: Place.Place | string, con
       const ending = Stream.suspend(() => {
         if (!texted) return Stream.empty
         const note = annotation(start, call.at)
-        const finish = Response.makePart("finish", { reason: "stop", usage: usageOf(result === undefined ? [] : [result]) })
+        const finish = Response.makePart("finish", {
+          reason: "stop",
+          usage: usageOf(result === undefined ? [] : [result])
+        })
         return Stream.make(
           Response.makePart("text-end", { id: "0" }),
           note === undefined ? finish : annotated(finish, note)
@@ -198,4 +215,3 @@ export const make = Effect.fnUntraced(function*(place: Place.Place | string, con
     streamText
   } as any)
 })
-

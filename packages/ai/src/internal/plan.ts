@@ -1,10 +1,11 @@
 import * as LanguageModel from "@effect/ai/LanguageModel"
 import { Backend, ConfigFile, Health, Place, type Policy, Steps } from "@fallback/core"
-import * as Context from "effect/Context"
+import type * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import type * as ExecutionPlan from "effect/ExecutionPlan"
 import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
+
 import type * as FallbackAi from "../FallbackAi.js"
 import * as AiPlace from "./aiPlace.js"
 import * as internal from "./fallbackAi.js"
@@ -12,7 +13,9 @@ import * as internal from "./fallbackAi.js"
 type Step = ExecutionPlan.ExecutionPlan<any>["steps"][number]
 
 const layerOf = (step: Step): Layer.Layer<LanguageModel.LanguageModel, unknown, unknown> =>
-  Layer.isLayer(step.provide) ? step.provide as Layer.Layer<LanguageModel.LanguageModel, unknown, unknown> : Layer.succeedContext(step.provide as Context.Context<LanguageModel.LanguageModel>)
+  Layer.isLayer(step.provide)
+    ? step.provide as Layer.Layer<LanguageModel.LanguageModel, unknown, unknown>
+    : Layer.succeedContext(step.provide as Context.Context<LanguageModel.LanguageModel>)
 
 /** @internal */
 export class PlanMismatch extends Schema.TaggedError<PlanMismatch>("@fallback/ai/PlanMismatch")("PlanMismatch", {
@@ -42,7 +45,9 @@ export const chain = (
     const steps = yield* Steps.Steps
     for (let i = 0; i < places.length; i++) {
       const retrying = tries[i]
-      if (retrying !== undefined && retrying.tries > 0) yield* steps.retrying(places[i]!, retrying.tries, retrying.policy)
+      if (retrying !== undefined && retrying.tries > 0) {
+        yield* steps.retrying(places[i]!, retrying.tries, retrying.policy)
+      }
       if (i > 0) yield* steps.points(places[i - 1]!, places[i]!)
     }
   })
@@ -65,8 +70,13 @@ export const fromExecutionPlan = (
     const byPlace = new Map(parsed.map((place, i) => [`${place.cli}/${place.model}`, plan.steps[i]!]))
     const backends = yield* Effect.forEach([...new Set(parsed.map((place) => place.cli))], (cli) =>
       AiPlace.make({ cli, layer: ({ model }) => layerOf(byPlace.get(`${cli}/${model}`)!) }))
-    return chain(parsed, backends, config, plan.steps.map((step) => ({
-      tries: (step.attempts ?? 1) - 1,
-      policy: step.schedule === undefined ? "none" as const : undefined
-    })))
+    return chain(
+      parsed,
+      backends,
+      config,
+      plan.steps.map((step) => ({
+        tries: (step.attempts ?? 1) - 1,
+        policy: step.schedule === undefined ? "none" as const : undefined
+      }))
+    )
   }))

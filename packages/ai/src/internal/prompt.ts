@@ -21,7 +21,9 @@ const said = (part: Part): string => {
     case "reasoning":
       return part.text ?? ""
     case "file":
-      return `[a file${part.fileName === undefined ? "" : ` ${part.fileName}`}${part.mediaType === undefined ? "" : ` (${part.mediaType})`}]`
+      return `[a file${part.fileName === undefined ? "" : ` ${part.fileName}`}${
+        part.mediaType === undefined ? "" : ` (${part.mediaType})`
+      }]`
     case "tool-call":
       return `[called the tool ${part.name} with ${JSON.stringify(part.params)}]`
     case "tool-result":
@@ -32,7 +34,9 @@ const said = (part: Part): string => {
 }
 
 const lineOf = (message: Message): string => {
-  const text = typeof message.content === "string" ? message.content : message.content.map(said).filter((s) => s !== "").join("\n")
+  const text = typeof message.content === "string"
+    ? message.content
+    : message.content.map(said).filter((s) => s !== "").join("\n")
   return `${message.role[0]!.toUpperCase()}${message.role.slice(1)}: ${text}`
 }
 

@@ -28,6 +28,7 @@ import { exitStatusTable, Unanswered } from "./outcome.js"
 import * as RunJson from "./runJson.js"
 import { parseTime } from "./seconds.js"
 import { health } from "./status.js"
+import { exported } from "./telemetry.js"
 
 const presets = { primary: Preset.primary, escalating: Preset.escalating, breaker: Preset.breaker } as const
 
@@ -317,7 +318,8 @@ export const run = Command.make("run", {
     }).pipe(
       Effect.scoped,
       Effect.provideService(Notice.Notices, notices),
-      Effect.provide(world)
+      Effect.provide(world),
+      exported
     )
   }).pipe(Effect.provide(editing(args.config)))).pipe(
     Command.withDescription(

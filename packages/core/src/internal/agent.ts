@@ -20,6 +20,7 @@ import { check } from "./candidates.js"
 import { atPlace, type Entry, type Go } from "./goes.js"
 import * as Run from "./run.js"
 import * as StandIns from "./standIns.js"
+import * as telemetry from "./telemetry.js"
 import { walk, type Walker } from "./walk.js"
 
 const key = Place.format
@@ -40,7 +41,7 @@ export const make = Effect.fnUntraced(function*(
   const health = yield* Health.Health
   const accounts = yield* Effect.serviceOption(Accounts.Accounts)
   const compactor = yield* Effect.serviceOption(Compactor)
-  const notices = yield* Notices
+  const notices = telemetry.observed(yield* Notices)
   const scope = yield* Effect.scope
 
   const state = Run.initial(origin)
@@ -93,7 +94,8 @@ export const make = Effect.fnUntraced(function*(
     Stream.unwrapScoped(Effect.gen(function*() {
       const clock = yield* Effect.clock
       const run = newRun(clock, clock.unsafeCurrentTimeMillis(), yield* Effect.scope)
-      return yield* whole(run, startOf(), text, streamed, streamMoved, undefined)
+      const start = startOf()
+      return yield* telemetry.streamedTurn(run, start, whole(run, start, text, streamed, streamMoved, undefined))
     }))
 
   /**
@@ -161,20 +163,23 @@ export const make = Effect.fnUntraced(function*(
    * replies whole runs bare: one admission, the reply, no scope, no lookup, nothing written.
    */
   const reply = (text: string): Effect.Effect<ReadonlyArray<Backend.Event>, Failure.Failure> =>
-    Effect.clockWith((clock) => {
+    telemetry.turnWith((clock, traced) => {
       const startedAt = clock.unsafeCurrentTimeMillis()
       const start = startOf()
       const session = standIns.open(start)
-      if (session === undefined || !repliesWhole(session)) {
-        return rest(newRun(clock, startedAt, undefined), start, text, undefined)
+      if (traced || session === undefined || !repliesWhole(session)) {
+        return rest(newRun(clock, startedAt, undefined), start, text, undefined, traced)
       }
       return Effect.flatMap(health.admit(start), (admission) => {
         const run = newRun(clock, startedAt, undefined)
-        if (admission._tag !== "Go" || admission.held) return rest(run, start, text, { admission })
+        if (admission._tag !== "Go" || admission.held) return rest(run, start, text, { admission }, false)
         const prompt = promptOf(text, state.history)
         return Effect.matchEffect(replyAttempt(run, start, session, probe, prompt, startedAt), {
-          onSuccess: (events) => Effect.succeed(landed(run, start, session, prompt, events)),
-          onFailure: (failure) => rest(run, start, text, { admission, first: Either.left(failure) })
+          onSuccess: (events) => {
+            telemetry.landed(run, start)
+            return Effect.succeed(landed(run, start, session, prompt, events))
+          },
+          onFailure: (failure) => rest(run, start, text, { admission, first: Either.left(failure) }, false)
         })
       })
     })
@@ -184,11 +189,17 @@ export const make = Effect.fnUntraced(function*(
     run: Run.Run,
     start: Place.Place,
     text: string,
-    entry: Entry<Effect.Effect<ReadonlyArray<Backend.Event>, Failure.Failure>> | undefined
+    entry: Entry<Effect.Effect<ReadonlyArray<Backend.Event>, Failure.Failure>> | undefined,
+    traced: boolean
   ) =>
-    Effect.onExit(
-      Effect.flatten(whole(run, start, text, collected, wholeMoved, entry)),
-      (exit) => run.made === undefined ? Effect.void : Scope.close(run.made, exit)
+    telemetry.wholeTurn(
+      run,
+      start,
+      traced,
+      Effect.onExit(
+        Effect.flatten(whole(run, start, text, collected, wholeMoved, entry)),
+        (exit) => run.made === undefined ? Effect.void : Scope.close(run.made, exit)
+      )
     )
 
   return {

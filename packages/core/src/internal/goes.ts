@@ -19,6 +19,7 @@ import { promptOf } from "./attempt.js"
 import { atLeast, beforeDeadline, nextAt } from "./policy.js"
 import { type Run, spent } from "./run.js"
 import type { StandIns } from "./standIns.js"
+import * as telemetry from "./telemetry.js"
 
 /**
  * What one place gave: an answer (a stream, or a whole reply), a failure, or a skip without a
@@ -146,7 +147,13 @@ export const atPlace = <A>(
     const { notices, options } = run
     const admission = entry?.admission ?? (yield* health.admit(place))
     if (admission._tag === "Skip") {
-      yield* notices.publish(Notice.Skipping({ place, why: admission.why, until: admission.until }))
+      const now = run.clock.unsafeCurrentTimeMillis()
+      yield* notices.publish(Notice.Skipping({
+        place,
+        why: admission.why,
+        until: admission.until,
+        left: admission.until === undefined ? undefined : Duration.millis(Math.max(0, admission.until - now))
+      }))
       return skipped(admission.last)
     }
     yield* announce
@@ -158,7 +165,8 @@ export const atPlace = <A>(
     let waits = undefined as Waits | undefined
     while (true) {
       const prompt = promptOf(text, run.history)
-      const result = first ?? (yield* go(run, place, prompt))
+      const result = first ?? (yield* telemetry.attempt(run, place, move, go(run, place, prompt)))
+      telemetry.attempted(run, place, result)
       first = undefined
       if (Either.isRight(result)) {
         if (admission._tag !== "Go" || admission.held || retried) yield* health.succeeded(place)
@@ -200,9 +208,17 @@ export const atPlace = <A>(
       retried = true
       const wait = Duration.millis(at - now)
       yield* notices.publish(
-        Notice.Retrying({ place, failure, wait, go: waits.goes, of: goesOf(answer, retrying), reopen: answer.reopen })
+        Notice.Retrying({
+          place,
+          failure,
+          wait,
+          go: waits.goes,
+          of: goesOf(answer, retrying),
+          reopen: answer.reopen,
+          remedy: Answer.remedy(answer)
+        })
       )
-      yield* Effect.sleep(wait)
+      yield* telemetry.wait(run, place, failure, Duration.toMillis(wait))
       if (answer.reopen) {
         yield* standIns.reopen(place, Option.fromNullable(run.state.conversations.get(Place.format(place))))
       }

@@ -27,9 +27,9 @@ export interface Walker extends Goes {
   readonly accounts: Option.Option<Context.Tag.Service<typeof Accounts.Accounts>>
 }
 
-const stop = (run: Run, place: Place.Place, failure: Failure.Failure, reason: string) =>
+const stop = (run: Run, place: Place.Place, failure: Failure.Failure, reason: string, skipped = false) =>
   Effect.andThen(
-    run.notices.publish(Notice.Stopping({ place, failure, reason })),
+    run.notices.publish(Notice.Stopping({ place, failure, reason, skipped })),
     Effect.fail(failure)
   )
 
@@ -45,6 +45,9 @@ export const walk = <A>(walker: Walker, run: Run, start: Place.Place, first: Una
     const options = run.options
     let last = start
     let failure = first._tag === "Failed" ? first.failure : first.last
+    // A place skipped since the last failure: what the turn says next is about the skip, not an
+    // old failure told as if it had just happened.
+    let skippedAt: Place.Place | undefined = first._tag === "Skipped" ? start : undefined
     const tried = new Set<string>([key(start)])
     const failedProviders = new Set<string>()
     const noteProvider = (place: Place.Place) =>
@@ -75,9 +78,10 @@ export const walk = <A>(walker: Walker, run: Run, start: Place.Place, first: Una
       if (spent(run, now)) {
         return yield* stop(
           run,
-          last,
+          skippedAt ?? last,
           failure,
-          `the turn's budget is spent (${Duration.format(options.budget.deadline)}, ${options.budget.attempts} requests)`
+          `the turn's budget is spent (${Duration.format(options.budget.deadline)}, ${options.budget.attempts} requests)`,
+          skippedAt !== undefined
         )
       }
       let next: { readonly place: Place.Place; readonly move: "account" | "place" } | undefined = undefined
@@ -107,14 +111,23 @@ export const walk = <A>(walker: Walker, run: Run, start: Place.Place, first: Una
           next = { place: found.place, move: "place" }
         }
       }
-      if (next === undefined) return yield* stop(run, last, failure, "no account or place is left to try")
+      if (next === undefined) {
+        return yield* stop(run, skippedAt ?? last, failure, "no account or place is left to try", skippedAt !== undefined)
+      }
       const { move, place } = next
       tried.add(key(place))
       if (move === "account") standIns.openNext(place, Option.fromNullable(run.state.conversations.get(key(last))))
-      const from = last
+      const from = skippedAt ?? last
       const moved = failure
       const announce = Effect.andThen(
-        run.notices.publish(Notice.Moving({ from, to: place, failure: moved, by: move })),
+        run.notices.publish(Notice.Moving({
+          from,
+          to: place,
+          failure: moved,
+          by: move,
+          remedy: Answer.remedy(answer),
+          skipped: skippedAt !== undefined
+        })),
         Effect.sync(() => void moves.push(Backend.Event.Moved({ from, to: place, by: move, failure: moved })))
       )
       const outcome = yield* atPlace(walker, run, place, move, announce, text, go, undefined)
@@ -122,7 +135,10 @@ export const walk = <A>(walker: Walker, run: Run, start: Place.Place, first: Una
       if (outcome._tag === "Failed") {
         failure = outcome.failure
         last = place
+        skippedAt = undefined
         noteProvider(place)
+      } else {
+        skippedAt = place
       }
     }
   })

@@ -105,7 +105,10 @@ const toolAnswer = (asked: Asked, call: Call): Reply => {
     ? sse([
       ...toolStart(asked, call),
       ...deltas(input).map((partial_json) =>
-        event({ type: "content_block_delta", index: 0, delta: { type: "input_json_delta", partial_json } }, "content_block_delta")
+        event(
+          { type: "content_block_delta", index: 0, delta: { type: "input_json_delta", partial_json } },
+          "content_block_delta"
+        )
       ),
       event({ type: "content_block_stop", index: 0 }, "content_block_stop"),
       event({

@@ -48,8 +48,7 @@ const errors: { readonly [F in ErrorFault]: (asked: Asked) => Reply } = {
     ),
   overloaded: (asked) =>
     failed(503, "server_error", null, "The engine is currently overloaded, please try again later.", asked),
-  "server-error": (asked) =>
-    failed(500, "server_error", null, serverError, asked),
+  "server-error": (asked) => failed(500, "server_error", null, serverError, asked),
   "bad-gateway": () => badGateway,
   unauthorized: (asked) =>
     failed(
@@ -252,7 +251,9 @@ const responsesToolAnswer = (asked: Asked, call: Call): Reply => {
     arguments: text,
     status
   })
-  const completed = response(asked, "completed", [item("completed", args)], { usage: usageOf(asked, outputTokens(args)) })
+  const completed = response(asked, "completed", [item("completed", args)], {
+    usage: usageOf(asked, outputTokens(args))
+  })
   return asked.stream
     ? sse(sequenced([
       { type: "response.created", response: response(asked, "in_progress", []) },

@@ -4,6 +4,7 @@
  */
 import * as Http from "node:http"
 import * as Net from "node:net"
+
 import { anthropic } from "./mockAnthropic.js"
 import { gemini } from "./mockGemini.js"
 import { chat, responses } from "./mockOpenAi.js"
@@ -281,7 +282,14 @@ export const start = async (options: Options = {}, port = 0): Promise<Running> =
     const rule = choose(base)
     const fault = pickFault(base, rule)
     sequence += 1
-    log.push({ route: which, model, key: base.key, fault, at: Date.now(), ...(options.bodies === true ? { body } : {}) })
+    log.push({
+      route: which,
+      model,
+      key: base.key,
+      fault,
+      at: Date.now(),
+      ...(options.bodies === true ? { body } : {})
+    })
     const asked: Asked = {
       ...base,
       id: `mock${sequence}`,

@@ -29,7 +29,15 @@ export type Fault = typeof faults[number]
 /** The faults answered with an HTTP error in the vendor's own shape. */
 export type ErrorFault = Exclude<Fault, "answer" | "reset" | "refused" | "hang" | "stall" | "cut" | "stream-error">
 
-const unanswered: ReadonlySet<Fault> = new Set<Fault>(["answer", "reset", "refused", "hang", "stall", "cut", "stream-error"])
+const unanswered: ReadonlySet<Fault> = new Set<Fault>([
+  "answer",
+  "reset",
+  "refused",
+  "hang",
+  "stall",
+  "cut",
+  "stream-error"
+])
 
 /** @internal */
 export const isErrorFault = (fault: Fault): fault is ErrorFault => !unanswered.has(fault)

@@ -1,0 +1,68 @@
+/**
+ * B1 and B2 with and without a tracer installed: a held agent's `Agent.ask` and `agent.turn`,
+ * (1) with Effect's own tracer, what a program has when it installs none; (2) under a tracer of
+ * the program's own that keeps nothing (Effect's native spans, so what is measured is fallback's
+ * spans alone); (3) under the OpenTelemetry SDK (`@effect/opentelemetry`'s NodeSdk, spans handed to
+ * a processor that drops them). The SDK is measured last: once installed, it slows the whole
+ * process down for good (its context manager's async hooks), the rows before it included.
+ *
+ *   node bench/build.mjs traced && node --expose-gc bench/traced.bundle.mjs
+ */
+import * as NodeSdk from "@effect/opentelemetry/NodeSdk"
+import { Agent } from "@fallback/core"
+import type { SpanProcessor } from "@opentelemetry/sdk-trace-base"
+import * as Context from "effect/Context"
+import * as DefaultServices from "effect/DefaultServices"
+import * as Effect from "effect/Effect"
+import * as Stream from "effect/Stream"
+import * as Tracer from "effect/Tracer"
+import { figure, type Figure, repetitions, table } from "./figures.js"
+import { chain, world } from "./world.js"
+
+const turns = Number(process.env.BENCH_TURNS ?? 5_000)
+const streamedTurns = Math.max(200, Math.floor(turns / 20))
+
+const native = Context.get(DefaultServices.liveServices, Tracer.Tracer)
+const own = Tracer.make({ span: (...args) => native.span(...args), context: native.context })
+
+const dropped: SpanProcessor = {
+  onStart: () => {},
+  onEnd: () => {},
+  forceFlush: () => Promise.resolve(),
+  shutdown: () => Promise.resolve()
+}
+const sdk = NodeSdk.layer(() => ({ resource: { serviceName: "bench" }, spanProcessor: dropped }))
+
+type Under = <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
+const variants: ReadonlyArray<readonly [string, Under]> = [
+  ["no tracer installed", (effect) => effect],
+  ["a tracer of the program's own (Effect's spans)", (effect) => Effect.withTracer(effect, own)],
+  ["OpenTelemetry SDK installed", (effect) => Effect.provide(effect, sdk)]
+]
+
+const timed = <E, R>(n: number, turn: Effect.Effect<unknown, E, R>) =>
+  Effect.gen(function*() {
+    const samples: Array<number> = []
+    for (let r = -1; r < repetitions; r++) {
+      const start = performance.now()
+      for (let i = 0; i < n; i++) yield* turn
+      if (r >= 0) samples.push(((performance.now() - start) * 1000) / n)
+    }
+    return samples
+  })
+
+const rows = (bench: string, places: ReadonlyArray<string>, [name, under]: readonly [string, Under]) =>
+  Effect.gen(function*() {
+    const agent = yield* Agent.make(places[0]!, undefined, { moved: "returns" })
+    return [
+      figure(bench, `Agent.ask (held agent), ${name}`, "µs", yield* under(timed(turns, Agent.ask(agent, "hi")))),
+      figure(bench, `agent.turn streamed, ${name}`, "µs", yield* under(timed(streamedTurns, Stream.runDrain(agent.turn("hi")))))
+    ]
+  }).pipe(Effect.scoped, Effect.provide(world(chain(places))))
+
+const figures: Array<Figure> = []
+for (const variant of variants) {
+  figures.push(...await Effect.runPromise(rows("B1", ["claude/a", "codex/b", "gemini/c"], variant)))
+  figures.push(...await Effect.runPromise(rows("B2", ["claude/down", "codex/b", "gemini/c"], variant)))
+}
+console.log(table(figures.sort((a, b) => a.bench.localeCompare(b.bench))))

@@ -1,0 +1,136 @@
+/**
+ * What a recovering turn tells the observability tools a program already uses, through Effect's
+ * tracer, `Metric` and `Logger`:
+ *
+ * - **Spans**, when the program installs a tracer (`@effect/opentelemetry`'s `NodeSdk` or OTLP
+ *   layer, or any `Tracer`): one per turn (`invoke_agent fallback`), a child per attempt
+ *   (`chat MODEL`, kind client, with the HTTP client's spans inside it) and per wait
+ *   (`fallback.wait`, as long as the wait), and the turn's moves, skips and stop as events on it.
+ *   Attributes follow the OpenTelemetry GenAI conventions (`gen_ai.operation.name`,
+ *   `gen_ai.provider.name`, `gen_ai.request.model`, `gen_ai.usage.*`, `error.type` = the failure's
+ *   kind) plus fallback's own (`fallback.place`, `fallback.account` — the account's name, never
+ *   a credential —, `fallback.attempt`, `fallback.move.by`, `fallback.wait_ms`, `fallback.outcome`).
+ *   With no tracer installed no span is made, and a landing turn costs what it did without them.
+ * - **Metrics**, always: the counters and histograms below, read with `Metric.value`, or exported
+ *   by an OTLP or Prometheus layer.
+ * - **Logs**: every notice is also logged, with its annotations, to the loggers the program
+ *   installed; Effect's own console logger is left out, so a program that installs nothing sees
+ *   each notice once, on stderr, as the reference page has it.
+ *
+ * @since 0.1.0
+ */
+import type * as Effect from "effect/Effect"
+import type * as Metric from "effect/Metric"
+import type { Channel, Notice } from "./Notice.js"
+import * as internal from "./internal/telemetry.js"
+
+/**
+ * The attribute names fallback writes on spans, metric series and log annotations.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const attribute: typeof internal.attribute = internal.attribute
+
+/**
+ * The names of the turn's span and of a wait's span; an attempt's span is named `chat MODEL`.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const spanName: typeof internal.spanName = internal.spanName
+
+/**
+ * The name of the event each notice adds to the current span.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const eventName: Readonly<Record<Notice["_tag"], string>> = internal.eventName
+
+/**
+ * `fallback.attempts`: requests turns made, by `fallback.place` and `fallback.outcome`
+ * (`answered`, or the failure's kind).
+ *
+ * @since 0.1.0
+ * @category metrics
+ */
+export const attempts: Metric.Metric.Counter<number> = internal.attempts
+
+/**
+ * `fallback.moves`: moves to another account or place, by the place moved from and
+ * `fallback.move.by` (`account` or `place`).
+ *
+ * @since 0.1.0
+ * @category metrics
+ */
+export const moves: Metric.Metric.Counter<number> = internal.moves
+
+/**
+ * `fallback.skips`: places passed over without a request, by place and `fallback.skip.why`
+ * (`parked`, `cooling`, `trial`, `unhealthy`, `provider`, `window`).
+ *
+ * @since 0.1.0
+ * @category metrics
+ */
+export const skips: Metric.Metric.Counter<number> = internal.skips
+
+/**
+ * `fallback.breaker.openings`: times a place's breaker opened, by place.
+ *
+ * @since 0.1.0
+ * @category metrics
+ */
+export const breakerOpenings: Metric.Metric.Counter<number> = internal.breakerOpenings
+
+/**
+ * `fallback.breaker.parked`: by place, 1 once its breaker parks it, 0 once it answers again.
+ *
+ * @since 0.1.0
+ * @category metrics
+ */
+export const parked: Metric.Metric.Gauge<number> = internal.parked
+
+/**
+ * `fallback.wait.duration` (s): waits started before going again at a place, by place and
+ * `error.type`.
+ *
+ * @since 0.1.0
+ * @category metrics
+ */
+export const waits: Metric.Metric.Histogram<number> = internal.waits
+
+/**
+ * `fallback.turn.time_to_first_content` (s): from a turn's start to its answer's first content,
+ * by the turn's first place.
+ *
+ * @since 0.1.0
+ * @category metrics
+ */
+export const timeToFirstContent: Metric.Metric.Histogram<number> = internal.timeToFirstContent
+
+/**
+ * `fallback.turn.duration` (s): whole turns, by the turn's first place and `fallback.outcome`.
+ *
+ * @since 0.1.0
+ * @category metrics
+ */
+export const turnDuration: Metric.Metric.Histogram<number> = internal.turnDuration
+
+/**
+ * A notice, observed: counted, an event on the current span, and logged to the loggers the
+ * program installed. Agents observe every notice they publish; this is for notices of a
+ * program's own.
+ *
+ * @since 0.1.0
+ * @category combinators
+ */
+export const noticed: (notice: Notice) => Effect.Effect<void> = internal.noticed
+
+/**
+ * A notice channel whose notices are also {@link noticed}.
+ *
+ * @since 0.1.0
+ * @category combinators
+ */
+export const observed: (channel: Channel) => Channel = internal.observed
