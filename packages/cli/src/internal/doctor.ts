@@ -80,7 +80,8 @@ export const shellWord = (word: string): string =>
 export const versionOf = (bin: string) =>
   PlatformCommand.lines(PlatformCommand.make(bin, "--version")).pipe(
     Effect.map((lines) => Option.fromNullable(lines.find((line) => line.trim() !== "")?.trim())),
-    Effect.timeout(Duration.seconds(10)),
+    // a CLI that relaunches itself (gemini) answers slowly on a busy machine
+    Effect.timeout(Duration.seconds(30)),
     Effect.option,
     Effect.map(Option.flatten)
   )
