@@ -1,9 +1,8 @@
 // ESLint over the whole repository, as the Effect monorepo's packages have it: dprint's formatting
-// (line width 120) through @effect/eslint-plugin, imports sorted, type imports consistent.
+// (line width 120) through @effect/eslint-plugin, which also sorts the import declarations (a second
+// sorter, eslint-plugin-simple-import-sort, fought its order), type imports consistent.
 // `npm run lint`, and `npm run lint:fix` for what can be fixed by itself.
 import * as effectEslint from "@effect/eslint-plugin"
-import simpleImportSort from "eslint-plugin-simple-import-sort"
-import sortDestructureKeys from "eslint-plugin-sort-destructure-keys"
 import tseslint from "typescript-eslint"
 
 // The categories an export's doc may name, and what the names used before them become.
@@ -90,8 +89,6 @@ export default tseslint.config(
     files: ["**/*.ts", "**/*.mjs"],
     extends: [tseslint.configs.recommended, ...effectEslint.configs.dprint],
     plugins: {
-      "simple-import-sort": simpleImportSort,
-      "sort-destructure-keys": sortDestructureKeys,
       docs
     },
     languageOptions: { ecmaVersion: 2022, sourceType: "module" },
@@ -104,11 +101,7 @@ export default tseslint.config(
       "no-unused-vars": "off",
       "prefer-rest-params": "off",
       "prefer-spread": "off",
-      // dprint sorts the import declarations (module.sortImportDeclarations); a second sorter would fight it
-      "simple-import-sort/imports": "off",
       "docs/category": "error",
-      "simple-import-sort/exports": "off",
-      "sort-destructure-keys/sort-destructure-keys": "off",
       "@typescript-eslint/array-type": ["error", { default: "generic", readonly: "generic" }],
       "@typescript-eslint/consistent-type-imports": ["error", { fixStyle: "separate-type-imports" }],
       "@typescript-eslint/no-import-type-side-effects": "error",

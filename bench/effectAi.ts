@@ -195,11 +195,11 @@ export const effectAi = async (): Promise<Array<Figure>> => {
   return figures
 }
 
-/** The in-process failover through the chain, `n` times, for a profiler. */
-export const effectAiFailoverLoop = (n: number) =>
+/** The in-process failover (or, `happy`, the landing call) through the chain, `n` times, for a profiler. */
+export const effectAiFailoverLoop = (n: number, happy = false) =>
   Effect.runPromise(Effect.scoped(Effect.gen(function*() {
     const context = yield* Layer.build(
-      chained([scriptedPlace("first", true), scriptedPlace("second", false)], ["first/m", "second/m"], true)
+      chained([scriptedPlace("first", !happy), scriptedPlace("second", false)], ["first/m", "second/m"], true)
     )
     for (let i = 0; i < n; i++) yield* Effect.provide(ask, context)
   })))

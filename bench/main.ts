@@ -1,7 +1,7 @@
 /**
  * The benchmarks, this project beside its peers in one run: B1 happy path, B2 failover, B3 scale,
- * B4 cold start, B5 HTTP. Prints the figures, then each target beside its figure (met or not, and
- * what the last run read), and adds the run to the history in `bench/results.json`.
+ * B4 cold start, B5 HTTP, B6 @effect/ai, B7 health stores. Prints the figures, then each target beside its figure
+ * (met or not, and what the last run read), and adds the run to the history in `bench/results.json`.
  *
  *   npm run bench                 every bench
  *   npm run bench -- B1 B4        some of them
@@ -18,6 +18,7 @@ import { join } from "node:path"
 import { cold } from "./cold.js"
 import { effectAi } from "./effectAi.js"
 import { type Figure, history, repetitions, save, table, verdicts } from "./figures.js"
+import { health } from "./health.js"
 import { http } from "./http.js"
 import { scale } from "./scale.js"
 import { read } from "./targets.js"
@@ -29,7 +30,8 @@ const benches: ReadonlyArray<readonly [string, () => Promise<Array<Figure>> | Ar
   ["B3", scale],
   ["B4", cold],
   ["B5", http],
-  ["B6", effectAi]
+  ["B6", effectAi],
+  ["B7", health]
 ]
 
 /** The commit measured, with `+dirty` when the working tree differs from it. */

@@ -4,4 +4,4 @@
  */
 import { effectAiFailoverLoop } from "./effectAi.js"
 
-await effectAiFailoverLoop(Number(process.env.BENCH_TURNS ?? 20_000))
+await effectAiFailoverLoop(Number(process.env.BENCH_TURNS ?? 20_000), process.env.BENCH_HAPPY === "1")

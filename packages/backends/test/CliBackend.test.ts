@@ -1,7 +1,7 @@
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { Claude, Gemini } from "@fallback/backends"
-import { ConfigFile, Failure, Place, Settings } from "@fallback/core"
+import { ConfigFile, Failure, Notice, Place, Settings } from "@fallback/core"
 import { describe, expect, it } from "@effect/vitest"
 import * as Chunk from "effect/Chunk"
 import * as Duration from "effect/Duration"
@@ -26,6 +26,13 @@ if (process.env.FAKE_MODE === "retry") {
   out({ type: "system", subtype: "api_retry", attempt: 1, max_retries: 10, retry_delay_ms: 60000, error_status: 429, error: "rate_limit" })
   process.on("SIGTERM", () => process.exit(143))
   setInterval(() => {}, 1000)
+} else if (process.env.FAKE_MODE === "lost" && args.includes("--resume")) {
+  process.stderr.write("No conversation found with session ID: " + id + "\\n")
+  out({ type: "result", subtype: "error_during_execution", is_error: true, errors: ["No conversation found with session ID: " + id] })
+  process.exitCode = 1
+} else if (process.env.FAKE_MODE === "lost") {
+  out({ type: "assistant", message: { content: [{ type: "text", text: args.at(-1) }] } })
+  out({ type: "result", subtype: "success", is_error: false, result: args.at(-1), session_id: id, usage: { input_tokens: 1, output_tokens: 1 } })
 } else if (process.env.FAKE_MODE === "hang") {
   const grandchild = require("node:child_process").spawn(process.execPath, ["-e", "setInterval(() => {}, 1000)"], { stdio: "ignore" })
   fs.writeFileSync(path.join(process.env.FAKE_DIR, "grandchild"), String(grandchild.pid))
@@ -101,6 +108,36 @@ describe("a CLI backend, run with fake executables", () => {
       const events = Chunk.toReadonlyArray(yield* Stream.runCollect(atB.turn(prompt("go on"))))
       expect(events.at(-1)).toMatchObject({ _tag: "Result", text: "carried" })
       expect(atB.id).toBe(atA.id)
+    }))
+
+  it.scopedLive("a resume that finds no session opens a fresh one there, carrying the conversation as text, with a notice", () =>
+    Effect.gen(function*() {
+      process.env.FALLBACK_TEST_CLAUDE_KEY = "sk-ant-api03-testtesttesttesttest"
+      const { account, backend, dir, place } = setup("lost")
+      const atA = yield* backend.open(place("a"), Option.some(account("a")), Settings.plain, {})
+      yield* Stream.runDrain(atA.turn(prompt("hello")))
+      const heard: Array<Notice.Notice> = []
+      const atB = yield* backend.open(place("b"), Option.some(account("b")), Settings.plain, { resume: "gone" })
+      const events = Chunk.toReadonlyArray(
+        yield* Stream.runCollect(atB.turn(prompt("go on"))).pipe(
+          Effect.provideService(Notice.Notices, { publish: (notice) => Effect.sync(() => void heard.push(notice)), watch: Effect.die("unwatched") })
+        )
+      )
+      expect(events.at(-1)).toMatchObject({ _tag: "Result" })
+      expect(heard.map(Notice.format)).toEqual([
+        "claude@b has no session gone to resume; opening a fresh one there, with the conversation carried as text"
+      ])
+      const [, lost, fresh] = runs(dir)
+      expect(lost!.args).toContain("--resume")
+      expect(fresh!.args).not.toContain("--resume")
+      expect(fresh!.args.at(-1)).toBe("go on")
+      // Resuming A's own session, lost at B, carries A's exchanges as text.
+      const atB2 = yield* backend.open(place("b"), Option.some(account("b")), Settings.plain, { resume: atA.id })
+      const carried = Chunk.toReadonlyArray(yield* Stream.runCollect(atB2.turn(prompt("and then"))))
+      expect(carried.at(-1)).toMatchObject({ _tag: "Result" })
+      expect(runs(dir).at(-1)!.args.at(-1)).toBe(
+        "The conversation so far, carried over from a session that could not be resumed here:\nUser: hello\nAssistant: hello\n\nand then"
+      )
     }))
 
   it.scopedLive("a retry in progress ends the turn at once with the kind it names, instead of waiting out the CLI's backoff", () =>

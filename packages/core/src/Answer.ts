@@ -105,6 +105,16 @@ export const of = (table: Table, failure: Failure.Failure): Answer => table[fail
  * @category formatting
  */
 export const remedy = (answer: Answer): string | undefined => {
+  // Worked out once per answer: a failover's notice costs no string building.
+  if (remedies.has(answer)) return remedies.get(answer)
+  const said = remedyOf(answer)
+  remedies.set(answer, said)
+  return said
+}
+
+const remedies = new WeakMap<Answer, string | undefined>()
+
+const remedyOf = (answer: Answer): string | undefined => {
   if (answer.once) return "another try cannot fix it; only a shorter history answers it"
   const parts = [
     ...(answer.reopen ? ["reopening and resuming"] : answer.here.length > 0 ? ["a wait"] : []),

@@ -201,6 +201,41 @@ export const StepEntry = Schema.Struct({
   retrying: Schema.optionalWith(Policy.Retrying, { exact: true })
 }).annotations({ identifier: "Step" })
 
+const passwordInUrl = /^rediss?:\/\/[^@/]*:[^@/]+@/
+const redisUrlAdvice = "a redis:// or rediss:// URL, or { \"fromEnv\": \"NAME_OF_A_VARIABLE\" } that holds one"
+const passwordAdvice =
+  "a Redis URL with no password in it: give the password as \"password\": { \"fromEnv\": \"NAME_OF_A_VARIABLE\" }"
+
+// Any message about the URL is one of these: never the URL itself, which may hold a password.
+const RedisUrl = Schema.Union(
+  FromEnv,
+  Schema.String.pipe(Schema.pattern(/^rediss?:\/\/\S+$/), Schema.filter((url) => !passwordInUrl.test(url)))
+).annotations({
+  message: (issue) => ({
+    message: typeof issue.actual === "string" && passwordInUrl.test(issue.actual) ? passwordAdvice : redisUrlAdvice,
+    override: true
+  })
+})
+
+/**
+ * Where the health of places (breakers, cooldowns) is kept: `file`, beside this file (the
+ * default), shared by the processes of one machine; or `redis`, shared by every process on every
+ * machine using the same Redis and `prefix`. The URL, and any password, may come from the
+ * environment; a password is never written here.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const HealthStore = Schema.Union(
+  Schema.Struct({ store: Schema.Literal("file") }),
+  Schema.Struct({
+    store: Schema.Literal("redis"),
+    url: RedisUrl,
+    password: Schema.optionalWith(FromEnv, { exact: true }),
+    prefix: Schema.optionalWith(Schema.NonEmptyString, { exact: true })
+  })
+).annotations({ identifier: "HealthStore", description: "where the health of places is kept" })
+
 const Seconds = Schema.Number.pipe(Schema.nonNegative({ message: () => "seconds, 0 or more" }))
 const Count = Schema.Int.pipe(Schema.positive({ message: () => "a whole number, 1 or more" }))
 
@@ -306,6 +341,7 @@ export const Document = Schema.Struct({
   providers: Schema.optionalWith(Schema.Record({ key: Place.Cli, value: Provider }), { default: () => ({}), exact: true }),
   clis: Schema.optionalWith(Schema.Record({ key: Place.Cli, value: CliSettings }), { default: () => ({}), exact: true }),
   limits: Schema.optionalWith(Limits, { exact: true }),
+  health: Schema.optionalWith(HealthStore, { exact: true }),
   run: Schema.optionalWith(RunSettings, { exact: true })
 }).annotations({ identifier: "FallbackConfig", title: "fallback config" })
 
@@ -372,7 +408,9 @@ export class ConfigInvalid extends Schema.TaggedError<ConfigInvalid>("@fallback/
   { file: Schema.String, issues: Schema.NonEmptyArray(Issue) }
 ) {
   override get message(): string {
-    return `${this.file} is not a fallback config: ` + this.issues.map(({ at, expected }) => `at ${at}: ${expected}`).join("; ")
+    const shown = this.issues.slice(0, 5).map(({ at, expected }) => `at ${at}: ${expected}`).join("; ")
+    return `${this.file} is not a fallback config: ${shown}` +
+      (this.issues.length > 5 ? `; and ${this.issues.length - 5} more` : "")
   }
 }
 

@@ -3,8 +3,16 @@
  * any cooldown. A parked or cooling place is skipped without a request.
  *
  * The breaker: after `failures` failures in a row (5) a place is parked for `park` (60 s); then
- * exactly one trial request is let through. Its success clears the place to a clean slate; its
- * failure parks it again at once. A single success clears the count.
+ * exactly one trial request is let through, leased to whoever took it until it is answered, given
+ * back (its turn was interrupted), or its lease ends (its process was killed). Its success clears
+ * the place to a clean slate; its failure parks it again at once. A single success clears the
+ * count. A breaker opens once: failures of requests let through before it opened change nothing.
+ *
+ * `Health` is the store interface the engine uses; where health is kept is the store's business:
+ * in memory ({@link Health.layerMemory}), in a file several processes share
+ * ({@link Health.layerFile}), in Redis across machines (`@fallback/redis`), or in a store of your
+ * own: implement `Health` whole, or give {@link fromKeeping} a {@link Keeping} that changes a book
+ * of {@link Entry}s atomically, and it keeps the rules above.
  *
  * @since 0.1.0
  */
@@ -16,9 +24,11 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
+
 import type * as Failure from "./Failure.js"
 import * as internal from "./internal/health.js"
 import * as healthFile from "./internal/healthFile.js"
+import * as host from "./internal/host.js"
 import * as telemetry from "./internal/telemetry.js"
 import * as Place from "./Place.js"
 
@@ -33,6 +43,8 @@ export interface Breaker {
   readonly failures: number
   /** How long a parked place is skipped before its one trial. */
   readonly park: Duration.Duration
+  /** How long a trial may be out before it is given back to the next taker (the park by default). */
+  readonly trial?: Duration.Duration | undefined
 }
 
 /**
@@ -101,6 +113,10 @@ export class Health extends Context.Tag("@fallback/core/Health")<Health, {
   readonly succeeded: (place: Place.Place) => Effect.Effect<void>
   /** A request at a place failed. */
   readonly failed: (place: Place.Place, failed: Failed) => Effect.Effect<void>
+  /** A trial this service handed out will not be answered (its turn was interrupted): the next taker may have it. */
+  readonly giveBack: (place: Place.Place) => Effect.Effect<void>
+  /** Forgets what is held against a place, or against every place: a clean slate. */
+  readonly clear: (place?: Place.Place) => Effect.Effect<void>
   /** Every place with something held against it. */
   readonly snapshot: Effect.Effect<ReadonlyArray<PlaceHealth>>
 }>() {
@@ -110,21 +126,7 @@ export class Health extends Context.Tag("@fallback/core/Health")<Health, {
    * @since 0.1.0
    */
   static readonly layerMemory = (breaker: Breaker = defaultBreaker): Layer.Layer<Health> =>
-    Layer.effect(
-      Health,
-      Effect.sync(() => {
-        const book = new Map<string, internal.Entry>()
-        return make({
-          get: () => Effect.sync(() => new Map(book)),
-          modify: (_, change) =>
-            Effect.sync(() => {
-              const [answer, patch] = change(book)
-              if (patch !== undefined) internal.apply(book, patch)
-              return answer
-            })
-        }, breaker)
-      })
-    )
+    Layer.sync(Health, () => memory(breaker))
 
   /**
    * Health kept in a file several processes share (the command line keeps it beside the config
@@ -137,25 +139,103 @@ export class Health extends Context.Tag("@fallback/core/Health")<Health, {
     file: string,
     breaker: Breaker = defaultBreaker
   ): Layer.Layer<Health, never, FileSystem.FileSystem | Path.Path> =>
-    Layer.effect(Health, Effect.map(healthFile.fileBook(file, numbersOf(breaker)), (book) => make(book, breaker)))
+    Layer.effect(
+      Health,
+      Effect.map(healthFile.fileBook(file, numbersOf(breaker)), (book) => fromKeeping(book, breaker))
+    )
 }
 
 const numbersOf = (breaker: Breaker): internal.Breaker => ({
   failures: breaker.failures,
-  parkMillis: Duration.toMillis(breaker.park)
+  parkMillis: Duration.toMillis(breaker.park),
+  trialMillis: Duration.toMillis(breaker.trial ?? breaker.park)
 })
 
-interface Keeping {
-  readonly get: (now: number) => Effect.Effect<internal.Book>
+/**
+ * A trial out at a parked place: which Health service took it, and when it is given back if that
+ * service never answers it (epoch milliseconds).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type Lease = internal.Lease
+
+/**
+ * What a store keeps about one place.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type Entry = internal.Entry
+
+/**
+ * One change to a store: the entry at a key (`Place.format` of its place) set, or removed.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type Patch = internal.Patch
+
+/**
+ * A store of entries, one per place with something held against it. `modify` reads the book and
+ * applies the patches `change` returns as one step no other writer interleaves with (`change` may
+ * be called more than once); no patch means nothing is written.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Keeping {
+  readonly get: (now: number) => Effect.Effect<ReadonlyMap<string, Entry>>
   readonly modify: <A>(
     now: number,
-    change: (book: internal.Book) => readonly [A, internal.Patch | undefined]
+    change: (book: ReadonlyMap<string, Entry>) => readonly [A, ReadonlyArray<Patch>]
   ) => Effect.Effect<A>
 }
 
-const make = (keeping: Keeping, breaker: Breaker): Health["Type"] => {
+let services = 0
+
+/**
+ * A name for one Health service, unique across processes and machines: who holds a trial.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const owner = (): string => `${host.pid}.${(services++).toString(36)}.${Math.random().toString(36).slice(2, 10)}`
+
+/**
+ * Health held in this process's memory (what {@link Health.layerMemory} provides, and what a
+ * shared store falls back on while it cannot be reached).
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const memory = (breaker: Breaker = defaultBreaker): Health["Type"] => {
+  const book = new Map<string, internal.Entry>()
+  return fromKeeping({
+    get: () => Effect.sync(() => new Map(book)),
+    modify: (_, change) =>
+      Effect.sync(() => {
+        const [answer, patches] = change(book)
+        internal.apply(book, patches)
+        return answer
+      })
+  }, breaker)
+}
+
+/**
+ * The breaker's rules over a store of entries: a Health service whose every change is one
+ * `modify` of the store.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const fromKeeping = (keeping: Keeping, breaker: Breaker = defaultBreaker): Health["Type"] => {
   const numbers = numbersOf(breaker)
-  const clean = [internal.clean, undefined] as const
+  const by = owner()
+  const none: ReadonlyArray<internal.Patch> = []
+  const clean = [internal.clean, none] as const
+  const change = (entry: internal.Entry | undefined, was: internal.Entry | undefined, key: string) =>
+    entry === was ? none : [{ key, entry }]
   return Health.of({
     admit: (place) =>
       Effect.clockWith((clock) => {
@@ -164,8 +244,8 @@ const make = (keeping: Keeping, breaker: Breaker): Health["Type"] => {
           const key = Place.format(place)
           const was = book.get(key)
           if (was === undefined) return clean
-          const [admission, entry] = internal.admit(was, now)
-          return [admission, entry === was ? undefined : { key, entry }]
+          const [admission, entry] = internal.admit(was, now, by, numbers)
+          return [admission, change(entry, was, key)]
         })
       }),
     succeeded: (place) =>
@@ -173,7 +253,7 @@ const make = (keeping: Keeping, breaker: Breaker): Health["Type"] => {
         keeping.modify(now, (book) => {
           const key = Place.format(place)
           const was = book.get(key)
-          return [was?.parkedUntil !== undefined, was !== undefined ? { key, entry: undefined } : undefined]
+          return [was?.parkedUntil !== undefined, was !== undefined ? [{ key, entry: undefined }] : none]
         }).pipe(Effect.map((wasParked) => void (wasParked && telemetry.cleared(place))))),
     failed: (place, { counts, coolUntil, failure }) =>
       Effect.clockWith((clock) => {
@@ -181,19 +261,58 @@ const make = (keeping: Keeping, breaker: Breaker): Health["Type"] => {
         return keeping.modify(now, (book) => {
           const key = Place.format(place)
           const was = book.get(key)
-          const entry = internal.failed(was, place, failure, counts, Option.getOrUndefined(coolUntil), numbers, now)
-          return [entry.parkedUntil !== was?.parkedUntil, { key, entry }]
+          const entry = internal.failed(
+            was,
+            place,
+            failure,
+            counts,
+            Option.getOrUndefined(coolUntil),
+            numbers,
+            now,
+            by
+          )
+          return [entry.parkedUntil !== was?.parkedUntil, [{ key, entry }]]
         }).pipe(Effect.map((parks) => void (parks && telemetry.opened(place))))
       }),
-    snapshot: Effect.flatMap(Clock.currentTimeMillis, (now) =>
-      Effect.map(keeping.get(now), (book) =>
-        [...book.values()].map((entry): PlaceHealth => ({
-          place: entry.place,
-          failures: entry.failures,
-          breaker: entry.parkedUntil === undefined ? "closed" : entry.trial || now >= entry.parkedUntil ? "trial" : "parked",
-          parkedUntil: Option.fromNullable(entry.parkedUntil),
-          coolingUntil: Option.fromNullable(entry.coolingUntil),
-          last: entry.last
-        }))))
+    giveBack: (place) =>
+      Effect.flatMap(Clock.currentTimeMillis, (now) =>
+        keeping.modify(now, (book) => {
+          const key = Place.format(place)
+          const was = book.get(key)
+          return [undefined, change(internal.givenBack(was, by), was, key)]
+        })),
+    clear: (place) =>
+      Effect.flatMap(Clock.currentTimeMillis, (now) =>
+        keeping.modify(now, (book) => {
+          const keys = place === undefined
+            ? [...book.keys()]
+            : book.has(Place.format(place))
+            ? [Place.format(place)]
+            : []
+          return [undefined, keys.map((key) => ({ key, entry: undefined }))]
+        })),
+    snapshot: Effect.flatMap(
+      Clock.currentTimeMillis,
+      (now) => Effect.map(keeping.get(now), (book) => [...book.values()].map((entry) => placeHealth(entry, now)))
+    )
   })
 }
+
+/**
+ * How a store's entry reads in a snapshot at `now`.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const placeHealth = (entry: Entry, now: number): PlaceHealth => ({
+  place: entry.place,
+  failures: entry.failures,
+  breaker: entry.parkedUntil === undefined
+    ? "closed"
+    : (entry.trial !== undefined && now < entry.trial.until) || now >= entry.parkedUntil
+    ? "trial"
+    : "parked",
+  parkedUntil: Option.fromNullable(entry.parkedUntil),
+  coolingUntil: Option.fromNullable(entry.coolingUntil),
+  last: entry.last
+})

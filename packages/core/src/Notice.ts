@@ -40,7 +40,11 @@ import * as Place from "./Place.js"
  *   of the `of` that end the attempt).
  * - `Stalled`: an answer already streaming has sent nothing for `quiet`; at `limit` it ends as
  *   Unresponsive with what it delivered.
+ * - `Fresh`: the session a place was to resume is not there (an account move to an account that
+ *   never saw it); a fresh one is opened there, with the conversation carried as text.
  * - `Stopping`: the turn fails as it failed, and `reason` says why it goes no further.
+ * - `Sharing`: the shared store of health (`store`, named without secrets) did not answer, so health
+ *   is kept in this process until it does (`shared: false`, with `reason`); or it answers again.
  *
  * `remedy`, where given, is what the answer table in use says answers the failure.
  *
@@ -79,6 +83,7 @@ export type Notice = Data.TaggedEnum<{
   }
   Probing: { readonly place: Place.Place; readonly quiet: Duration.Duration; readonly failed: number; readonly of: number }
   Stalled: { readonly place: Place.Place; readonly quiet: Duration.Duration; readonly limit: Duration.Duration }
+  Fresh: { readonly place: Place.Place; readonly session: string }
   Stopping: {
     readonly place: Place.Place
     readonly failure: Failure.Failure
@@ -86,6 +91,7 @@ export type Notice = Data.TaggedEnum<{
     readonly remedy?: string | undefined
     readonly skipped?: boolean | undefined
   }
+  Sharing: { readonly store: string; readonly shared: boolean; readonly reason: string }
 }>
 
 /**
@@ -136,10 +142,16 @@ export const format: (notice: Notice) => string = Notice.$match({
     `${Failure.who(n.place)} has sent nothing for ${wait(n.quiet)} and did not answer a probe (${n.failed} of ${n.of})`,
   Stalled: (n) =>
     `${Failure.who(n.place)} has sent nothing for ${wait(n.quiet)} since its answer began; it ends at ${wait(n.limit)} with what it sent`,
+  Fresh: (n) =>
+    `${Failure.who(n.place)} has no session ${n.session} to resume; opening a fresh one there, with the conversation carried as text`,
   Stopping: (n) =>
     n.skipped === true
       ? `${Place.format(n.place)} was skipped (it last failed: ${Failure.describe(n.failure)}); the turn fails here: ${n.reason}`
-      : `${Failure.describe(n.failure)}; the turn fails here: ${n.reason}`
+      : `${Failure.describe(n.failure)}; the turn fails here: ${n.reason}`,
+  Sharing: (n) =>
+    n.shared
+      ? `health is shared through ${n.store} again`
+      : `${n.store} did not answer (${n.reason}); health is kept in this process until it does`
 })
 
 /**

@@ -28,7 +28,7 @@ export const form = "CLI[@ACCOUNT]/MODEL (e.g. claude@work/claude-opus-5)"
  * @since 0.1.0
  * @category constants
  */
-export const pattern = /^[a-z0-9-]+(@[A-Za-z0-9._-]+)?\/(?!-)[^\s\u0000-\u001f\u007f-\u009f]+$/
+export const pattern = /^[a-z0-9-]+(@[A-Za-z0-9._-]+)?\/[^-\s\u0000-\u001f\u007f-\u009f][^\s\u0000-\u001f\u007f-\u009f]*$/
 
 /**
  * The CLI part: lowercase letters, digits and `-`.

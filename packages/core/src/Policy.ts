@@ -140,7 +140,8 @@ export const schedule = (name: Name): Schedule.Schedule<Duration.Duration> => {
 }
 
 /**
- * A whole number of seconds (or a fraction of one) in a file or on a command line, as a Duration.
+ * A whole number of seconds (or a fraction of one) in a file or on a command line, as a Duration
+ * of whole milliseconds, so what is written reads back the same.
  *
  * @since 0.1.0
  * @category schemas
@@ -157,8 +158,8 @@ export const Seconds = Schema.transform(
   ),
   {
     strict: true,
-    decode: (seconds) => Duration.seconds(seconds),
-    encode: (duration) => Duration.toSeconds(duration)
+    decode: (seconds) => Duration.millis(Math.round(seconds * 1000)),
+    encode: (duration) => Duration.toMillis(duration) / 1000
   }
 ).annotations({ identifier: "Seconds", description: "seconds, 0 for none" })
 
@@ -210,7 +211,9 @@ export const retrying = (
     ? Either.left(new InvalidRetrying({ reason: `tries is ${String(tries).slice(0, 24)}` }))
     : !Duration.isFinite(timeout) || Duration.greaterThan(timeout, longestTimeout)
     ? Either.left(new InvalidRetrying({ reason: `timeout is ${Duration.isFinite(timeout) ? Duration.format(timeout) : "infinite"}` }))
-    : Either.right(new Retrying({ tries, policy, timeout }))
+    : Either.right(
+      new Retrying({ tries: tries === 0 ? 0 : tries, policy, timeout: Duration.millis(Math.round(Duration.toMillis(timeout))) })
+    )
 
 /**
  * Retrying nothing: one go, and a failure stays a failure.

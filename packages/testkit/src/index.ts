@@ -17,6 +17,13 @@ export * as Fibers from "./Fibers.js"
 export * as MockProvider from "./MockProvider.js"
 
 /**
+ * A redis-server of a test's own, on a free loopback port, saving nothing.
+ *
+ * @since 0.1.0
+ */
+export * as RedisServer from "./RedisServer.js"
+
+/**
  * A scripted backend that plays outages on cue, and counts what it was asked.
  *
  * @since 0.1.0

@@ -1,4 +1,4 @@
-import { Backend, Failure } from "@fallback/core"
+import { Backend, Failure, Notice } from "@fallback/core"
 import type { ConfigFile, Place, Settings } from "@fallback/core"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -40,7 +40,26 @@ export interface Description {
   readonly mark?: (sessionId: string) => string
   readonly log?: (env: Readonly<Record<string, string>>) => string | undefined
   readonly keepsFailed?: boolean
+  /** What the CLI says when the session it was told to resume is not there. */
+  readonly noSession?: RegExp
 }
+
+/** A resume that found no session: the turn is taken again in a fresh one. */
+class SessionLost {
+  readonly _tag = "SessionLost"
+  constructor(readonly id: string) {}
+}
+
+/** A prompt that carries the conversation so far as text, for a session that starts without it. */
+const carried = (history: ReadonlyArray<Backend.Exchange>, text: string): string =>
+  history.length === 0
+    ? text
+    : [
+      "The conversation so far, carried over from a session that could not be resumed here:",
+      ...history.flatMap((exchange) => [`User: ${exchange.prompt}`, `Assistant: ${exchange.answer}`]),
+      "",
+      text
+    ].join("\n")
 
 /**
  * A CLI that would not start is not installed, whatever the system said.
@@ -64,6 +83,8 @@ export const notInstalled = (
 export const make = (description: Description, options: Cli.Options): Backend.Backend => {
   const grace = Duration.decode(options.grace ?? Duration.seconds(2))
   const homes = new Map<string, string>()
+  // The exchanges of each session this backend ran, so a resume that finds none can carry them as text.
+  const transcripts = new Map<string, ReadonlyArray<Backend.Exchange>>()
   const open = Effect.fn(`${description.module}.open`)(function*(
     place: Place.Place,
     account: Option.Option<ConfigFile.Account>,
@@ -92,9 +113,27 @@ export const make = (description: Description, options: Cli.Options): Backend.Ba
       if (sessions !== undefined) homes.set(id, sessions)
     }
     const turn = (prompt: Backend.Prompt): Stream.Stream<Backend.Event, Failure.Failure> =>
+      Stream.catchAll(once(prompt, prompt.text), (error) => {
+        if (error._tag !== "SessionLost") return Stream.fail(error)
+        current = undefined
+        const history = transcripts.get(error.id) ?? prompt.history
+        return Stream.concat(
+          Stream.drain(Stream.fromEffect(
+            Effect.flatMap(Notice.Notices, (notices) => notices.publish(Notice.Notice.Fresh({ place, session: error.id })))
+          )),
+          Stream.catchAll(once(prompt, carried(history, prompt.text), history), (again) =>
+            Stream.fail(again._tag === "SessionLost" ? new Failure.Unknown({ place, said: Failure.said(`no session ${again.id}`) }) : again))
+        )
+      })
+    const once = (
+      prompt: Backend.Prompt,
+      text: string,
+      before?: ReadonlyArray<Backend.Exchange>
+    ): Stream.Stream<Backend.Event, Failure.Failure | SessionLost> =>
       Stream.unwrapScoped(Effect.gen(function*() {
+        const resumed = current
         const args = description.argv(
-          { prompt: prompt.text, model: place.model, resume: current, settings },
+          { prompt: text, model: place.model, resume: current, settings },
           options
         )
         const logFolder = description.log?.(prepared)
@@ -136,11 +175,20 @@ export const make = (description: Description, options: Cli.Options): Backend.Ba
             ...(logFolder === undefined || logMark === undefined ? {} : { log: Log.since(logFolder, logMark) })
           }
           options.record?.(finished)
+          if (resumed !== undefined && description.noSession?.test(`${finished.stdout}\n${finished.stderr}`) === true) {
+            return Effect.fail(new SessionLost(resumed))
+          }
           const outcome = description.readOutcome(finished, place)
           return Either.match(outcome, {
-            onLeft: Effect.fail,
+            onLeft: (failure) => Effect.fail<Failure.Failure | SessionLost>(failure),
             onRight: (turned) => {
               if (turned.sessionId !== undefined) known(turned.sessionId)
+              const id = turned.sessionId ?? current
+              if (id !== undefined) {
+                const answer = Backend.textOf(turned.events)
+                const earlier = before ?? (resumed === undefined ? [] : transcripts.get(resumed) ?? [])
+                transcripts.set(id, [...earlier, { prompt: prompt.text, answer }])
+              }
               const result = turned.events.filter((event) => event._tag === "Result")
               return Effect.succeed(
                 named || turned.sessionId === undefined

@@ -133,6 +133,7 @@ export const description: Description = {
   live,
   settled,
   readOutcome,
+  noSession: /No conversation found/i,
   sessions: (env) =>
     env.CLAUDE_CONFIG_DIR !== undefined
       ? `${env.CLAUDE_CONFIG_DIR}/projects`

@@ -144,6 +144,7 @@ export const description = (options: Cli.Options & { readonly provider?: Provide
   live,
   settled,
   readOutcome,
+  noSession: /no rollout found/i,
   prepare: (_, env) =>
     Effect.sync(() => {
       if (env.CODEX_HOME !== undefined) fs.mkdirSync(env.CODEX_HOME, { recursive: true })

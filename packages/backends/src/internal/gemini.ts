@@ -106,6 +106,7 @@ export const description: Description = {
   live,
   settled,
   readOutcome,
+  noSession: /Invalid session identifier/i,
   sessions: (env) => {
     const home = env.GEMINI_CLI_HOME ?? env.HOME
     return home === undefined ? undefined : `${home}/.gemini/tmp`

@@ -117,5 +117,6 @@ export const description = (options: Cli.Options & { readonly config?: object | 
   live,
   settled: () => false,
   readOutcome,
+  noSession: /Session not found/i,
   prepare: (settings) => Effect.succeed({ OPENCODE_CONFIG_CONTENT: config(settings, options.config) })
 })

@@ -14,8 +14,9 @@ import * as Schema from "effect/Schema"
  * - `result`: the CLI's whole answer and its token usage
  * - `moved`: the turn was picked up at another place (`by` account or place), in the answer's own
  *   stream, with the `kind` of failure that moved it
- * - `notice`: what recovery did (`notice` is Retrying, Moving, Skipping, Compacting, Probing, Stalled or
- *   Stopping; `message` the sentence the terminal shows; `kind` the failure kind when there is one)
+ * - `notice`: what recovery did (`notice` is Retrying, Moving, Skipping, Compacting, Probing,
+ *   Stalled, Fresh, Sharing or Stopping; `message` the sentence the terminal shows; `place` and
+ *   `kind` the place and failure kind when there are ones)
  * - `outcome`: the last line: `ok`, the exit `status`, the `place` that answered, or the failure
  *   `kind` and `message`
  *
@@ -39,9 +40,9 @@ export const Line = Schema.Union(
   }),
   Schema.Struct({
     type: Schema.Literal("notice"),
-    notice: Schema.Literal("Retrying", "Moving", "Skipping", "Compacting", "Probing", "Stalled", "Stopping"),
+    notice: Schema.Literal("Retrying", "Moving", "Skipping", "Compacting", "Probing", "Stalled", "Fresh", "Stopping", "Sharing"),
     message: Schema.String,
-    place: Schema.String,
+    place: Schema.optional(Schema.String),
     kind: Schema.optional(Schema.Literal(...Failure.kinds)),
     to: Schema.optional(Schema.String),
     waitSeconds: Schema.optional(Schema.Number)
@@ -107,7 +108,10 @@ export const ofNotice = (notice: Notice.Notice): Line => {
       return { type: "notice", notice: notice._tag, message, place: Place.format(notice.place) }
     case "Probing":
     case "Stalled":
+    case "Fresh":
       return { type: "notice", notice: notice._tag, message, place: Place.format(notice.place) }
+    case "Sharing":
+      return { type: "notice", notice: notice._tag, message }
     case "Compacting":
     case "Stopping":
       return {

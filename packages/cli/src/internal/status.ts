@@ -24,8 +24,9 @@ import { formatTime } from "./seconds.js"
 import { table } from "./table.js"
 
 /**
- * The health of places, kept beside the config file (`health.json`) so every run of the command
- * line sees what the runs before it found.
+ * The health of places, in the store the config file chooses: `health.json` beside the config
+ * file (the default), so every run of the command line sees what the runs before it found; or
+ * Redis, shared with every process on every machine that uses it.
  *
  * @internal
  */
@@ -33,6 +34,12 @@ export const health = (breaker: Health.Breaker = Health.defaultBreaker) =>
   Layer.unwrapEffect(
     Effect.gen(function*() {
       const store = yield* ConfigFile.Store
+      const chosen = (yield* store.read).health
+      if (chosen?.store === "redis") {
+        // loaded only when chosen: most runs keep health in the file and never load a Redis client
+        const { RedisHealth } = yield* Effect.promise(() => import("@fallback/redis"))
+        return RedisHealth.layerSettings(chosen, breaker)
+      }
       const path = yield* Path.Path
       const file = yield* Option.match(store.file, { onNone: () => ConfigFile.location, onSome: Effect.succeed })
       return Health.Health.layerFile(path.join(path.dirname(file), "health.json"), breaker)

@@ -1,7 +1,7 @@
 import * as JSONSchema from "effect/JSONSchema"
 import * as ParseResult from "effect/ParseResult"
 import type * as Schema from "effect/Schema"
-import { echo, unprintable } from "./echo.js"
+import { echo, printable, unprintable } from "./echo.js"
 import { nearest } from "./nearest.js"
 
 const identifier = /^[A-Za-z_$][A-Za-z0-9_$]*$/
@@ -113,7 +113,7 @@ export const issuesOf = (
  * @internal
  */
 export const jsonReason = (error: unknown, text: string): string => {
-  const message = error instanceof Error ? error.message : String(error)
+  const message = printable(firstLine(error instanceof Error ? error.message : String(error)))
   const position = /position (\d+)/.exec(message)
   if (position === null) return message
   const before = text.slice(0, Number(position[1]))

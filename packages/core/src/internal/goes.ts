@@ -223,7 +223,8 @@ export const atPlace = <A>(
         yield* standIns.reopen(place, Option.fromNullable(run.state.conversations.get(Place.format(place))))
       }
     }
-  })
+    // A trial this turn took and will not answer is given back (a no-op when it holds none).
+  }).pipe(Effect.onInterrupt(() => goes.health.giveBack(place)))
 
 const retryingAt = (goes: Goes, place: Place.Place) =>
   goes.steps.get(place).pipe(

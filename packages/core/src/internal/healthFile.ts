@@ -3,9 +3,10 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
+
 import * as Failure from "../Failure.js"
 import * as Place from "../Place.js"
-import { apply, type Book, type Breaker, type Entry, type Patch } from "./health.js"
+import { apply, type Book, type Breaker, type Entry, type Lease, type Patch } from "./health.js"
 import { excerpt } from "./secret.js"
 import * as SharedFile from "./sharedFile.js"
 
@@ -16,7 +17,10 @@ const Stored = Schema.Struct({
   place: Place.FromString,
   failures: Schema.NonNegativeInt,
   parkedUntil: Schema.optionalWith(Instant, { exact: true }),
-  trial: Schema.Boolean,
+  // `true` was written before trials were leased: it is given back a park after the park ends
+  trial: Schema.optionalWith(Schema.Union(Schema.Boolean, Schema.Struct({ by: Schema.String, until: Instant })), {
+    exact: true
+  }),
   coolingUntil: Schema.optionalWith(Instant, { exact: true }),
   last: Failure.Failure
 })
@@ -30,7 +34,7 @@ const keptOfSaid = 200
 /**
  * The book of a health file's text. A file that does not read is an empty book (the health of
  * places is what recent turns found, not a person's settings: losing it restarts the breakers).
- * A trial taken longer than a park ago by a process that never answered it is given back.
+ * A trial whose lease has ended (its taker never answered it) is as good as given back.
  *
  * @internal
  */
@@ -45,12 +49,26 @@ export const decode = (text: Option.Option<string>, breaker: Breaker, now: numbe
             place: stored.place,
             failures: stored.failures,
             parkedUntil: stored.parkedUntil,
-            trial: stored.trial && (stored.parkedUntil === undefined || now < stored.parkedUntil + breaker.parkMillis),
+            trial: leaseOf(stored.trial, stored.parkedUntil, breaker, now),
             coolingUntil: stored.coolingUntil,
             last: stored.last
           }]))
       })
   })
+
+const leaseOf = (
+  stored: boolean | Lease | undefined,
+  parkedUntil: number | undefined,
+  breaker: Breaker,
+  now: number
+): Lease | undefined => {
+  const lease = stored === true && parkedUntil !== undefined
+    ? { by: "", until: parkedUntil + breaker.parkMillis }
+    : typeof stored === "object"
+    ? stored
+    : undefined
+  return lease !== undefined && now < lease.until ? lease : undefined
+}
 
 /** @internal */
 export const encode = (book: Book): string => {
@@ -58,13 +76,16 @@ export const encode = (book: Book): string => {
     places: [...book.values()].map((entry) => ({
       place: entry.place,
       failures: entry.failures,
-      trial: entry.trial,
       last: entry.last,
+      ...(entry.trial === undefined ? {} : { trial: entry.trial }),
       ...(entry.parkedUntil === undefined ? {} : { parkedUntil: entry.parkedUntil }),
       ...(entry.coolingUntil === undefined ? {} : { coolingUntil: entry.coolingUntil })
     }))
   })
-  const kept = places.map((stored) => ({ ...stored, last: { ...stored.last, said: excerpt(stored.last.said, keptOfSaid) } }))
+  const kept = places.map((stored) => ({
+    ...stored,
+    last: { ...stored.last, said: excerpt(stored.last.said, keptOfSaid) }
+  }))
   return `${JSON.stringify({ places: kept })}\n`
 }
 
@@ -77,16 +98,17 @@ export const encode = (book: Book): string => {
  */
 export const fileBook = (file: string, breaker: Breaker) =>
   Effect.map(SharedFile.make(file, Duration.seconds(10)), (shared) => {
-    const read = (now: number) => Effect.map(Effect.orElseSucceed(shared.text, Option.none), (text) => decode(text, breaker, now))
+    const read = (now: number) =>
+      Effect.map(Effect.orElseSucceed(shared.text, Option.none), (text) => decode(text, breaker, now))
     return {
       get: (now: number) => read(now),
-      modify: <A>(now: number, change: (book: Book) => readonly [A, Patch | undefined]) =>
+      modify: <A>(now: number, change: (book: Book) => readonly [A, ReadonlyArray<Patch>]) =>
         Effect.flatMap(read(now), (book) => {
-          const [first, patch] = change(book)
-          if (patch === undefined) return Effect.succeed(first)
+          const [first, patches] = change(book)
+          if (patches.length === 0) return Effect.succeed(first)
           return Effect.flatMap(read(now), (current) => {
             const [answer, again] = change(current)
-            if (again === undefined) return Effect.succeed(answer)
+            if (again.length === 0) return Effect.succeed(answer)
             apply(current, again)
             return Effect.as(shared.replace(encode(current)), answer)
           }).pipe(

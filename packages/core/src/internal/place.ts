@@ -9,7 +9,7 @@ export const accountPattern = /^[A-Za-z0-9._-]+$/
 
 /** @internal */
 export const modelPattern =
-  /^(?!-)[^\s\u0000-\u001f\u007f-\u009f\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]+$/
+  /^[^-\s\u0000-\u001f\u007f-\u009f\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff][^\s\u0000-\u001f\u007f-\u009f\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]*$/
 
 /** @internal */
 export type Part = "cli" | "account" | "model"

@@ -407,6 +407,10 @@ const annotationsOf = (notice: Notice): Record<string, string | number> => {
         [attribute.errorType]: notice.failure._tag,
         [attribute.reason]: notice.reason
       }
+    case "Fresh":
+      return { [attribute.place]: Place.format(notice.place) }
+    case "Sharing":
+      return { "fallback.health.store": notice.store, "fallback.health.shared": String(notice.shared), [attribute.reason]: notice.reason }
   }
 }
 
@@ -418,7 +422,9 @@ export const eventName: Record<Notice["_tag"], string> = {
   Compacting: "fallback.compact",
   Probing: "fallback.probe",
   Stalled: "fallback.stall",
-  Stopping: "fallback.stop"
+  Fresh: "fallback.fresh",
+  Stopping: "fallback.stop",
+  Sharing: "fallback.health.sharing"
 }
 
 const counted = (notice: Notice) => {

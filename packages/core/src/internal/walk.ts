@@ -58,7 +58,8 @@ export const walk = <A>(walker: Walker, run: Run, start: Place.Place, first: Una
       return yield* stop(run, start, failure, `the steps could not be read (${chain.left.message})`)
     }
     let links = chain.right
-    const relist = steps.chain(origin).pipe(Effect.orElseSucceed(() => links))
+    // Made only when a round needs it: a failover that finds its place in the first round pays nothing.
+    const relist = Effect.suspend(() => steps.chain(origin).pipe(Effect.orElseSucceed(() => links)))
     let link = Math.max(0, links.findIndex((p) => p.cli === start.cli && p.model === start.model))
     let arrived = start
     let accountQueue: Array<Place.Place> | undefined = undefined

@@ -1,0 +1,38 @@
+import { describe, expect, it } from "@effect/vitest"
+import { Either } from "effect"
+
+import { ConfigFile } from "../src/index.js"
+
+const decode = (health: unknown) =>
+  ConfigFile.decode("/tmp/config.json", JSON.stringify({ health }), ConfigFile.builtinClis)
+
+describe("the config file's health store", () => {
+  it("chooses the file, or Redis by a URL from the environment or written plainly, with a password from the environment", () => {
+    expect(Either.getOrThrow(decode({ store: "file" })).health).toEqual({ store: "file" })
+    expect(Either.getOrThrow(decode({ store: "redis", url: { fromEnv: "FALLBACK_REDIS_URL" } })).health).toEqual({
+      store: "redis",
+      url: { fromEnv: "FALLBACK_REDIS_URL" }
+    })
+    const plain = {
+      store: "redis",
+      url: "rediss://cache.internal:6380/2",
+      password: { fromEnv: "REDIS_PASSWORD" },
+      prefix: "team-a:"
+    }
+    expect(Either.getOrThrow(decode(plain)).health).toEqual(plain)
+    expect(Either.getOrThrow(decode(undefined)).health).toBeUndefined()
+  })
+
+  it("refuses a password written in the URL, and says where it goes instead", () => {
+    const refused = decode({ store: "redis", url: "redis://:hunter2hunter2@cache.internal:6379" })
+    expect(Either.isLeft(refused)).toBe(true)
+    const message = Either.isLeft(refused) ? refused.left.message : ""
+    expect(message).toContain("\"password\": { \"fromEnv\"")
+    expect(message).not.toContain("hunter2")
+  })
+
+  it("refuses a store it does not know, and a URL that is not Redis's", () => {
+    expect(Either.isLeft(decode({ store: "memcached" }))).toBe(true)
+    expect(Either.isLeft(decode({ store: "redis", url: "http://cache.internal" }))).toBe(true)
+  })
+})

@@ -1,0 +1,329 @@
+import * as Failure from "@fallback/core/Failure"
+import * as Health from "@fallback/core/Health"
+import * as Notice from "@fallback/core/Notice"
+import * as Place from "@fallback/core/Place"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as Redacted from "effect/Redacted"
+import * as Schema from "effect/Schema"
+import type * as Scope from "effect/Scope"
+import { Redis } from "ioredis"
+
+import type * as RedisHealth from "../RedisHealth.js"
+import * as scripts from "./scripts.js"
+
+const FailureJson = Schema.parseJson(Failure.Failure)
+const decodeFailure = Schema.decodeUnknownSync(FailureJson)
+
+/** What Redis keeps of what a backend said, as the file does: enough to know what happened. */
+const keptOfSaid = 200
+const encodeFailure = (failure: Failure.Failure) => {
+  const encoded = Schema.encodeSync(Failure.Failure)(failure)
+  const said = encoded.said.length <= keptOfSaid ? encoded.said : `${encoded.said.slice(0, keptOfSaid)}…`
+  return JSON.stringify({ ...encoded, said })
+}
+
+/** What the scripts are, as commands of a client. */
+interface Commands {
+  readonly fallbackAdmit: (...args: ReadonlyArray<string | number>) => Promise<[number, string, number?, string?]>
+  readonly fallbackFailed: (...args: ReadonlyArray<string | number>) => Promise<number>
+  readonly fallbackSucceeded: (...args: ReadonlyArray<string | number>) => Promise<number>
+  readonly fallbackGiveBack: (...args: ReadonlyArray<string | number>) => Promise<number>
+  readonly fallbackClear: (...args: ReadonlyArray<string | number>) => Promise<number>
+  readonly fallbackSnapshot: (...args: ReadonlyArray<string | number>) => Promise<[number, ...Array<Array<string>>]>
+}
+
+/**
+ * The URL a person may read: scheme, host, port and database, never a user or a password.
+ *
+ * @internal
+ */
+export const shown = (url: string): string => {
+  try {
+    const parsed = new URL(url)
+    return `${parsed.protocol}//${parsed.hostname}${parsed.port === "" ? "" : `:${parsed.port}`}${
+      parsed.pathname === "/" ? "" : parsed.pathname
+    }`
+  } catch {
+    return "redis"
+  }
+}
+
+const passwordOf = (url: string) => {
+  try {
+    return decodeURIComponent(new URL(url).password)
+  } catch {
+    return ""
+  }
+}
+
+/** How long a place's hash lives after its last failure when nothing else removes it. */
+const hashLifetime = Duration.toMillis(Duration.days(1))
+
+/** How long a healthy admission read from Redis is trusted while the change channel is up. */
+const cachedFor = 1_000
+
+/** @internal */
+export const make = (options: RedisHealth.Options): Effect.Effect<Health.Health["Type"], never, Scope.Scope> =>
+  Effect.gen(function*() {
+    const notices = yield* Notice.Notices
+    const breaker = options.breaker ?? Health.defaultBreaker
+    const prefix = options.prefix ?? "fallback:health:"
+    const timeout = Duration.toMillis(options.timeout ?? Duration.millis(250))
+    const retryAfter = Duration.toMillis(options.retry ?? Duration.seconds(1))
+    const channel = `${prefix}changed`
+    const placesKey = `${prefix}places`
+    const url = Redacted.value(options.url)
+    const store = `Redis at ${shown(url)}`
+    // A reason is shown to people: it never carries the password, whichever way it was given.
+    const secrets = [options.password === undefined ? "" : Redacted.value(options.password), passwordOf(url)]
+      .filter((secret) => secret.length > 0)
+    const failuresToPark = breaker.failures
+    const park = Duration.toMillis(breaker.park)
+    const lease = Duration.toMillis(breaker.trial ?? breaker.park)
+    const by = Health.owner()
+    const local = Health.memory(breaker)
+
+    const connection = (name: string) => {
+      const client = new Redis(url, {
+        ...(options.password === undefined ? {} : { password: Redacted.value(options.password) }),
+        connectionName: name,
+        lazyConnect: true,
+        enableOfflineQueue: false,
+        maxRetriesPerRequest: 0,
+        autoResendUnfulfilledCommands: false,
+        commandTimeout: timeout,
+        connectTimeout: Math.max(timeout, 1_000),
+        retryStrategy: (times) => Math.min(50 * times, retryAfter)
+      })
+      // Errors reach the operations that meet them; unheard, ioredis would print each one.
+      client.on("error", () => {})
+      return client
+    }
+
+    const client = yield* Effect.acquireRelease(
+      Effect.sync(() => connection("fallback-health")),
+      (client) => Effect.sync(() => client.disconnect())
+    )
+    client.defineCommand("fallbackAdmit", { numberOfKeys: 3, lua: scripts.admit })
+    client.defineCommand("fallbackFailed", { numberOfKeys: 4, lua: scripts.failed })
+    client.defineCommand("fallbackSucceeded", { numberOfKeys: 4, lua: scripts.succeeded })
+    client.defineCommand("fallbackGiveBack", { numberOfKeys: 1, lua: scripts.giveBack })
+    client.defineCommand("fallbackClear", { numberOfKeys: 1, lua: scripts.clear })
+    client.defineCommand("fallbackSnapshot", { numberOfKeys: 1, lua: scripts.snapshot })
+    const commands = client as unknown as Commands
+
+    // Healthy admissions are cached while the change channel is subscribed: every change to a
+    // place is published, and drops it. `epoch` moves on every drop, so an answer that was on its
+    // way while a change was published is not cached.
+    const cache = new Map<string, number>()
+    let epoch = 0
+    let subscribed = false
+    const forget = () => {
+      epoch += 1
+      subscribed = false
+      cache.clear()
+    }
+    const subscriber = yield* Effect.acquireRelease(
+      Effect.sync(() => connection("fallback-health-changes")),
+      (client) => Effect.sync(() => client.disconnect())
+    )
+    subscriber.on("message", (_, place: string) => {
+      epoch += 1
+      cache.delete(place)
+    })
+    subscriber.on("close", forget)
+    subscriber.on("ready", () => {
+      subscriber.subscribe(channel).then(() => (subscribed = true), forget)
+    })
+
+    // The first operations wait for the connection a moment; a Redis that is not there by then is
+    // down from the start, and ioredis keeps trying to reach it.
+    yield* Effect.promise(() =>
+      Promise.race([
+        Promise.all([client.connect(), subscriber.connect()]).catch(() => undefined),
+        new Promise((resolve) => setTimeout(resolve, Math.max(timeout, 2_000)).unref())
+      ])
+    )
+
+    // Down: Redis did not answer; health is kept in `local` until `retryAt`, then Redis is asked again.
+    let down = false
+    let retryAt = 0
+    const wentDown = (reason: string) =>
+      Effect.suspend(() => {
+        retryAt = Date.now() + retryAfter
+        if (down) return Effect.void
+        down = true
+        forget()
+        return notices.publish(Notice.Notice.Sharing({ store, shared: false, reason }))
+      })
+    const cameBack = Effect.suspend(() => {
+      if (!down) return Effect.void
+      down = false
+      return notices.publish(Notice.Notice.Sharing({ store, shared: true, reason: "" }))
+    })
+    const reasonOf = (error: unknown) => {
+      const message = error instanceof Error ? error.message : typeof error === "string" ? error : "no answer"
+      if (/timed? ?out/i.test(message)) return `no answer within ${timeout} ms`
+      return secrets.reduce((text, secret) => text.split(secret).join("***"), message.split("\n")[0]!.slice(0, 120))
+    }
+
+    /** One operation on Redis, or on this process's health while Redis does not answer. */
+    // A connection on its way (the first, or once Redis answers again) is waited for, `timeout` at most.
+    const connected = (): Promise<void> =>
+      client.status !== "connecting" && client.status !== "connect"
+        ? Promise.resolve()
+        : new Promise((resolve) => {
+          const done = () => {
+            clearTimeout(timer)
+            client.off("ready", done)
+            resolve()
+          }
+          const timer = setTimeout(done, timeout)
+          client.once("ready", done)
+        })
+
+    const shared = <A, B>(ask: () => Promise<A>, onLocal: Effect.Effect<B>): Effect.Effect<A | B> =>
+      Effect.suspend(() => {
+        if (down && Date.now() < retryAt) return onLocal
+        return Effect.tryPromise({ try: () => connected().then(ask), catch: (error) => error }).pipe(
+          Effect.timeoutFail({ duration: Duration.millis(2 * timeout + 50), onTimeout: () => new Error("timed out") }),
+          Effect.matchEffect({
+            onFailure: (error) => Effect.zipRight(wentDown(reasonOf(error)), onLocal),
+            onSuccess: (answer) => Effect.as(cameBack, answer)
+          })
+        )
+      })
+
+    const keys = (place: string) => {
+      const key = `${prefix}${place}`
+      return [key, `${key}:trial`, `${key}:cool`] as const
+    }
+    // Times from the server, as this process's clock reads them.
+    const toLocal = (serverNow: number, at: number) => at - serverNow + Date.now()
+
+    const admit = (place: Place.Place): Effect.Effect<Health.Admission> =>
+      Effect.suspend(() => {
+        const name = Place.format(place)
+        if (subscribed && !down) {
+          const at = cache.get(name)
+          if (at !== undefined && Date.now() - at < cachedFor) return Effect.succeed(clean)
+        }
+        const since = epoch
+        const [hash, trial, cool] = keys(name)
+        return shared(
+          () => commands.fallbackAdmit(hash, trial, cool, by, lease, channel, name),
+          Effect.map(local.admit(place), (admission) => ({ admission }))
+        ).pipe(Effect.map((answer): Health.Admission => {
+          if (!Array.isArray(answer)) return answer.admission
+          const [now, kind, until, last] = answer
+          if (kind === "clean") {
+            if (since === epoch && subscribed) cache.set(name, Date.now())
+            return clean
+          }
+          cache.delete(name)
+          if (kind === "held") return held
+          if (kind === "trial") return { _tag: "Trial" }
+          return {
+            _tag: "Skip",
+            why: kind === "cooling" ? "cooling" : kind === "parked" ? "parked" : "trial",
+            until: toLocal(now, until!),
+            last: decodeFailure(last)
+          }
+        }))
+      })
+
+    return Health.Health.of({
+      admit,
+      succeeded: (place) =>
+        Effect.suspend(() => {
+          const name = Place.format(place)
+          const [hash, trial, cool] = keys(name)
+          return shared(
+            () => commands.fallbackSucceeded(hash, trial, cool, placesKey, name, channel),
+            local.succeeded(place)
+          ).pipe(Effect.asVoid)
+        }),
+      failed: (place, failed) =>
+        Effect.suspend(() => {
+          const name = Place.format(place)
+          cache.delete(name)
+          const [hash, trial, cool] = keys(name)
+          const coolFor = Option.match(failed.coolUntil, {
+            onNone: () => 0,
+            onSome: (at) => Math.max(0, Math.ceil(at - Date.now()))
+          })
+          return shared(
+            () =>
+              commands.fallbackFailed(
+                hash,
+                trial,
+                cool,
+                placesKey,
+                by,
+                name,
+                encodeFailure(failed.failure),
+                failed.counts ? 1 : 0,
+                coolFor,
+                failuresToPark,
+                park,
+                hashLifetime,
+                channel
+              ),
+            local.failed(place, failed)
+          ).pipe(Effect.asVoid)
+        }),
+      giveBack: (place) =>
+        Effect.suspend(() => {
+          const name = Place.format(place)
+          return shared(() => commands.fallbackGiveBack(keys(name)[1], by, channel, name), local.giveBack(place)).pipe(
+            Effect.asVoid
+          )
+        }),
+      clear: (place) =>
+        Effect.suspend(() => {
+          cache.clear()
+          const only = place === undefined ? [] : [Place.format(place)]
+          return shared(() => commands.fallbackClear(placesKey, prefix, channel, ...only), local.clear(place)).pipe(
+            Effect.zipRight(local.clear(place))
+          )
+        }),
+      snapshot: Effect.suspend(() =>
+        shared(
+          () => commands.fallbackSnapshot(placesKey, prefix),
+          Effect.map(local.snapshot, (all) => ({ all }))
+        ).pipe(Effect.map((answer) => {
+          if (!Array.isArray(answer)) return answer.all
+          const [now, ...rows] = answer
+          const here = Date.now()
+          return rows.flatMap((row): Array<Health.PlaceHealth> => {
+            const [name, failures, parked, last, cooling, trialUntil, taker] = row as [
+              string,
+              string,
+              string,
+              string,
+              string,
+              string,
+              string
+            ]
+            const place = Place.parse(name)
+            if (place._tag === "Left") return []
+            const at = (value: string) => value === "" ? undefined : toLocal(now, Number(value))
+            const trial = at(trialUntil)
+            return [Health.placeHealth({
+              place: place.right,
+              failures: Number(failures),
+              parkedUntil: at(parked),
+              trial: trial === undefined ? undefined : { by: taker, until: trial },
+              coolingUntil: at(cooling),
+              last: decodeFailure(last)
+            }, here)]
+          })
+        }))
+      )
+    })
+  })
+
+const clean: Health.Admission = { _tag: "Go", held: false }
+const held: Health.Admission = { _tag: "Go", held: true }
