@@ -24,6 +24,13 @@ export * as AnthropicMessages from "./AnthropicMessages.js"
 export * as Claude from "./Claude.js"
 
 /**
+ * What each agent CLI is given to reach an endpoint the config names.
+ *
+ * @since 0.1.0
+ */
+export * as Endpoint from "./Endpoint.js"
+
+/**
  * What every agent-CLI backend shares: finished runs, judged outcomes, options.
  *
  * @since 0.1.0

@@ -5,6 +5,7 @@ import * as ConfigFile from "@fallback/core/ConfigFile"
 import * as Place from "@fallback/core/Place"
 import * as Policy from "@fallback/core/Policy"
 import { Effect, Either, Option } from "effect"
+
 import * as State from "../src/internal/editState.js"
 import { backends, edit, keys, pages, questions, typed } from "./terminal.js"
 
@@ -32,9 +33,10 @@ const configFile = Effect.gen(function*() {
   return file
 }).pipe(Effect.provide(NodeFileSystem.layer))
 
-const text = (file: string) => Effect.flatMap(FileSystem.FileSystem, (fs) => fs.readFileString(file)).pipe(
-  Effect.provide(NodeFileSystem.layer)
-)
+const text = (file: string) =>
+  Effect.flatMap(FileSystem.FileSystem, (fs) => fs.readFileString(file)).pipe(
+    Effect.provide(NodeFileSystem.layer)
+  )
 
 const steps = (file: string) => Effect.map(text(file), (text) => (JSON.parse(text) as { steps: unknown }).steps)
 
@@ -49,9 +51,9 @@ describe("fallback edit", () => {
       expect(pages(session)[0]).toBe([
         `fallback edit: the steps in ${file}`,
         "",
-        "  PLACE                      TURNS GO TO          TRIES  POLICY",
-        "❯ claude@work/claude-opus-5  codex/gpt-5.6-sol    3      exponential",
-        "  codex/gpt-5.6-sol          gemini/gemini-3-pro  -      -",
+        "  PLACE                      TURNS GO TO (THE WHOLE CHAIN)            TRIES  POLICY       TIMEOUT",
+        "❯ claude@work/claude-opus-5  codex/gpt-5.6-sol → gemini/gemini-3-pro  3      exponential  1m30s",
+        "  codex/gpt-5.6-sol          gemini/gemini-3-pro                      -      -            -",
         "  + add a step",
         "  save",
         "",
@@ -94,7 +96,7 @@ describe("fallback edit", () => {
       ])
       expect(questions(session)[3]).toContain("❯ claude-opus-5\n  claude-sonnet-5\n  another model    type its name")
       const before = pages(session).find((page) => page.includes("Unsaved"))!
-      expect(before).toContain("❯ claude@work/claude-sonnet-5  codex/gpt-5.6-sol    -      -            new")
+      expect(before).toMatch(/❯ claude@work\/claude-sonnet-5 +codex\/gpt-5\.6-sol → gemini\/gemini-3-pro +- +- +- +new/)
       expect(before).toContain("Unsaved: claude@work/claude-sonnet-5 new")
       expect(pages(session).at(-1)).toContain("❯ save 1 unsaved")
       expect(session.out).toBe(`Saved to ${file}: claude@work/claude-sonnet-5 new`)
@@ -149,10 +151,10 @@ describe("fallback edit", () => {
         enter, // codex/gpt-5.6-sol again
         enter, // where its turns go
         down,
-        enter, // codex
-        enter, // gpt-5.6-sol: itself, refused
-        enter,
-        enter,
+        enter, // codex: gpt-5.6-sol, itself, is not offered, so its name is typed
+        ...typed("gpt-5.6-sol"),
+        enter, // refused at this question
+        escape, // back one question: the CLI
         down,
         down,
         enter, // gemini
@@ -168,11 +170,17 @@ describe("fallback edit", () => {
         "  remove this step",
         "↑↓ move · enter choose · esc back"
       ].join("\n"))
-      expect(pages(session).some((page) => page.includes("codex/gpt-5.6-sol: a place cannot fall back to itself"))).toBe(
-        true
+      expect(
+        questions(session).some((question) =>
+          question.includes("codex/gpt-5.6-sol cannot fall back to itself; pick another")
+        )
       )
+        .toBe(true)
       const last = pages(session).at(-1)!
-      expect(last).toContain("❯ codex/gpt-5.6-sol          gemini/gemini-3-flash  2      linear       changed")
+      expect(last).toMatch(/❯ codex\/gpt-5\.6-sol +gemini\/gemini-3-flash +2 +linear +none +changed/)
+      expect(last).toMatch(
+        / claude@work\/claude-opus-5 +codex\/gpt-5\.6-sol → gemini\/gemini-3-flash +3 +exponential +1m30s/
+      )
       expect(last).toContain("Unsaved: codex/gpt-5.6-sol changed")
       expect(yield* steps(file)).toEqual({
         "claude@work/claude-opus-5": {
@@ -210,6 +218,23 @@ describe("fallback edit", () => {
       })
     }))
 
+  it.scoped("typing in a field that starts filled replaces what it held: 3, then 4 typed, saves 4", () =>
+    Effect.gen(function*() {
+      const file = yield* configFile
+      yield* edit(file, [
+        enter, // claude@work/claude-opus-5
+        down,
+        enter, // how many tries first: 3
+        char("4"),
+        enter,
+        enter,
+        keys.ctrlJ
+      ])
+      expect(yield* steps(file)).toMatchObject({
+        "claude@work/claude-opus-5": { retrying: { tries: 4, policy: "exponential", timeout: 90 } }
+      })
+    }))
+
   it.scoped("saving with nothing unsaved leaves the file as it was", () =>
     Effect.gen(function*() {
       const file = yield* configFile
@@ -230,16 +255,16 @@ describe("fallback edit", () => {
       const session = yield* edit(file, [up, char("q")], { rows: 12 })
       const [first, last] = [pages(session)[0]!.split("\n"), pages(session).at(-1)!.split("\n")]
       expect(first.slice(2, 8)).toEqual([
-        "  PLACE      TURNS GO TO           TRIES  POLICY",
+        "  PLACE      TURNS GO TO (THE WHOLE CHAIN)  TRIES  POLICY  TIMEOUT",
         "",
-        "❯ codex/m00  claude/claude-opus-5  -      -",
-        "  codex/m01  claude/claude-opus-5  -      -",
-        "  codex/m02  claude/claude-opus-5  -      -",
+        "❯ codex/m00  claude/claude-opus-5           -      -       -",
+        "  codex/m01  claude/claude-opus-5           -      -       -",
+        "  codex/m02  claude/claude-opus-5           -      -       -",
         "  ↓ 11 more"
       ])
       expect(last.slice(3, 8)).toEqual([
         "  ↑ 11 more",
-        "  codex/m11  claude/claude-opus-5  -      -",
+        "  codex/m11  claude/claude-opus-5           -      -       -",
         "  + add a step",
         "❯ save",
         ""
@@ -297,9 +322,9 @@ describe("fallback edit", () => {
       const session = yield* edit(file, [
         char("a"),
         enter,
-        escape, // back from claude's accounts
-        char("a"),
-        ctrlC, // back from the CLIs
+        escape, // back one question: from claude's accounts to the CLIs
+        char("a"), // not a key here
+        ctrlC, // back from the CLIs to the page
         enter,
         down,
         down,
@@ -312,7 +337,9 @@ describe("fallback edit", () => {
         down,
         enter // leave without saving
       ], { backends })
-      expect(pages(session).slice(0, 3).every((page) => page.includes("Nothing unsaved."))).toBe(true)
+      expect(pages(session).slice(0, 2).every((page) => page.includes("Nothing unsaved."))).toBe(true)
+      expect(questions(session).filter((question) => question.startsWith("The place that cannot run: which CLI?")))
+        .toHaveLength(2)
       expect(pages(session).at(-1)).toContain("Unsaved: claude@work/claude-opus-5 removed")
       expect(yield* text(file)).toBe(start)
     }))

@@ -70,7 +70,7 @@ describe("the command's start", () => {
       writeFileSync(file, JSON.stringify(written))
       const { stdout } = await start(folder, ["--help"], { env: { NO_COLOR: "1" } })
       expect(stdout).not.toContain("stale help")
-      expect(stdout).toContain("COMMANDS")
+      expect(stdout).toContain("Commands:")
     } finally {
       rmSync(folder, { recursive: true, force: true })
     }

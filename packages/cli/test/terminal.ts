@@ -1,7 +1,9 @@
-import * as Terminal from "@effect/platform/Terminal"
 import * as NodeContext from "@effect/platform-node/NodeContext"
+import * as Terminal from "@effect/platform/Terminal"
 import * as Backend from "@fallback/core/Backend"
-import { ConfigProvider, Console, Effect, Exit, Fiber, Layer, Mailbox, Option } from "effect"
+import type { Console } from "effect"
+import { ConfigProvider, Effect, Exit, Fiber, Layer, Mailbox, Option } from "effect"
+
 import { Cli } from "../src/index.js"
 
 const key = (name: string, input?: string, modifiers: Partial<Terminal.Key> = {}): Terminal.UserInput => ({
@@ -21,6 +23,7 @@ export const keys = {
   escape: key("escape", undefined, { meta: true }),
   ctrlC: key("c", "\u0003", { ctrl: true }),
   backspace: key("backspace", "\u007f"),
+  space: key("space", " "),
   char: (c: string) => key(c, c)
 } as const
 
@@ -105,6 +108,10 @@ export const edit = (
     readonly args?: ReadonlyArray<string>
     readonly tty?: boolean
     readonly rows?: number
+    /** The command the keys are pressed in (`edit` unless said). */
+    readonly command?: string
+    /** Variables the command sees besides FALLBACK_CONFIG. */
+    readonly env?: Readonly<Record<string, string>>
   } = {}
 ): Effect.Effect<Session> =>
   Effect.gen(function*() {
@@ -117,10 +124,14 @@ export const edit = (
       log: (...items) => Effect.sync(() => void out.push(items.join(" "))),
       error: (...items) => Effect.sync(() => void err.push(items.join(" ")))
     }
-    const fiber = yield* Cli.main(["node", "fallback", "edit", ...(options.args ?? [])]).pipe(
+    const fiber = yield* Cli.main(["node", "fallback", options.command ?? "edit", ...(options.args ?? [])]).pipe(
       Effect.withConsole(capturing),
-      Effect.withConfigProvider(ConfigProvider.fromMap(new Map([["FALLBACK_CONFIG", file]]))),
-      Effect.provide(Layer.succeed(Terminal.Terminal, scripted(script, frames, options.tty ?? true, options.rows ?? 40))),
+      Effect.withConfigProvider(
+        ConfigProvider.fromMap(new Map([...Object.entries(options.env ?? {}), ["FALLBACK_CONFIG", file]]))
+      ),
+      Effect.provide(
+        Layer.succeed(Terminal.Terminal, scripted(script, frames, options.tty ?? true, options.rows ?? 40))
+      ),
       Effect.provide(options.backends ?? Layer.empty),
       Effect.provide(NodeContext.layer),
       Effect.fork

@@ -21,6 +21,7 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Ref from "effect/Ref"
 import * as Schema from "effect/Schema"
+import * as Failure from "./Failure.js"
 import * as internal from "./internal/configFile.js"
 import * as SharedFile from "./internal/sharedFile.js"
 import { nearest } from "./internal/nearest.js"
@@ -98,6 +99,24 @@ const EnvValue = Schema.Union(FromEnv, Setting).annotations({
 })
 
 /**
+ * Where a CLI sends its requests when not to its vendor: an Anthropic-compatible endpoint for
+ * claude, an OpenAI-compatible one (Responses API for codex, chat completions for opencode), a
+ * Gemini-compatible one for gemini. `baseUrl` as the CLI takes it, `key` the variable its key is
+ * read from (none for a local server that wants none), `provider` the name codex and opencode
+ * give it (`fallback` unless said). Set on a CLI (`clis.codex.endpoint`) or one account.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const Endpoint = Schema.Struct({
+  baseUrl: Schema.String.pipe(Schema.pattern(/^https?:\/\/\S+$/, { message: () => "an http:// or https:// URL" })),
+  key: Schema.optionalWith(FromEnv, { exact: true }),
+  provider: Schema.optionalWith(Schema.String.pipe(Schema.pattern(/^[a-z][a-z0-9_-]*$/, {
+    message: () => "a provider's name: lowercase letters, digits, \"-\" and \"_\""
+  })), { exact: true })
+}).annotations({ identifier: "Endpoint", description: "where the CLI sends its requests" })
+
+/**
  * One account of a CLI: its name (the `@ACCOUNT` of a place) and how it authenticates.
  *
  * @since 0.1.0
@@ -116,7 +135,8 @@ export class Account extends Schema.Class<Account>("@fallback/core/Account")({
       })
     ),
     { exact: true }
-  )
+  ),
+  endpoint: Schema.optionalWith(Endpoint, { exact: true })
 }, { identifier: "Account" }) {}
 
 const AccountChain = Schema.Array(Account).pipe(
@@ -157,7 +177,8 @@ export const Provider = Schema.Struct({
 }).annotations({ identifier: "Provider", description: "an HTTP provider, named by its key" })
 
 /**
- * How a CLI is run: `bin`, the binary to run when it is not the one on `PATH`.
+ * How a CLI is run: `bin`, the binary to run when it is not the one on `PATH`; `endpoint`, where every
+ * account of it without one of its own sends its requests.
  *
  * @since 0.1.0
  * @category schemas
@@ -165,7 +186,8 @@ export const Provider = Schema.Struct({
 export const CliSettings = Schema.Struct({
   bin: Schema.optionalWith(Schema.NonEmptyString.annotations({ description: "the path of the CLI's binary" }), {
     exact: true
-  })
+  }),
+  endpoint: Schema.optionalWith(Endpoint, { exact: true })
 }).annotations({ identifier: "CliSettings" })
 
 /**
@@ -214,6 +236,84 @@ export const HealthStore = Schema.Union(
   })
 ).annotations({ identifier: "HealthStore", description: "where the health of places is kept" })
 
+const Seconds = Schema.Number.pipe(Schema.nonNegative({ message: () => "seconds, 0 or more" }))
+const Count = Schema.Int.pipe(Schema.positive({ message: () => "a whole number, 1 or more" }))
+
+/**
+ * What one failure kind gets, over the preset's answer for it: `waits` before each go again here
+ * (seconds), `atLeast` the shortest wait, whether the step's own tries apply (`step`), whether the
+ * session is reopened (`reopen`), whether other accounts and places are walked, the `cooldown`
+ * (seconds) the place gets, and `once` for a kind taken only once.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const AnswerSettings = Schema.Struct({
+  waits: Schema.optionalWith(Schema.Array(Seconds), { exact: true }),
+  atLeast: Schema.optionalWith(Seconds, { exact: true }),
+  step: Schema.optionalWith(Schema.Boolean, { exact: true }),
+  reopen: Schema.optionalWith(Schema.Boolean, { exact: true }),
+  accounts: Schema.optionalWith(Schema.Boolean, { exact: true }),
+  places: Schema.optionalWith(Schema.Boolean, { exact: true }),
+  cooldown: Schema.optionalWith(Seconds, { exact: true }),
+  once: Schema.optionalWith(Schema.Boolean, { exact: true })
+}).annotations({ identifier: "AnswerSettings" })
+
+/**
+ * How `fallback run` recovers when its flags do not say: the preset, the first-byte, idle and
+ * deadline limits (seconds; a first byte of 0 is no limit), the most goes in all, the breaker's
+ * numbers (failures in a row, seconds parked) and the answer to each failure kind.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const RunSettings = Schema.Struct({
+  preset: Schema.optionalWith(Schema.Literal("primary", "escalating", "breaker"), { exact: true }),
+  firstByte: Schema.optionalWith(Seconds, { exact: true }),
+  idle: Schema.optionalWith(Seconds, { exact: true }),
+  deadline: Schema.optionalWith(Seconds.pipe(Schema.positive({ message: () => "seconds, more than 0" })), { exact: true }),
+  attempts: Schema.optionalWith(Count, { exact: true }),
+  breaker: Schema.optionalWith(
+    Schema.Struct({ failures: Schema.optionalWith(Count, { exact: true }), park: Schema.optionalWith(Seconds, { exact: true }) }),
+    { exact: true }
+  ),
+  answers: Schema.optionalWith(
+    Schema.Struct(
+      Object.fromEntries(Failure.kinds.map((kind) => [kind, Schema.optionalWith(AnswerSettings, { exact: true })])) as {
+        readonly [K in Failure.Kind]: Schema.optionalWith<typeof AnswerSettings, { exact: true }>
+      }
+    ),
+    { exact: true }
+  )
+}).annotations({ identifier: "RunSettings" })
+
+/** The keys an object at `path` in the file may have, for "did you mean" on one it may not. */
+const keysAt = (path: ReadonlyArray<PropertyKey>): ReadonlyArray<string> => {
+  const [section, , third, fourth] = path
+  const fieldsOf = (schema: { readonly fields: object }) => Object.keys(schema.fields)
+  if (path.length === 0) return fieldsOf(Document)
+  switch (section) {
+    case "steps":
+      return path.length === 2 ? fieldsOf(StepEntry) : third === "retrying" ? ["tries", "policy", "timeout"] : []
+    case "accounts":
+      return path.length === 3 ? fieldsOf(Account) : fourth === "endpoint" ? fieldsOf(Endpoint) : ["fromEnv"]
+    case "providers":
+      return path.length === 2 ? fieldsOf(Provider) : third === "models" ? ["name", "contextWindow"] : ["fromEnv"]
+    case "run":
+      return path.length === 1
+        ? fieldsOf(RunSettings)
+        : third === undefined && path[1] === "breaker"
+        ? ["failures", "park"]
+        : path[1] === "answers"
+        ? path.length === 2 ? [...Failure.kinds] : fieldsOf(AnswerSettings)
+        : []
+    case "clis":
+      return path.length === 2 ? fieldsOf(CliSettings) : third === "endpoint" && path.length === 3 ? fieldsOf(Endpoint) : ["fromEnv"]
+    default:
+      return []
+  }
+}
+
 /**
  * The limits on a turn a file sets for every agent the command makes: `send`, the ceiling on one
  * attempt in seconds (the escalating preset's 600 s when not said).
@@ -241,7 +341,8 @@ export const Document = Schema.Struct({
   providers: Schema.optionalWith(Schema.Record({ key: Place.Cli, value: Provider }), { default: () => ({}), exact: true }),
   clis: Schema.optionalWith(Schema.Record({ key: Place.Cli, value: CliSettings }), { default: () => ({}), exact: true }),
   limits: Schema.optionalWith(Limits, { exact: true }),
-  health: Schema.optionalWith(HealthStore, { exact: true })
+  health: Schema.optionalWith(HealthStore, { exact: true }),
+  run: Schema.optionalWith(RunSettings, { exact: true })
 }).annotations({ identifier: "FallbackConfig", title: "fallback config" })
 
 /**
@@ -375,7 +476,10 @@ export class UnknownCli extends Schema.TaggedError<UnknownCli>("@fallback/core/U
   override get message(): string {
     const close = nearest(this.cli, this.known)
     return `${inFile(this.file)}${this.place} names the CLI "${this.cli}", which is not one fallback knows` +
-      (close.length > 0 ? ` (did you mean ${close.join(" or ")}?)` : "") + `; known: ${this.known.join(", ")}`
+      (close.length > 0
+        ? ` (did you mean ${close.join(" or ")}?); known: ${this.known.join(", ")}`
+        : `; known: ${this.known.join(", ")}; for a model server, name it under "providers" first, e.g. "${this.cli}": ` +
+          `{ "kind": "openai-compatible", "baseUrl": "http://127.0.0.1:11434/v1" }`)
   }
 }
 
@@ -527,7 +631,7 @@ export const decode = (
     Either.flatMap((json) =>
       Either.mapLeft(
         Schema.decodeUnknownEither(Document, { onExcessProperty: "error", errors: "all" })(json),
-        (error) => new ConfigInvalid({ file, issues: internal.issuesOf(error) })
+        (error) => new ConfigInvalid({ file, issues: internal.issuesOf(error, keysAt) })
       )
     ),
     Either.flatMap((document) => check(document, { known, file }))

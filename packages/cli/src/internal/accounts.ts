@@ -102,7 +102,8 @@ const accountOf = (name: string, configDir: string | undefined, env: ReadonlyArr
     )
   })
 
-const add = Command.make("add", { config, cli, name, configDir, env }, ({ cli, config, configDir, env, name }) =>
+/** @internal */
+export const add = Command.make("add", { config, cli, name, configDir, env }, ({ cli, config, configDir, env, name }) =>
   Effect.gen(function*() {
     const account = yield* accountOf(name, configDir._tag === "Some" ? configDir.value : undefined, env)
     yield* (yield* Accounts.Accounts).add(cli, account)
@@ -115,15 +116,31 @@ const add = Command.make("add", { config, cli, name, configDir, env }, ({ cli, c
     )
   )
 
-const remove = Command.make("remove", { config, cli, name }, ({ cli, config, name }) =>
+/** @internal */
+export const remove = Command.make("remove", { config, cli, name }, ({ cli, config, name }) =>
   Effect.gen(function*() {
+    const document = yield* (yield* ConfigFile.Store).read
+    const naming = Object.entries(document.steps).flatMap(([from, step]) => [
+      ...(from.startsWith(`${cli}@${name}/`) ? [from] : []),
+      ...(step.to !== undefined && step.to.cli === cli && step.to.account === name ? [from] : [])
+    ])
+    if (naming.length > 0) {
+      return yield* new InvalidAccount({
+        reason: `${cli}: account ${name} is named by the step${naming.length === 1 ? "" : "s"} at ${
+          [...new Set(naming)].join(", ")
+        }; clear ${naming.length === 1 ? "it" : "them"} first (fallback clear ${naming[0]}) or point ${
+          naming.length === 1 ? "it" : "them"
+        } elsewhere (fallback point ${naming[0]} OTHER-PLACE)`
+      })
+    }
     yield* (yield* Accounts.Accounts).remove(cli, name)
     yield* Console.log(`${cli}: removed account ${name}`)
   }).pipe(Effect.provide(editing(config)))).pipe(
     Command.withDescription("Removes an account (refused while a step names it).\n\n  fallback accounts remove claude key")
   )
 
-const order = Command.make("order", {
+/** @internal */
+export const order = Command.make("order", {
   config,
   cli,
   names: Args.text({ name: "name" }).pipe(Args.repeated, Args.withDescription("every account, in the new order"))

@@ -16,7 +16,7 @@ export const config = Options.text("config").pipe(
 )
 
 /** @internal */
-export const json = Options.boolean("json").pipe(Options.withDescription("print JSON instead of a table"))
+export const json = Options.boolean("json").pipe(Options.withAlias("j"), Options.withDescription("print JSON instead of a table"))
 
 /**
  * The steps and accounts of the config file the command line names, or the default one.
@@ -34,3 +34,17 @@ export const editing = (
       })
     )
   )
+
+/**
+ * A file or folder beside the config file the command line works on (`health.json`,
+ * `conversations.json`, `homes`).
+ *
+ * @internal
+ */
+export const besideConfig = (name: string) =>
+  Effect.gen(function*() {
+    const store = yield* ConfigFile.Store
+    const path = yield* Path.Path
+    const file = yield* Option.match(store.file, { onNone: () => ConfigFile.location, onSome: Effect.succeed })
+    return path.join(path.dirname(file), name)
+  })

@@ -51,8 +51,12 @@ const executable = (file: string) =>
       Effect.orElseSucceed(() => false)
     ))
 
-/** The binary a CLI runs: the config's `bin`, else the first executable of its name on PATH. */
-const binaryOf = (cli: string, bin: string | undefined) =>
+/**
+ * The binary a CLI runs: the config's `bin`, else the first executable of its name on PATH.
+ *
+ * @internal
+ */
+export const binaryOf = (cli: string, bin: string | undefined) =>
   Effect.gen(function*() {
     const path = yield* Path.Path
     if (bin !== undefined) return (yield* executable(bin)) ? Option.some(bin) : Option.none()
@@ -72,15 +76,17 @@ const binaryOf = (cli: string, bin: string | undefined) =>
 export const shellWord = (word: string): string =>
   /^[A-Za-z0-9_@%+=:,./-]+$/.test(word) ? word : `'${word.replaceAll("'", "'\\''")}'`
 
-const versionOf = (bin: string) =>
+/** @internal */
+export const versionOf = (bin: string) =>
   PlatformCommand.lines(PlatformCommand.make(bin, "--version")).pipe(
     Effect.map((lines) => Option.fromNullable(lines.find((line) => line.trim() !== "")?.trim())),
-    Effect.timeout(Duration.seconds(10)),
+    // a CLI that relaunches itself (gemini) answers slowly on a busy machine
+    Effect.timeout(Duration.seconds(30)),
     Effect.option,
     Effect.map(Option.flatten)
   )
 
-const cliChecks = (document: ConfigFile.Document, used: ReadonlySet<string>) =>
+const cliChecks = (document: ConfigFile.Document, used: ReadonlySet<string>, file: string) =>
   Effect.forEach(agentClis.filter(({ cli }) => used.has(cli)), ({ cli, install }) =>
     Effect.gen(function*() {
       const bin = document.clis[cli]?.bin
@@ -88,7 +94,12 @@ const cliChecks = (document: ConfigFile.Document, used: ReadonlySet<string>) =>
       if (Option.isNone(found)) {
         return bin === undefined
           ? { subject: cli, ok: false, detail: "not installed (not on PATH)", fix: install }
-          : { subject: cli, ok: false, detail: `${bin} (clis.${cli}.bin) is not an executable file`, fix: install }
+          : {
+            subject: cli,
+            ok: false,
+            detail: `${bin} (clis.${cli}.bin) is not an executable file`,
+            fix: `set clis.${cli}.bin in ${file} to the ${cli} program (\`command -v ${cli}\` shows it), or remove it to use ${cli} on PATH`
+          }
       }
       const version = yield* versionOf(found.value)
       return Option.match(version, {
@@ -140,6 +151,25 @@ const accountChecks = (document: ConfigFile.Document) =>
         }
       }
     }
+    const endpoints = [
+      ...Object.entries(document.clis).map(([cli, settings]) => [cli, settings.endpoint] as const),
+      ...Object.entries(document.accounts).flatMap(([cli, accounts]) =>
+        accounts.map((account) => [`${cli}@${account.name}`, account.endpoint] as const)
+      )
+    ]
+    for (const [subject, endpoint] of endpoints) {
+      if (endpoint?.key === undefined) continue
+      checks.push(
+        (yield* variable(endpoint.key.fromEnv))
+          ? { subject, ok: true, detail: `its endpoint ${endpoint.baseUrl}, key from ${endpoint.key.fromEnv} (set)` }
+          : {
+            subject,
+            ok: false,
+            detail: `its endpoint's key is taken from ${endpoint.key.fromEnv}, which is not set`,
+            fix: `export ${endpoint.key.fromEnv}=…  # the key of ${endpoint.baseUrl}`
+          }
+      )
+    }
     for (const [name, provider] of Object.entries(document.providers)) {
       if (provider.key === undefined) continue
       const overridden = (document.accounts[name] ?? []).length > 0
@@ -173,8 +203,12 @@ const count = (n: number, what: string) => `${n} ${what}${n === 1 ? "" : "s"}`
 const show = (check: Check) =>
   `${check.ok ? "✓" : "✗"} ${check.subject.padEnd(16)} ${check.detail}${check.fix === undefined ? "" : `\n    fix: ${check.fix}`}`
 
-/** @internal */
-export const doctor = Command.make("doctor", { config, json }, ({ config, json }) =>
+/**
+ * The doctor's verdict on the config in hand: every check printed, failing when one found a problem.
+ *
+ * @internal
+ */
+export const examine = (json: boolean) =>
   Effect.gen(function*() {
     const store = yield* ConfigFile.Store
     const file = Option.getOrElse(store.file, () => "the config")
@@ -190,13 +224,17 @@ export const doctor = Command.make("doctor", { config, json }, ({ config, json }
           }, ${count(Object.keys(document.providers).length, "provider")}`
         }
         : { subject: "config", ok: false, detail: read.left.message, fix: `mend ${shellWord(file)} where the message says, or move it away` },
-      ...yield* cliChecks(document, usedClis(document)),
+      ...yield* cliChecks(document, usedClis(document), file),
       ...yield* accountChecks(document)
     ]
     const problems = checks.filter((check) => !check.ok).length
     yield* Console.log(json ? JSON.stringify({ ok: problems === 0, checks }, null, 2) : checks.map(show).join("\n"))
     if (problems > 0) return yield* new ProblemsFound({ count: problems })
-  }).pipe(Effect.provide(editing(config)))).pipe(
+  })
+
+/** @internal */
+export const doctor = Command.make("doctor", { config, json }, ({ config, json }) =>
+  examine(json).pipe(Effect.provide(editing(config)))).pipe(
     Command.withDescription(
       "Checks what the config needs: every CLI its steps and accounts name is installed and starts (with its\n" +
         "version), every account's config dir exists, every variable a key is taken from is set (never showing\n" +

@@ -1,6 +1,6 @@
 import * as Command from "@effect/cli/Command"
-import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import * as Terminal from "@effect/platform/Terminal"
+import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import * as Backend from "@fallback/core/Backend"
 import * as ConfigFile from "@fallback/core/ConfigFile"
 import * as Place from "@fallback/core/Place"
@@ -14,11 +14,12 @@ import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
+
 import { backendsOf } from "./backends.js"
 import { config, editing } from "./config.js"
 import { choosePlace, modelsOf, type Places } from "./editPlaces.js"
 import { asked, choose, enter, Intent, page as pagePrompt } from "./editPrompts.js"
-import { targetOf, triesOf } from "./editRender.js"
+import { chainOf, triesOf } from "./editRender.js"
 import * as State from "./editState.js"
 import { formatTime } from "./seconds.js"
 
@@ -38,13 +39,19 @@ const waitsOf = (name: Policy.Name) =>
     ? "no waits"
     : `${name === "exponential-jitter" ? "up to " : ""}${Policy.ladder(name, 4).map(formatTime).join(", ")}…`
 
+const notItself = (from: Place.Place) => (place: Place.Place) =>
+  Place.format(place) === Place.format(from)
+    ? `${Place.format(from)} cannot fall back to itself; pick another`
+    : undefined
+
+/** Where a step's turns go, asked; none when the person goes back from the first question. */
+const targetOf = (step: Steps.Step, places: Places, colour: boolean) =>
+  choosePlace(`Where the turns of ${Place.format(step.place)} go`, places, colour, notItself(step.place))
+
 const target = Effect.fn("Edit.target")(function*(page: State.Page, step: Steps.Step, places: Places, colour: boolean) {
-  const from = Place.format(step.place)
-  const to = yield* choosePlace(`Where the turns of ${from} go`, places, colour)
+  const to = yield* targetOf(step, places, colour)
   if (Option.isNone(to)) return page
-  return Place.format(to.value) === from
-    ? State.tell(page, `${from}: a place cannot fall back to itself`)
-    : State.put(page, { ...step, to }, `${from}: turns go to ${Place.format(to.value)}`)
+  return State.put(page, { ...step, to }, `${Place.format(step.place)}: turns go to ${Place.format(to.value)}`)
 })
 
 const tries = Effect.fn("Edit.tries")(function*(page: State.Page, step: Steps.Step, colour: boolean) {
@@ -52,7 +59,8 @@ const tries = Effect.fn("Edit.tries")(function*(page: State.Page, step: Steps.St
   const now = Option.getOrUndefined(step.retrying)
   const count = yield* enter(
     `How many tries beyond the first at ${at}? (0 for none)`,
-    (text) => /^\d+$/.test(text) && Number(text) <= 100 ? Either.right(Number(text)) : Either.left("a whole number, 0 to 100"),
+    (text) =>
+      /^\d+$/.test(text) && Number(text) <= 100 ? Either.right(Number(text)) : Either.left("a whole number, 0 to 100"),
     colour,
     now === undefined ? "" : String(now.tries)
   )
@@ -82,8 +90,12 @@ const open = Effect.fn("Edit.open")(function*(page: State.Page, step: Steps.Step
   const at = Place.format(step.place)
   const [count, policy] = triesOf(step)
   const choice = yield* choose(at, [
-    { title: "where its turns go", description: targetOf(step), value: "to" as const },
-    { title: "how many tries first", description: count === "-" ? "none" : `${count}, ${policy}`, value: "tries" as const },
+    { title: "where its turns go", description: chainOf(page, step), value: "to" as const },
+    {
+      title: "how many tries first",
+      description: count === "-" ? "none" : `${count}, ${policy}`,
+      value: "tries" as const
+    },
     { title: "remove this step", value: "remove" as const }
   ], colour)
   if (Option.isNone(choice)) return page
@@ -98,15 +110,17 @@ const open = Effect.fn("Edit.open")(function*(page: State.Page, step: Steps.Step
 })
 
 const add = Effect.fn("Edit.add")(function*(page: State.Page, places: Places, colour: boolean) {
-  const from = yield* choosePlace("The place that cannot run", places, colour)
-  if (Option.isNone(from)) return page
-  const had = page.rows.find((row) => Place.format(row.place) === Place.format(from.value))
-  return yield* target(
-    page,
-    { place: from.value, to: Option.none(), retrying: had === undefined ? Option.none() : had.retrying },
-    places,
-    colour
-  )
+  // Escape at the second place goes back to the first
+  while (true) {
+    const from = yield* choosePlace("The place that cannot run", places, colour)
+    if (Option.isNone(from)) return page
+    const had = page.rows.find((row) => Place.format(row.place) === Place.format(from.value))
+    const step = { place: from.value, to: Option.none(), retrying: had === undefined ? Option.none() : had.retrying }
+    const to = yield* targetOf(step, places, colour)
+    if (Option.isSome(to)) {
+      return State.put(page, { ...step, to }, `${Place.format(from.value)}: turns go to ${Place.format(to.value)}`)
+    }
+  }
 })
 
 const save = Effect.fn("Edit.save")(function*(page: State.Page) {
@@ -156,7 +170,8 @@ export const edit = Command.make("edit", { config }, ({ config }) =>
     const backends = yield* Effect.serviceOption(Backend.Backends).pipe(
       Effect.flatMap(Option.match({
         onSome: (given) => Effect.succeed(given),
-        onNone: () => Effect.provide(Backend.Backends, backendsOf(document).pipe(Layer.provide(NodeHttpClient.layerUndici)))
+        onNone: () =>
+          Effect.provide(Backend.Backends, backendsOf(document).pipe(Layer.provide(NodeHttpClient.layerUndici)))
       }))
     )
     const places: Places = {

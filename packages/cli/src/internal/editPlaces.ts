@@ -3,6 +3,7 @@ import * as Place from "@fallback/core/Place"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Option from "effect/Option"
+
 import { choose, enter } from "./editPrompts.js"
 
 /**
@@ -34,10 +35,20 @@ export interface Places {
   readonly models: Models
 }
 
-const typed = (asking: string, prefix: string, colour: boolean) =>
+/** Why a place may not be the answer to a question (a step to itself), or undefined. */
+export type Refuse = (place: Place.Place) => string | undefined
+
+const typed = (asking: string, prefix: string, colour: boolean, refuse: Refuse) =>
   enter(
     `${asking}: which model of ${prefix}? (type its name)`,
-    (model) => Either.mapBoth(Place.parse(`${prefix}/${model}`), { onLeft: (error) => error.reason, onRight: () => model }),
+    (model) =>
+      Either.flatMap(
+        Either.mapLeft(Place.parse(`${prefix}/${model}`), (error) => error.reason),
+        (place) => {
+          const refused = refuse(place)
+          return refused === undefined ? Either.right(model) : Either.left(refused)
+        }
+      ),
     colour
   )
 
@@ -45,34 +56,56 @@ const model = Effect.fn("Edit.model")(function*(
   asking: string,
   prefix: string,
   listed: ReadonlyArray<string>,
-  colour: boolean
+  colour: boolean,
+  refuse: Refuse
 ) {
-  if (listed.length === 0) return yield* typed(asking, prefix, colour)
+  // a model that would make a refused place is not offered
+  const offered = listed.filter((name) =>
+    Either.match(Place.parse(`${prefix}/${name}`), {
+      onLeft: () => true,
+      onRight: (place) => refuse(place) === undefined
+    })
+  )
+  if (offered.length === 0) return yield* typed(asking, prefix, colour, refuse)
   const picked = yield* choose(`${asking}: which model of ${prefix}?`, [
-    ...listed.map((name) => ({ title: name, value: Option.some(name) })),
+    ...offered.map((name) => ({ title: name, value: Option.some(name) })),
     { title: "another model", description: "type its name", value: Option.none<string>() }
   ], colour)
-  return Option.isSome(picked) && Option.isNone(picked.value) ? yield* typed(asking, prefix, colour) : Option.flatten(picked)
+  return Option.isSome(picked) && Option.isNone(picked.value)
+    ? yield* typed(asking, prefix, colour, refuse)
+    : Option.flatten(picked)
 })
 
 /**
  * Asks for a place: the CLI, then one of its accounts (or none) when it has any, then one of its
- * models, typed when none are listed. None when the person goes back at any of them.
+ * models, typed when none are listed; a place `refuse` refuses is refused at the model's question.
+ * Escape goes back one question; none when the person goes back from the first.
  *
  * @internal
  */
-export const choosePlace = Effect.fn("Edit.choosePlace")(function*(asking: string, places: Places, colour: boolean) {
-  const cli = yield* choose(`${asking}: which CLI?`, places.clis.map((cli) => ({ title: cli, value: cli })), colour)
-  if (Option.isNone(cli)) return Option.none<Place.Place>()
-  const names = places.accounts(cli.value)
-  const account = names.length === 0 ? Option.some("") : yield* choose(`${asking}: which account of ${cli.value}?`, [
-    { title: "no account", value: "" },
-    ...names.map((name) => ({ title: name, value: name }))
-  ], colour)
-  if (Option.isNone(account)) return Option.none<Place.Place>()
-  const prefix = account.value === "" ? cli.value : `${cli.value}@${account.value}`
-  return Option.flatMap(
-    yield* model(asking, prefix, places.models(cli.value), colour),
-    (name) => Either.getRight(Place.parse(`${prefix}/${name}`))
-  )
+export const choosePlace = Effect.fn("Edit.choosePlace")(function*(
+  asking: string,
+  places: Places,
+  colour: boolean,
+  refuse: Refuse = () => undefined
+) {
+  // Escape at a question goes back to the one before it; at the first, out of the place
+  while (true) {
+    const cli = yield* choose(`${asking}: which CLI?`, places.clis.map((cli) => ({ title: cli, value: cli })), colour)
+    if (Option.isNone(cli)) return Option.none<Place.Place>()
+    const names = places.accounts(cli.value)
+    while (true) {
+      const account = names.length === 0 ?
+        Option.some("") :
+        yield* choose(`${asking}: which account of ${cli.value}?`, [
+          { title: "no account", value: "" },
+          ...names.map((name) => ({ title: name, value: name }))
+        ], colour)
+      if (Option.isNone(account)) break
+      const prefix = account.value === "" ? cli.value : `${cli.value}@${account.value}`
+      const name = yield* model(asking, prefix, places.models(cli.value), colour, refuse)
+      if (Option.isSome(name)) return Either.getRight(Place.parse(`${prefix}/${name.value}`))
+      if (names.length === 0) break
+    }
+  }
 })

@@ -5,6 +5,7 @@ import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Option from "effect/Option"
+
 import { fieldKey, pageKey, questionKey } from "./editKeys.js"
 import { type Choice, erase, fieldLines, frame, pageLines, questionLines } from "./editRender.js"
 import * as State from "./editState.js"
@@ -37,7 +38,10 @@ interface Size {
   readonly rows: number
 }
 
-const size = Effect.flatMap(Terminal.Terminal, (terminal) => Effect.all({ columns: terminal.columns, rows: terminal.rows }))
+const size = Effect.flatMap(
+  Terminal.Terminal,
+  (terminal) => Effect.all({ columns: terminal.columns, rows: terminal.rows })
+)
 
 const drawn = <S>(lines: (state: S, size: Size) => ReadonlyArray<string>) => ({
   render: (_: S, action: Prompt.Prompt.Action<S, unknown>) =>
@@ -129,6 +133,8 @@ export const choose = <A>(
 interface Field {
   readonly text: string
   readonly error: string | undefined
+  /** The text is the value it started with, untouched: the first key typed replaces it. */
+  readonly fresh: boolean
 }
 
 /**
@@ -145,15 +151,23 @@ export const enter = <A>(
   initial = ""
 ): Effect.Effect<Option.Option<A>, never, Prompt.Prompt.Environment> =>
   Effect.map(
-    asked(Prompt.custom<Field, Option.Option<A>>({ text: initial, error: undefined }, {
+    asked(Prompt.custom<Field, Option.Option<A>>({ text: initial, error: undefined, fresh: initial !== "" }, {
       ...drawn((field: Field) => fieldLines(message, field.text, field.error, colour)),
       process: (input, field) => {
         const key = fieldKey(input)
         switch (key._tag) {
           case "type":
-            return Effect.succeed(Action.NextFrame({ state: { text: field.text + key.text, error: undefined } }))
+            return Effect.succeed(
+              Action.NextFrame({
+                state: { text: (field.fresh ? "" : field.text) + key.text, error: undefined, fresh: false }
+              })
+            )
           case "erase":
-            return Effect.succeed(Action.NextFrame({ state: { text: field.text.slice(0, -1), error: undefined } }))
+            return Effect.succeed(
+              Action.NextFrame({
+                state: { text: field.fresh ? "" : field.text.slice(0, -1), error: undefined, fresh: false }
+              })
+            )
           case "done":
             return Effect.succeed(Either.match(read(field.text), {
               onLeft: (error) => Action.NextFrame({ state: { ...field, error } }),

@@ -1,7 +1,10 @@
 import * as Place from "@fallback/core/Place"
 import type * as Steps from "@fallback/core/Steps"
+import * as Duration from "effect/Duration"
 import * as Option from "effect/Option"
+
 import * as State from "./editState.js"
+import { formatTime } from "./seconds.js"
 import { table } from "./table.js"
 
 /**
@@ -39,6 +42,32 @@ export const triesOf = (step: Steps.Step): [string, string] =>
  */
 export const targetOf = (step: Steps.Step): string => Option.match(step.to, { onNone: () => "-", onSome: Place.format })
 
+/**
+ * The whole walk a failed turn at a step's place takes, as the page stands (ending at the second
+ * sight of a place), or `-`.
+ *
+ * @internal
+ */
+export const chainOf = (page: State.Page, step: Steps.Step): string => {
+  const seen = new Set([Place.format(step.place)])
+  const walk: Array<string> = []
+  let next = step.to
+  while (Option.isSome(next)) {
+    const at = Place.format(next.value)
+    walk.push(at)
+    if (seen.has(at)) break
+    seen.add(at)
+    next = Option.flatMap(Option.fromNullable(page.rows.find((row) => Place.format(row.place) === at)), (row) => row.to)
+  }
+  return walk.length === 0 ? "-" : walk.join(" → ")
+}
+
+const timeoutOf = (step: Steps.Step): string =>
+  Option.match(step.retrying, {
+    onNone: () => "-",
+    onSome: (retrying) => Duration.isZero(retrying.timeout) ? "none" : formatTime(retrying.timeout)
+  })
+
 const marks: Record<State.Status, string> = { new: "new", changed: "changed", same: "" }
 
 /**
@@ -71,8 +100,14 @@ const windowed = (
 export const pageLines = (page: State.Page, colour: boolean, height: number): ReadonlyArray<string> => {
   const statuses = page.rows.map((step) => State.statusOf(page, step))
   const grid = table(
-    ["PLACE", "TURNS GO TO", "TRIES", "POLICY", ""],
-    page.rows.map((step, i) => [Place.format(step.place), targetOf(step), ...triesOf(step), marks[statuses[i]!]])
+    ["PLACE", "TURNS GO TO (THE WHOLE CHAIN)", "TRIES", "POLICY", "TIMEOUT", ""],
+    page.rows.map((step, i) => [
+      Place.format(step.place),
+      chainOf(page, step),
+      ...triesOf(step),
+      timeoutOf(step),
+      marks[statuses[i]!]
+    ])
   ).split("\n")
   const row = (i: number, text: string, status: State.Status = "same") => {
     const here = page.cursor === i

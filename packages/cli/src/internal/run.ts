@@ -4,20 +4,29 @@ import * as Options from "@effect/cli/Options"
 import * as Terminal from "@effect/platform/Terminal"
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import * as Agent from "@fallback/core/Agent"
+import * as Answer from "@fallback/core/Answer"
+import type * as Backend from "@fallback/core/Backend"
 import * as ConfigFile from "@fallback/core/ConfigFile"
+import * as Notice from "@fallback/core/Notice"
 import * as Place from "@fallback/core/Place"
 import * as Preset from "@fallback/core/Preset"
 import * as Secret from "@fallback/core/Secret"
 import * as Settings from "@fallback/core/Settings"
+import * as Console from "effect/Console"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
-import { backendsOf } from "./backends.js"
-import { config, editing } from "./config.js"
+
+import { agentClis, backendsOf } from "./backends.js"
+import { besideConfig, config, editing } from "./config.js"
+import * as Conversations from "./conversations.js"
+import * as Countdown from "./countdown.js"
 import { exitStatusTable, Unanswered } from "./outcome.js"
+import * as RunJson from "./runJson.js"
+import { parseTime } from "./seconds.js"
 import { health } from "./status.js"
 import { exported } from "./telemetry.js"
 
@@ -31,9 +40,58 @@ const prompt = Args.text({ name: "prompt" }).pipe(
 )
 
 const preset = Options.choice("preset", ["primary", "escalating", "breaker"]).pipe(
-  Options.withDescription("how turns recover: the primary design, or one of the two other systems"),
-  Options.withDefault("primary" as const)
+  Options.withDescription("how turns recover: primary (the default), escalating or breaker"),
+  Options.optional
 )
+
+const text = (name: string, description: string) =>
+  Options.text(name).pipe(Options.withDescription(description), Options.optional)
+
+const effort = text("effort", "how hard the agent thinks (the CLI's own words: low, medium, high…)")
+const permission = text(
+  "permission",
+  "the permission rung the CLI runs at (claude: acceptEdits, bypassPermissions; codex: workspace-write…)"
+)
+const noWebSearch = Options.boolean("no-web-search").pipe(
+  Options.withDescription("the agent may not search the web (a place that cannot be told so is not walked to)")
+)
+const skill = Options.text("skill").pipe(
+  Options.withDescription("a skill the agent may use (repeatable)"),
+  Options.repeated
+)
+const firstByte = text("first-byte", "the longest a place may take to send its first byte (30s; 0 for no limit)")
+const idle = text("idle", "the longest an HTTP answer may go quiet once it started (60s)")
+const deadline = text("deadline", "the longest the whole turn may take, failover included (15m)")
+const attempts = Options.integer("attempts").pipe(
+  Options.withDescription("the most goes the turn may take in all, failover included (20)"),
+  Options.optional
+)
+const resume = Options.boolean("continue").pipe(
+  Options.withAlias("c"),
+  Options.withDescription("continue the conversation the last turn from PLACE ended in, where it was answered")
+)
+const session = text("session", "resume the CLI's conversation ID at PLACE (any of its accounts)")
+const json = Options.boolean("json").pipe(
+  Options.withAlias("j"),
+  Options.withDescription("one JSON object a line on stdout: each event, each notice, then the outcome")
+)
+const quiet = Options.boolean("quiet").pipe(
+  Options.withAlias("q"),
+  Options.withDescription("say nothing on stderr about recovery")
+)
+
+/**
+ * A number given to `run` that is not one it can use.
+ *
+ * @internal
+ */
+export class InvalidRun extends Schema.TaggedError<InvalidRun>("@fallback/cli/InvalidRun")("InvalidRun", {
+  reason: Schema.String
+}) {
+  override get message(): string {
+    return this.reason
+  }
+}
 
 /**
  * A prompt no agent CLI can be given.
@@ -46,6 +104,37 @@ export class InvalidPrompt extends Schema.TaggedError<InvalidPrompt>("@fallback/
   }
 }
 
+/** A preset's answers with the config's changes to some kinds laid over them. */
+const answersWith = (
+  answers: Answer.Table,
+  changes: NonNullable<NonNullable<ConfigFile.Document["run"]>["answers"]>
+): Answer.Table =>
+  Answer.override(
+    answers,
+    Object.fromEntries(
+      Object.entries(changes).map(([kind, change]) => {
+        const was = answers[kind as keyof Answer.Table]
+        const cooldown = change.cooldown === undefined ? was.cooldown : Duration.seconds(change.cooldown)
+        return [
+          kind,
+          new Answer.Answer({
+            here: change.waits === undefined ? was.here : change.waits.map((s) => Duration.seconds(s)),
+            atLeast: change.atLeast === undefined ? was.atLeast : Duration.seconds(change.atLeast),
+            step: change.step ?? was.step,
+            reopen: change.reopen ?? was.reopen,
+            accounts: change.accounts ?? was.accounts,
+            places: change.places ?? was.places,
+            ...(cooldown === undefined ? {} : { cooldown }),
+            once: change.once ?? was.once
+          })
+        ]
+      })
+    )
+  )
+
+const timeOf = (given: Option.Option<string>) =>
+  Option.match(given, { onNone: () => Effect.succeedNone, onSome: (input) => Effect.asSome(parseTime(input)) })
+
 const stdin = Effect.async<string>((resume) => {
   let text = ""
   process.stdin.setEncoding("utf8")
@@ -53,11 +142,96 @@ const stdin = Effect.async<string>((resume) => {
   process.stdin.on("end", () => resume(Effect.succeed(text)))
 })
 
+const reading = Effect.suspend(() =>
+  process.stdin.isTTY === true
+    ? Console.error("fallback: type the prompt, then ctrl+d on a line of its own (or pass it as an argument)")
+    : Effect.void
+).pipe(Effect.zipRight(stdin))
+
 /** @internal */
-export const run = Command.make("run", { config, place, preset, prompt }, (args) =>
+export const run = Command.make("run", {
+  config,
+  place,
+  preset,
+  effort,
+  permission,
+  noWebSearch,
+  skill,
+  firstByte,
+  idle,
+  deadline,
+  attempts,
+  resume,
+  session,
+  json,
+  quiet,
+  prompt
+}, (args) =>
   Effect.gen(function*() {
+    const origin = yield* Place.parse(args.place)
+    const store = yield* ConfigFile.Store
+    const document = yield* store.read
+    // the flags, else the config's run settings, else the preset's
+    const file = document.run ?? {}
+    const seconds = (value: number | undefined) => Option.map(Option.fromNullable(value), (s) => Duration.seconds(s))
+    const named = presets[Option.getOrElse(args.preset, () => file.preset ?? "primary")]
+    const chosen: Preset.Preset = {
+      ...named,
+      options: {
+        ...named.options,
+        answers: file.answers === undefined ? named.options.answers : answersWith(named.options.answers, file.answers)
+      },
+      breaker: {
+        failures: file.breaker?.failures ?? named.breaker.failures,
+        park: Option.getOrElse(seconds(file.breaker?.park), () => named.breaker.park)
+      }
+    }
+    const first = Option.orElse(yield* timeOf(args.firstByte), () => seconds(file.firstByte))
+    const quietFor = Option.orElse(yield* timeOf(args.idle), () => seconds(file.idle))
+    const within = Option.orElse(yield* timeOf(args.deadline), () => seconds(file.deadline))
+    const attempts = Option.orElse(args.attempts, () => Option.fromNullable(file.attempts))
+    if (Option.isSome(args.attempts) && args.attempts.value < 1) {
+      return yield* new InvalidRun({ reason: `--attempts ${args.attempts.value}: a turn takes at least 1 go` })
+    }
+    if (Option.isSome(within) && Duration.isZero(within.value)) {
+      return yield* new InvalidRun({ reason: "--deadline 0: a turn needs some time; write 90s, 10m…" })
+    }
+    if (args.resume && Option.isSome(args.session)) {
+      return yield* new InvalidRun({ reason: "--continue and --session both name a conversation; give one" })
+    }
+    const continued = args.resume ? Option.some(yield* Conversations.last(Place.format(origin))) : Option.none()
+    const startAt = Option.isSome(continued) ? yield* Place.parse(continued.value.at) : origin
+    const resumed = Option.orElse(
+      Option.map(continued, (c) => ({ at: startAt, session: c.session })),
+      () => Option.map(args.session, (id) => ({ at: startAt, session: id }))
+    )
+    // the file's send ceiling (limits.send), 0 for none
+    const send = document.limits?.send
+    const options: Agent.Options = {
+      ...chosen.options,
+      ...(send === undefined ? {} : { send: Duration.isZero(send) ? Option.none() : Option.some(send) }),
+      firstByte: Option.match(first, {
+        onNone: () => chosen.options.firstByte,
+        onSome: (d) => Duration.isZero(d) ? Option.none() : Option.some(d)
+      }),
+      watchdog: Option.match(quietFor, {
+        onNone: () => chosen.options.watchdog,
+        onSome: (every) => Option.map(chosen.options.watchdog, (w) => ({ ...w, every }))
+      }),
+      budget: {
+        deadline: Option.getOrElse(within, () => chosen.options.budget.deadline),
+        attempts: Option.getOrElse(attempts, () => chosen.options.budget.attempts)
+      }
+    }
+    const settings = new Settings.Settings({
+      ...Option.match(args.effort, { onNone: () => ({}), onSome: (effort) => ({ effort }) }),
+      ...Option.match(args.permission, { onNone: () => ({}), onSome: (permission) => ({ permission }) }),
+      webSearch: !args.noWebSearch,
+      skills: args.skill
+    })
+
     const text = yield* Option.match(Option.filter(args.prompt, (p) => p !== "-"), {
-      onNone: () => stdin,
+      onNone: () => reading,
       onSome: Effect.succeed
     })
     if (text.includes("\u0000")) return yield* Effect.fail(new InvalidPrompt())
@@ -65,32 +239,85 @@ export const run = Command.make("run", { config, place, preset, prompt }, (args)
     const terminal = yield* Terminal.Terminal
     // stdout closed early (`| head`) leaves the turn to finish rather than failing it
     const show = (text: string) => Effect.ignore(terminal.display(text))
-    const document = yield* (yield* ConfigFile.Store).read
-    const chosen = presets[args.preset]
-    const send = document.limits?.send
-    // The file's send ceiling, in seconds; 0 is none.
-    const options = send === undefined
-      ? chosen.options
-      : { ...chosen.options, send: Duration.isZero(send) ? Option.none() : Option.some(send) }
-    const places = Layer.mergeAll(backendsOf(document), health(chosen.breaker)).pipe(
-      Layer.provide(NodeHttpClient.layerUndici)
-    )
+    const line = (line: RunJson.Line) => show(RunJson.write(line) + "\n")
+    const onTerminal = !args.json && !args.quiet && process.stderr.isTTY === true
+    const countdown = onTerminal ? Countdown.on(process.stderr) : Countdown.none
+    let answeredAt = startAt
+    let sessionId: string | undefined = undefined
+    const notices: Notice.Channel = {
+      publish: (notice) =>
+        Effect.gen(function*() {
+          if (notice._tag === "Moving") answeredAt = notice.to
+          if (args.json) return yield* line(RunJson.ofNotice(notice))
+          if (args.quiet) return
+          yield* countdown.stop
+          yield* Console.error(Notice.format(notice))
+          if (notice._tag === "Retrying" && !Duration.isZero(notice.wait)) {
+            yield* countdown.start(notice.wait, `trying ${Place.format(notice.place)} again`)
+          }
+        }),
+      watch: Effect.succeed(Stream.empty)
+    }
+    const onEvent = (shown: string, event: Backend.Event): Effect.Effect<string> =>
+      Effect.gen(function*() {
+        if (event._tag === "SessionStarted") sessionId = event.sessionId
+        if (event._tag === "Moved") answeredAt = event.to
+        if (args.json) return yield* Effect.as(line(RunJson.ofEvent(event)), shown)
+        yield* countdown.stop
+        if (event._tag === "Text" || (event._tag === "Result" && shown === "")) {
+          return yield* Effect.as(show(event.text), shown + event.text)
+        }
+        return shown
+      })
+
+    const homes = yield* besideConfig("homes")
+    if (!agentClis.some(({ cli }) => cli === startAt.cli) && !(startAt.cli in document.providers)) {
+      return yield* new InvalidRun({
+        reason: `${Place.format(startAt)} names "${startAt.cli}", which is neither an agent CLI fallback drives (${
+          agentClis.map(({ cli }) => cli).join(", ")
+        }) nor a provider in ${
+          Option.getOrElse(store.file, () => "the config")
+        }; for a model server, add it under "providers" first, e.g. "${startAt.cli}": { "kind": "openai-compatible", "baseUrl": "http://127.0.0.1:11434/v1" }`
+      })
+    }
+    const places = Layer.mergeAll(
+      backendsOf(document, {
+        homes,
+        idle: Option.getOrUndefined(quietFor),
+        resume: Option.getOrUndefined(resumed)
+      }),
+      health(chosen.breaker)
+    ).pipe(Layer.provide(NodeHttpClient.layerUndici))
     // The breaker preset's chain is LLM_FALLBACK_MODELS, read and checked before the turn starts.
-    const world = args.preset === "breaker"
-      ? Layer.provideMerge(Preset.breakerSteps(yield* Place.parse(args.place)), places)
-      : places
+    const world = chosen.name === "breaker" ? Layer.provideMerge(Preset.breakerSteps(startAt), places) : places
     yield* Effect.gen(function*() {
-      const agent = yield* Agent.make(args.place, Settings.plain, options)
+      const agent = yield* Agent.make(startAt, settings, options)
       const shown = yield* agent.turn(text).pipe(
-        Stream.runFoldEffect("", (shown, event) =>
-          event._tag === "Text" || (event._tag === "Result" && shown === "")
-            ? Effect.as(show(event.text), shown + event.text)
-            : Effect.succeed(shown)),
-        Effect.mapError((failure) => new Unanswered({ failure }))
+        Stream.runFoldEffect("", onEvent),
+        Effect.ensuring(countdown.stop),
+        Effect.mapError((failure) => new Unanswered({ failure })),
+        Effect.tapError((unanswered) =>
+          args.json
+            ? line({
+              type: "outcome",
+              ok: false,
+              status: unanswered.status,
+              place: Place.format(unanswered.failure.place),
+              kind: unanswered.failure._tag,
+              message: unanswered.failure.message
+            })
+            : Effect.void
+        )
       )
+      if (sessionId !== undefined) {
+        yield* Conversations.note(Place.format(origin), { at: Place.format(answeredAt), session: sessionId })
+      }
+      if (args.json) return yield* line({ type: "outcome", ok: true, status: 0, place: Place.format(answeredAt) })
       if (!shown.endsWith("\n")) yield* show("\n")
+      if (onTerminal) yield* Console.error(`answered at ${Place.format(answeredAt)}`)
     }).pipe(
       Effect.scoped,
+      Effect.provideService(Notice.Notices, notices),
       Effect.provide(world),
       exported
     )
@@ -99,6 +326,10 @@ export const run = Command.make("run", { config, place, preset, prompt }, (args)
       "Takes one turn at PLACE with failover along its chain: the answer on stdout as it streams, what\n" +
         "recovery does on stderr, and an exit status that says how the turn ended:\n\n" +
         `${exitStatusTable}\n\n` +
-        "  fallback run local/qwen3:8b \"Say hello\"\n  echo \"Say hello\" | fallback run claude@work/claude-opus-5 -"
+        "  fallback run local/qwen3:8b \"Say hello\"\n" +
+        "  echo \"Say hello\" | fallback run claude@work/claude-opus-5 -\n" +
+        "  fallback run claude@work/claude-opus-5 --permission acceptEdits --effort high \"Fix the failing test\"\n" +
+        "  fallback run claude@work/claude-opus-5 --continue \"And now the other one\"\n" +
+        "  fallback run codex/gpt-5.6-sol --json --first-byte 20s --deadline 5m \"Summarise README.md\""
     )
   )

@@ -1,15 +1,25 @@
+import * as Args from "@effect/cli/Args"
 import * as Command from "@effect/cli/Command"
+import * as Options from "@effect/cli/Options"
 import * as Path from "@effect/platform/Path"
+import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
+import * as Agent from "@fallback/core/Agent"
 import * as ConfigFile from "@fallback/core/ConfigFile"
 import * as Health from "@fallback/core/Health"
+import * as Notice from "@fallback/core/Notice"
 import * as Place from "@fallback/core/Place"
+import * as Settings from "@fallback/core/Settings"
 import * as Clock from "effect/Clock"
 import * as Console from "effect/Console"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
-import { config, editing, json } from "./config.js"
+import * as Schema from "effect/Schema"
+import * as Stream from "effect/Stream"
+
+import { backendsOf } from "./backends.js"
+import { besideConfig, config, editing, json } from "./config.js"
 import { formatTime } from "./seconds.js"
 import { table } from "./table.js"
 
@@ -39,34 +49,130 @@ export const health = (breaker: Health.Breaker = Health.defaultBreaker) =>
 const left = (until: Option.Option<number>, now: number) =>
   Option.filter(Option.map(until, (at) => at - now), (millis) => millis > 0)
 
-/** @internal */
-export const status = Command.make("status", { config, json }, ({ config, json }) =>
+const place = Args.text({ name: "place" }).pipe(
+  Args.withDescription("one place: CLI[@ACCOUNT]/MODEL (with --clear: every place when left out)"),
+  Args.optional
+)
+
+const clear = Options.boolean("clear").pipe(
+  Options.withDescription("forget the failures recorded against PLACE (or every place), so the next turn goes there")
+)
+
+const tryNow = Options.boolean("try").pipe(
+  Options.withDescription("take a short turn at PLACE now, parked or not: an answer clears it, a failure is recorded")
+)
+
+/**
+ * `status` was asked for something that needs a place, or two things at once.
+ *
+ * @internal
+ */
+export class InvalidStatus extends Schema.TaggedError<InvalidStatus>("@fallback/cli/InvalidStatus")("InvalidStatus", {
+  reason: Schema.String
+}) {
+  override get message(): string {
+    return this.reason
+  }
+}
+
+const probe = "Reply with the single word OK."
+
+/** A short turn at `place` alone, apart from the recorded health, whose outcome is then recorded. */
+const trial = (at: Place.Place) =>
   Effect.gen(function*() {
-    const now = yield* Clock.currentTimeMillis
-    const places = (yield* (yield* Health.Health).snapshot).map((entry) => ({
-      place: Place.format(entry.place),
-      breaker: entry.breaker,
-      failures: entry.failures,
-      parkedFor: Option.getOrNull(Option.map(left(entry.parkedUntil, now), (ms) => Math.ceil(ms / 1000))),
-      coolingFor: Option.getOrNull(Option.map(left(entry.coolingUntil, now), (ms) => Math.ceil(ms / 1000))),
-      last: entry.last.message
-    }))
-    if (json) return yield* Console.log(JSON.stringify(places, null, 2))
-    if (places.length === 0) return yield* Console.log("Every place is healthy: no failures recorded.")
-    yield* Console.log(table(
-      ["PLACE", "BREAKER", "FAILURES IN A ROW", "PARKED FOR", "COOLING FOR", "LAST FAILURE"],
-      places.map((p) => [
-        p.place,
-        p.breaker,
-        String(p.failures),
-        p.parkedFor === null ? "-" : formatTime(Duration.seconds(p.parkedFor)),
-        p.coolingFor === null ? "-" : formatTime(Duration.seconds(p.coolingFor)),
-        p.last
-      ])
-    ))
-  }).pipe(Effect.provide(health()), Effect.provide(editing(config)))).pipe(
-    Command.withDescription(
-      "The health of every place with a failure recorded: its breaker (closed, parked, trial), failures in a\n" +
-        "row, how long it stays parked or cooling, and the last failure.\n\n  fallback status\n  fallback status --json"
+    const recorded = yield* Health.Health
+    const document = yield* (yield* ConfigFile.Store).read
+    const outcome = yield* Effect.gen(function*() {
+      // a place already parsed is never an invalid one
+      const agent = yield* Agent.make(at, Settings.plain, {
+        ...Agent.defaults,
+        fallback: false,
+        budget: { ...Agent.defaults.budget, attempts: 1 }
+      }).pipe(Effect.orDie)
+      return yield* Stream.runDrain(agent.turn(probe))
+    }).pipe(
+      Effect.scoped,
+      Effect.either,
+      Effect.provideService(Notice.Notices, { publish: () => Effect.void, watch: Effect.succeed(Stream.empty) }),
+      Effect.provide(
+        Layer.mergeAll(backendsOf(document, { homes: yield* besideConfig("homes") }), Health.Health.layerMemory()).pipe(
+          Layer.provide(NodeHttpClient.layerUndici)
+        )
+      )
     )
+    if (outcome._tag === "Right") {
+      yield* recorded.succeeded(at)
+      return yield* Console.log(`${Place.format(at)} answered; its failures are cleared`)
+    }
+    yield* recorded.failed(at, { failure: outcome.left, counts: true, coolUntil: Option.none() })
+    return yield* Console.log(`${Place.format(at)} failed again: ${outcome.left.message}`)
+  })
+
+/** @internal */
+export const status = Command.make(
+  "status",
+  { config, json, clear, tryNow, place },
+  ({ clear, config, json, place, tryNow }) =>
+    Effect.gen(function*() {
+      const health = yield* Health.Health
+      const only = Option.isSome(place) ? Option.some(yield* Place.parse(place.value)) : Option.none()
+      if (clear && tryNow) return yield* new InvalidStatus({ reason: "--clear and --try: give one" })
+      if (tryNow) {
+        if (Option.isNone(only)) {
+          return yield* new InvalidStatus({
+            reason: "--try needs the place to try: fallback status --try CLI[@ACCOUNT]/MODEL"
+          })
+        }
+        return yield* trial(only.value)
+      }
+      if (clear) {
+        const recorded = (yield* health.snapshot).map((entry) => entry.place)
+        const clearing = Option.match(only, {
+          onNone: () => recorded,
+          onSome: (at) => recorded.filter((p) => Place.format(p) === Place.format(at))
+        })
+        yield* Effect.forEach(clearing, health.succeeded, { discard: true })
+        return yield* Console.log(
+          clearing.length === 0
+            ? `${
+              Option.match(only, { onNone: () => "No place", onSome: Place.format })
+            } has no failures recorded; nothing to clear`
+            : `cleared ${clearing.map(Place.format).join(", ")}`
+        )
+      }
+      const now = yield* Clock.currentTimeMillis
+      const places = (yield* health.snapshot).filter((entry) =>
+        Option.match(only, { onNone: () => true, onSome: (at) => Place.format(at) === Place.format(entry.place) })
+      ).map((entry) => ({
+        place: Place.format(entry.place),
+        breaker: entry.breaker,
+        failures: entry.failures,
+        parkedFor: Option.getOrNull(Option.map(left(entry.parkedUntil, now), (ms) => Math.ceil(ms / 1000))),
+        coolingFor: Option.getOrNull(Option.map(left(entry.coolingUntil, now), (ms) => Math.ceil(ms / 1000))),
+        kind: entry.last._tag,
+        last: entry.last.message
+      }))
+      if (json) return yield* Console.log(JSON.stringify(places, null, 2))
+      if (places.length === 0) return yield* Console.log("Every place is healthy: no failures recorded.")
+      yield* Console.log(table(
+        ["PLACE", "BREAKER", "FAILURES IN A ROW", "PARKED FOR", "COOLING FOR", "LAST FAILURE"],
+        places.map((p) => [
+          p.place,
+          p.breaker,
+          String(p.failures),
+          p.parkedFor === null ? "-" : formatTime(Duration.seconds(p.parkedFor)),
+          p.coolingFor === null ? "-" : formatTime(Duration.seconds(p.coolingFor)),
+          p.last
+        ])
+      ))
+    }).pipe(Effect.provide(health()), Effect.provide(editing(config)))
+).pipe(
+  Command.withDescription(
+    "The health of every place with a failure recorded: its breaker (closed, parked, trial), failures in a\n" +
+      "row, how long it stays parked or cooling, and the last failure. --clear forgets them; --try takes a\n" +
+      "short turn at a place now, parked or not.\n\n" +
+      "  fallback status\n  fallback status --json\n" +
+      "  fallback status --clear claude@work/claude-opus-5\n  fallback status --clear\n" +
+      "  fallback status --try claude@work/claude-opus-5"
   )
+)

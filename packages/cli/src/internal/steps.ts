@@ -99,7 +99,7 @@ export const clear = Command.make("clear", { config, place: place("place", "the 
     const steps = yield* Steps.Steps
     const had = yield* steps.get(place)
     yield* steps.clear(place)
-    yield* Console.log(Option.isSome(had) ? `${place}: cleared` : `${place}: nothing was written against it`)
+    yield* Console.log(Option.isSome(had) ? `${place}: cleared` : `${place}: nothing was written against it (to forget its failures: fallback status --clear ${place})`)
   }).pipe(Effect.provide(editing(config)))).pipe(
     Command.withDescription("Removes what is written against PLACE.\n\n  fallback clear claude@work/claude-opus-5")
   )

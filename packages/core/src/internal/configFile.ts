@@ -2,6 +2,7 @@ import * as JSONSchema from "effect/JSONSchema"
 import * as ParseResult from "effect/ParseResult"
 import type * as Schema from "effect/Schema"
 import { echo, printable, unprintable } from "./echo.js"
+import { nearest } from "./nearest.js"
 
 const identifier = /^[A-Za-z_$][A-Za-z0-9_$]*$/
 
@@ -89,11 +90,20 @@ export const hazard = (text: string): { readonly at: string; readonly expected: 
 }
 
 /** @internal */
-export const issuesOf = (error: ParseResult.ParseError) => {
-  const issues = ParseResult.ArrayFormatter.formatErrorSync(error).map((issue) => ({
-    at: jsonPath(issue.path),
-    expected: issue._tag === "Unexpected" ? "this key is not one a fallback config has" : issue.message
-  }))
+export const issuesOf = (
+  error: ParseResult.ParseError,
+  keysAt: (path: ReadonlyArray<PropertyKey>) => ReadonlyArray<string> = () => []
+) => {
+  const issues = ParseResult.ArrayFormatter.formatErrorSync(error).map((issue) => {
+    const key = issue.path.at(-1)
+    const close = typeof key === "string" ? nearest(key, keysAt(issue.path.slice(0, -1))) : []
+    return {
+      at: jsonPath(issue.path),
+      expected: issue._tag === "Unexpected"
+        ? `this key is not one a fallback config has${close.length > 0 ? ` (did you mean ${close.join(" or ")}?)` : ""}`
+        : issue.message
+    }
+  })
   return [issues[0]!, ...issues.slice(1)] as const
 }
 
