@@ -17,6 +17,9 @@ await build({
   // @effect/ai-anthropic's tokenizer reads its WASM beside its own CommonJS file: left to Node.
   external: ["@anthropic-ai/tokenizer"],
   outfile: new URL(`${entry}.bundle.mjs`, import.meta.url).pathname,
-  banner: { js: "import { createRequire as __createRequire } from \"node:module\"; const require = __createRequire(import.meta.url);" },
+  banner: {
+    js:
+      "import { createRequire as __createRequire } from \"node:module\"; const require = __createRequire(import.meta.url);"
+  },
   logLevel: "warning"
 })

@@ -6,7 +6,7 @@ import { spawnSync } from "node:child_process"
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { against, figure, type Figure, repetitions } from "./figures.js"
+import { against, type Figure, figure, repetitions } from "./figures.js"
 
 const bin = join(import.meta.dirname, "../packages/cli/bin/fallback.js")
 const runs = Math.max(repetitions, 10)

@@ -15,8 +15,9 @@ const writer = join(folder, "writer.mjs")
 
 const run = (...args: Array<string>) =>
   new Promise<void>((resolve, reject) =>
-    spawn(process.execPath, [writer, ...args], { stdio: "inherit" }).on("close", (code) =>
-      code === 0 ? resolve() : reject(new Error(`writer exited ${code}`))
+    spawn(process.execPath, [writer, ...args], { stdio: "inherit" }).on(
+      "close",
+      (code) => code === 0 ? resolve() : reject(new Error(`writer exited ${code}`))
     )
   )
 

@@ -29,7 +29,13 @@ export const spread = (samples: ReadonlyArray<number>) => {
 }
 
 /** A figure from samples. */
-export const figure = (bench: string, what: string, unit: string, samples: ReadonlyArray<number>, note?: string): Figure => ({
+export const figure = (
+  bench: string,
+  what: string,
+  unit: string,
+  samples: ReadonlyArray<number>,
+  note?: string
+): Figure => ({
   bench,
   what,
   unit,

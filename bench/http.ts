@@ -19,7 +19,7 @@ import * as Option from "effect/Option"
 import * as Runtime from "effect/Runtime"
 import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
-import { against, figure, type Figure, repetitions, spread } from "./figures.js"
+import { against, type Figure, figure, repetitions, spread } from "./figures.js"
 import * as Portkey from "./portkey.js"
 
 const sequential = Number(process.env.BENCH_HTTP_TURNS ?? 200)
@@ -65,7 +65,10 @@ export const always = (turn: Turn): Turns => () => Promise.resolve(() => turn)
 export const direct = new Undici.Agent()
 
 /** The conversation every turn sends, direct or through fallback: one exchange so far, then the prompt. */
-const conversation = [{ role: "user", content: "hi" }, { role: "assistant", content: "ok" }, { role: "user", content: "hi" }]
+const conversation = [{ role: "user", content: "hi" }, { role: "assistant", content: "ok" }, {
+  role: "user",
+  content: "hi"
+}]
 
 export const chat = (url: string, model: string, stream: boolean, headers: Record<string, string> = {}): Turn => {
   const { origin } = new URL(url)
@@ -79,16 +82,23 @@ export const chat = (url: string, model: string, stream: boolean, headers: Recor
 }
 
 /** A 429 moves at once and cools nothing, and the breaker never parks: every turn fails over afresh. */
-const movesAtOnce = Answer.override(Answer.primary, { RateLimited: new Answer.Answer({ accounts: true, places: true }) })
+const movesAtOnce = Answer.override(Answer.primary, {
+  RateLimited: new Answer.Answer({ accounts: true, places: true })
+})
 
 const world = (url: string, chain: ReadonlyArray<string>) => {
   const backends = Layer.unwrapEffect(
-    Effect.map(OpenAiCompatible.make({ name: "local", baseUrl: `${url}/v1` }), (backend) => Backend.Backends.layer([backend]))
+    Effect.map(
+      OpenAiCompatible.make({ name: "local", baseUrl: `${url}/v1` }),
+      (backend) => Backend.Backends.layer([backend])
+    )
   ).pipe(Layer.provide(NodeHttpClient.layerUndici))
-  const written = Layer.effectDiscard(Effect.gen(function*() {
-    const steps = yield* Steps.Steps
-    for (let i = 1; i < chain.length; i++) yield* steps.points(chain[i - 1]!, chain[i]!)
-  }).pipe(Effect.orDie))
+  const written = Layer.effectDiscard(
+    Effect.gen(function*() {
+      const steps = yield* Steps.Steps
+      for (let i = 1; i < chain.length; i++) yield* steps.points(chain[i - 1]!, chain[i]!)
+    }).pipe(Effect.orDie)
+  )
   const silent = Layer.succeed(Notice.Notices, { publish: () => Effect.void, watch: Effect.succeed(Stream.empty) })
   return Layer.provideMerge(
     written,
@@ -171,7 +181,10 @@ export const http = async (): Promise<Array<Figure>> => {
     })
     if (gateway !== undefined) {
       try {
-        results.push(["through Portkey, not streamed", await measure(always(chat(gateway.url, "m", false, Portkey.headers(mock.url))))])
+        results.push([
+          "through Portkey, not streamed",
+          await measure(always(chat(gateway.url, "m", false, Portkey.headers(mock.url))))
+        ])
         results.push([
           "through Portkey, not streamed, 429 at the first target",
           await measure(always(chat(gateway.url, "m", false, Portkey.headers(mock.url, "m-fault-rate-limit"))))
@@ -187,8 +200,14 @@ export const http = async (): Promise<Array<Figure>> => {
     await mock.stop()
     await direct.close()
   }
-  const latency = against(results.map(([name, { latency }]) => figure("B5", `${name}: p50 at concurrency 1`, "ms", latency)), "direct (undici): p50 at concurrency 1")
-  const rate = against(results.map(([name, { rate }]) => figure("B5", `${name}: at concurrency 50`, "req/s", rate)), "direct (undici): at concurrency 50")
+  const latency = against(
+    results.map(([name, { latency }]) => figure("B5", `${name}: p50 at concurrency 1`, "ms", latency)),
+    "direct (undici): p50 at concurrency 1"
+  )
+  const rate = against(
+    results.map(([name, { rate }]) => figure("B5", `${name}: at concurrency 50`, "req/s", rate)),
+    "direct (undici): at concurrency 50"
+  )
   if (portkey !== "measured") latency.push(figure("B5", "Portkey gateway", "", [0], portkey))
   return [...latency, ...rate]
 }

@@ -61,7 +61,9 @@ const path = join(import.meta.dirname, "results.json")
 const machine = `${cpus().length} × ${cpus()[0]?.model ?? "CPU"}`
 const targets = read(figures)
 console.log(table(figures))
-console.log(`\n${repetitions} repetitions each; ${machine}, load average ${load.map((l) => l.toFixed(1)).join(" → ")}\n`)
+console.log(
+  `\n${repetitions} repetitions each; ${machine}, load average ${load.map((l) => l.toFixed(1)).join(" → ")}\n`
+)
 console.log(verdicts(targets, history(path)))
 save(path, {
   at: new Date().toISOString(),

@@ -38,7 +38,10 @@ const ready = async (url: string, child: ChildProcess) => {
 
 /** Starts the gateway on a free loopback port. */
 export const start = async (): Promise<Gateway> => {
-  const entry = join(createRequire(import.meta.url).resolve("@portkey-ai/gateway/package.json"), "../build/start-server.js")
+  const entry = join(
+    createRequire(import.meta.url).resolve("@portkey-ai/gateway/package.json"),
+    "../build/start-server.js"
+  )
   const port = await freePort()
   const child = spawn(
     process.execPath,

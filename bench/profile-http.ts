@@ -14,10 +14,14 @@ const rates: Record<string, Array<number>> = { direct: [], fallback: [] }
 try {
   for (let r = 0; r < 3; r++) {
     if (only !== "fallback") rates.direct!.push(await throughput(always(chat(mock.url, "m", true))))
-    if (only !== "direct") rates.fallback!.push(await Effect.runPromise(ours(mock.url, ["local/m", "local/n"], false, throughput)))
+    if (only !== "direct") {
+      rates.fallback!.push(await Effect.runPromise(ours(mock.url, ["local/m", "local/n"], false, throughput)))
+    }
   }
 } finally {
   await mock.stop()
   await direct.close()
 }
-console.log(Object.entries(rates).map(([name, rate]) => `${name} ${rate.map((r) => r.toFixed(0)).join(" ")} req/s`).join("; "))
+console.log(
+  Object.entries(rates).map(([name, rate]) => `${name} ${rate.map((r) => r.toFixed(0)).join(" ")} req/s`).join("; ")
+)

@@ -27,12 +27,18 @@ const program = Effect.gen(function*() {
   const ours = spread(yield* inEffect(turns, Agent.ask(agent, "hi")))
   const streamed = spread(yield* inEffect(turns / 10, Stream.runDrain(agent.turn("hi"))))
   console.log(
-    `bare reply ${bare.median.toFixed(2)} µs, Agent.ask ${ours.median.toFixed(2)} µs, agent.turn streamed ${streamed.median.toFixed(1)} µs a turn`
+    `bare reply ${bare.median.toFixed(2)} µs, Agent.ask ${ours.median.toFixed(2)} µs, agent.turn streamed ${
+      streamed.median.toFixed(1)
+    } µs a turn`
   )
-  console.log(`fibers started a turn: bare reply ${yield* forks(at.reply!(prompt, { by: Infinity, whole: Infinity, deadline: Infinity }))}, Agent.ask ${
-    yield* forks(Agent.ask(agent, "hi"))
-  }`)
-  console.log(`over every turn: sessions opened ${opened.count}, notices ${heard.count}, health writes ${written.count}`)
+  console.log(
+    `fibers started a turn: bare reply ${yield* forks(
+      at.reply!(prompt, { by: Infinity, whole: Infinity, deadline: Infinity })
+    )}, Agent.ask ${yield* forks(Agent.ask(agent, "hi"))}`
+  )
+  console.log(
+    `over every turn: sessions opened ${opened.count}, notices ${heard.count}, health writes ${written.count}`
+  )
 }).pipe(Effect.scoped, Effect.provide(world(chain(["claude/a", "codex/b", "gemini/c"]))))
 
 await Effect.runPromise(program)

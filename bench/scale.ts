@@ -4,14 +4,14 @@
  * after a collection before the first starts); run with `--expose-gc` for the collections.
  */
 import { Agent } from "@fallback/core"
+import { wrap } from "cockatiel"
 import * as Array from "effect/Array"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as ExecutionPlan from "effect/ExecutionPlan"
 import * as Layer from "effect/Layer"
 import * as Runtime from "effect/Runtime"
-import { wrap } from "cockatiel"
-import { against, figure, type Figure, repetitions } from "./figures.js"
+import { against, type Figure, figure, repetitions } from "./figures.js"
 import * as peers from "./peers.js"
 import { world } from "./world.js"
 
@@ -51,10 +51,14 @@ const variants: ReadonlyArray<readonly [string, () => Promise<() => Promise<unkn
   }],
   ["Effect.catchAll, unbounded", async () => () =>
     Effect.runPromise(
-      Effect.forEach(Array.range(0, turns - 1), (t) => Effect.catchAll(effectAt(placeOf(t)), () => peers.answerEffect), {
-        concurrency: "unbounded",
-        discard: true
-      })
+      Effect.forEach(
+        Array.range(0, turns - 1),
+        (t) => Effect.catchAll(effectAt(placeOf(t)), () => peers.answerEffect),
+        {
+          concurrency: "unbounded",
+          discard: true
+        }
+      )
     )],
   ["Effect.catchAll, a runPromise per turn", async () => () =>
     Promise.all(
@@ -95,24 +99,26 @@ const variants: ReadonlyArray<readonly [string, () => Promise<() => Promise<unkn
 const ours = async (): Promise<{ readonly runs: Array<Run>; readonly idle: number }> => {
   const chain = Array.makeBy(places, nameOf)
   const layer = world(chain.map((place) => [place, "codex/b"] as const))
-  return Effect.runPromise(Effect.scoped(Effect.gen(function*() {
-    collect()
-    const empty = heap()
-    const agents = yield* Effect.forEach(chain, (place) => Agent.make(place, undefined, { moved: "returns" }))
-    const run = Runtime.runPromise(yield* Effect.runtime<never>())
-    yield* Effect.forEach(agents, (agent) => Agent.ask(agent, "hi"), { concurrency: "unbounded", discard: true })
-    collect()
-    const idle = ((heap() - empty) * 2 ** 20) / places
-    const runs: Array<Run> = []
-    for (let r = 0; r < repetitions; r++) {
+  return Effect.runPromise(
+    Effect.scoped(Effect.gen(function*() {
       collect()
-      const before = heap()
-      const start = performance.now()
-      yield* Effect.promise(() => Promise.all(Array.makeBy(turns, (t) => run(Agent.ask(agents[placeOf(t)]!, "hi")))))
-      runs.push({ wall: performance.now() - start, heap: heap() - before })
-    }
-    return { runs, idle }
-  })).pipe(Effect.provide(layer)))
+      const empty = heap()
+      const agents = yield* Effect.forEach(chain, (place) => Agent.make(place, undefined, { moved: "returns" }))
+      const run = Runtime.runPromise(yield* Effect.runtime<never>())
+      yield* Effect.forEach(agents, (agent) => Agent.ask(agent, "hi"), { concurrency: "unbounded", discard: true })
+      collect()
+      const idle = ((heap() - empty) * 2 ** 20) / places
+      const runs: Array<Run> = []
+      for (let r = 0; r < repetitions; r++) {
+        collect()
+        const before = heap()
+        const start = performance.now()
+        yield* Effect.promise(() => Promise.all(Array.makeBy(turns, (t) => run(Agent.ask(agents[placeOf(t)]!, "hi")))))
+        runs.push({ wall: performance.now() - start, heap: heap() - before })
+      }
+      return { runs, idle }
+    })).pipe(Effect.provide(layer))
+  )
 }
 
 /** B3's figures: wall time and heap growth of each. */
@@ -128,7 +134,13 @@ export const scale = async (): Promise<Array<Figure>> => {
   const { idle, runs } = await ours()
   walls.push(figure("B3", "fallback, 1,000 held agents: wall", "ms", runs.map((run) => run.wall)))
   heaps.push(
-    figure("B3", "fallback, 1,000 held agents: heap growth", "MB", runs.map((run) => run.heap), `${(idle / 1024).toFixed(1)} KB per idle place`)
+    figure(
+      "B3",
+      "fallback, 1,000 held agents: heap growth",
+      "MB",
+      runs.map((run) => run.heap),
+      `${(idle / 1024).toFixed(1)} KB per idle place`
+    )
   )
   return [...against(walls, "plain promises: wall"), ...against(heaps, "plain promises: heap growth")]
 }

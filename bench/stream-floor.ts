@@ -30,14 +30,27 @@ const rows: ReadonlyArray<readonly [string, Effect.Effect<unknown, unknown>]> = 
   ["Stream.tap", fold(Stream.tap(events, () => Effect.void))],
   ["Stream.onEnd", fold(Stream.onEnd(events, Effect.void))],
   ["Stream.concat(fromIterable([]), _)", fold(Stream.concat(Stream.fromIterable([]), events))],
-  ["toPull, then Stream.repeatEffectChunkOption(pull)", fold(Stream.unwrapScoped(Effect.map(Stream.toPull(events), Stream.repeatEffectChunkOption)))],
+  [
+    "toPull, then Stream.repeatEffectChunkOption(pull)",
+    fold(Stream.unwrapScoped(Effect.map(Stream.toPull(events), Stream.repeatEffectChunkOption)))
+  ],
   ["Stream.interruptWhen(Effect.never)", fold(Stream.interruptWhen(events, Effect.never))],
   ["Stream.timeoutFail (1 h)", fold(Stream.timeoutFail(events, () => "late", "1 hour"))],
-  ["Effect.timeoutFail round the fold (1 h)", Effect.timeoutFail(fold(events), { duration: "1 hour", onTimeout: () => "late" })],
+  [
+    "Effect.timeoutFail round the fold (1 h)",
+    Effect.timeoutFail(fold(events), { duration: "1 hour", onTimeout: () => "late" })
+  ],
   ["Stream.catchAll", fold(Stream.catchAll(events, () => Stream.empty))],
   [
     "one pull function over toPull (repeatEffectChunkOption)",
-    fold(Stream.unwrapScoped(Effect.map(Stream.toPull(events), (pull) => Stream.repeatEffectChunkOption(Effect.map(pull, Chunk.map((e) => e))))))
+    fold(
+      Stream.unwrapScoped(
+        Effect.map(
+          Stream.toPull(events),
+          (pull) => Stream.repeatEffectChunkOption(Effect.map(pull, Chunk.map((e) => e)))
+        )
+      )
+    )
   ],
   [
     "toPull, each pull under Effect.timeoutFail (1 h)",
@@ -64,7 +77,11 @@ const program = Effect.gen(function*() {
     }
   }
   for (const [i, [name]] of rows.entries()) {
-    console.log(`${name.padEnd(58)} ${median(took[i]!).toFixed(1).padStart(8)} µs  ${median(ratios[i]!).toFixed(2)}× the bare fold`)
+    console.log(
+      `${name.padEnd(58)} ${median(took[i]!).toFixed(1).padStart(8)} µs  ${
+        median(ratios[i]!).toFixed(2)
+      }× the bare fold`
+    )
   }
 })
 await Effect.runPromise(program)

@@ -89,7 +89,13 @@ export const targets: Array<Target> = [
   over("B1", "landing turn, whole", "fallback Agent.ask (held agent)", "Effect.tryPromise (bare)", 2, 0.83),
   ratio("B1", "landing turn, streamed", "fallback agent.turn, streamed", "fallback's session stream (bare)", 1.5),
   over("B2", "one failover", "fallback Agent.ask (held agent)", "hand-written Effect.catchAll", 5, 10.8),
-  ratio("B3", "10k turns over 1k agents: wall", "fallback, 1,000 held agents: wall", "cockatiel fallback+breaker, one per place: wall", 1.8),
+  ratio(
+    "B3",
+    "10k turns over 1k agents: wall",
+    "fallback, 1,000 held agents: wall",
+    "cockatiel fallback+breaker, one per place: wall",
+    1.8
+  ),
   ratio(
     "B3",
     "10k turns over 1k agents: heap",

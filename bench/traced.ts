@@ -16,7 +16,7 @@ import * as DefaultServices from "effect/DefaultServices"
 import * as Effect from "effect/Effect"
 import * as Stream from "effect/Stream"
 import * as Tracer from "effect/Tracer"
-import { figure, type Figure, repetitions, table } from "./figures.js"
+import { type Figure, figure, repetitions, table } from "./figures.js"
 import { chain, world } from "./world.js"
 
 const turns = Number(process.env.BENCH_TURNS ?? 5_000)
@@ -56,7 +56,12 @@ const rows = (bench: string, places: ReadonlyArray<string>, [name, under]: reado
     const agent = yield* Agent.make(places[0]!, undefined, { moved: "returns" })
     return [
       figure(bench, `Agent.ask (held agent), ${name}`, "µs", yield* under(timed(turns, Agent.ask(agent, "hi")))),
-      figure(bench, `agent.turn streamed, ${name}`, "µs", yield* under(timed(streamedTurns, Stream.runDrain(agent.turn("hi")))))
+      figure(
+        bench,
+        `agent.turn streamed, ${name}`,
+        "µs",
+        yield* under(timed(streamedTurns, Stream.runDrain(agent.turn("hi"))))
+      )
     ]
   }).pipe(Effect.scoped, Effect.provide(world(chain(places))))
 

@@ -2,11 +2,12 @@
  * B1 happy path and B2 failover: one turn at a time, in one loop, at a 3-place chain whose places
  * answer in-process at once; in B2 the first place fails with a kind that moves at once.
  */
-import { Agent, Backend, Place } from "@fallback/core"
+import type { Backend } from "@fallback/core"
+import { Agent, Place } from "@fallback/core"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
-import { against, figure, type Figure, repetitions } from "./figures.js"
+import { against, type Figure, figure, repetitions } from "./figures.js"
 import { inEffect, inPromises } from "./loops.js"
 import * as peers from "./peers.js"
 import { chain, opened, session, world } from "./world.js"
@@ -46,7 +47,10 @@ const ours = (bench: string, places: ReadonlyArray<string>) =>
       return yield* inEffect(fresh, bare(agent.turn("hi")))
     })).pipe(Effect.provide(world(chain(places))))
     const before = opened.count
-    const once = yield* inEffect(fresh, Effect.scoped(Effect.flatMap(Agent.make(places[0]!), (agent) => Agent.ask(agent, "hi"))))
+    const once = yield* inEffect(
+      fresh,
+      Effect.scoped(Effect.flatMap(Agent.make(places[0]!), (agent) => Agent.ask(agent, "hi")))
+    )
       .pipe(Effect.provide(world(chain(places))))
     const builds = (opened.count - before) / (fresh * (repetitions + 1))
     return [
@@ -61,8 +65,18 @@ const ours = (bench: string, places: ReadonlyArray<string>) =>
 const plans = async (bench: string, downFirst: boolean) => {
   const timed = (turn: Effect.Effect<string, unknown>) => Effect.runPromise(inEffect(turns, turn))
   return [
-    figure(bench, "ExecutionPlan, Layer steps", "µs", await timed(Effect.withExecutionPlan(peers.ask, peers.layerPlan(downFirst)))),
-    figure(bench, "ExecutionPlan, Context steps", "µs", await timed(Effect.withExecutionPlan(peers.ask, peers.contextPlan(downFirst))))
+    figure(
+      bench,
+      "ExecutionPlan, Layer steps",
+      "µs",
+      await timed(Effect.withExecutionPlan(peers.ask, peers.layerPlan(downFirst)))
+    ),
+    figure(
+      bench,
+      "ExecutionPlan, Context steps",
+      "µs",
+      await timed(Effect.withExecutionPlan(peers.ask, peers.contextPlan(downFirst)))
+    )
   ]
 }
 
@@ -75,8 +89,18 @@ export const happy = async (): Promise<Array<Figure>> => {
   const figures = [
     figure("B1", "Effect.tryPromise (bare)", "µs", await Effect.runPromise(inEffect(turns, peers.answerEffect))),
     figure("B1", "plain promise", "µs", await inPromises(turns, peers.answer)),
-    figure("B1", "fallback's session reply (bare)", "µs", await Effect.runPromise(inEffect(turns, at.reply!(prompt, limits)))),
-    figure("B1", "fallback's session stream (bare)", "µs", await Effect.runPromise(inEffect(fresh, bare(at.turn(prompt))))),
+    figure(
+      "B1",
+      "fallback's session reply (bare)",
+      "µs",
+      await Effect.runPromise(inEffect(turns, at.reply!(prompt, limits)))
+    ),
+    figure(
+      "B1",
+      "fallback's session stream (bare)",
+      "µs",
+      await Effect.runPromise(inEffect(fresh, bare(at.turn(prompt))))
+    ),
     ...await Effect.runPromise(ours("B1", up)),
     figure("B1", "cockatiel retry+breaker", "µs", await inPromises(turns, () => breaker.execute(peers.answer))),
     ...await plans("B1", false)

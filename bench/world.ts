@@ -35,7 +35,8 @@ export const session = (place: Place.Place, timed = false): Backend.Session => {
 
 const answered = Effect.tryPromise({
   try: () => Promise.resolve(events),
-  catch: (cause) => new Failure.Unknown({ place: Place.Place.make({ cli: "bench", model: "up" }), said: Failure.said(String(cause)) })
+  catch: (cause) =>
+    new Failure.Unknown({ place: Place.Place.make({ cli: "bench", model: "up" }), said: Failure.said(String(cause)) })
 })
 const up: Backend.Session = { id: "bench", turn: () => answering, reply: () => answered, keepsConversation: true }
 
@@ -67,7 +68,8 @@ const counting = (breaker: Health.Breaker) =>
       Health.Health.of({
         ...health,
         succeeded: (place) => Effect.andThen(Effect.sync(() => void (written.count += 1)), health.succeeded(place)),
-        failed: (place, failed) => Effect.andThen(Effect.sync(() => void (written.count += 1)), health.failed(place, failed))
+        failed: (place, failed) =>
+          Effect.andThen(Effect.sync(() => void (written.count += 1)), health.failed(place, failed))
       }))
   )
 
@@ -84,12 +86,19 @@ export const chain = (places: ReadonlyArray<string>): Array<readonly [string, st
  */
 export const world = (steps: ReadonlyArray<readonly [string, string]>, timed = false) => {
   const clis = [...new Set(steps.flat().map((place) => place.slice(0, place.search(/[@/]/))))]
-  const written = Layer.effectDiscard(Effect.gen(function*() {
-    const store = yield* Steps.Steps
-    for (const [from, to] of steps) yield* store.points(from, to)
-  }).pipe(Effect.orDie))
+  const written = Layer.effectDiscard(
+    Effect.gen(function*() {
+      const store = yield* Steps.Steps
+      for (const [from, to] of steps) yield* store.points(from, to)
+    }).pipe(Effect.orDie)
+  )
   return Layer.provideMerge(
     written,
-    Layer.mergeAll(Backend.Backends.layer(clis.map((cli) => instant(cli, timed))), Steps.Steps.layerMemory, counting(neverParks), counted)
+    Layer.mergeAll(
+      Backend.Backends.layer(clis.map((cli) => instant(cli, timed))),
+      Steps.Steps.layerMemory,
+      counting(neverParks),
+      counted
+    )
   )
 }

@@ -20,7 +20,9 @@ const outage = Scripted.Scripted.layer({
   clis: ["dsh"]
 })
 
-const config = Layer.mergeAll(Steps.Steps.layer, Accounts.Accounts.layer).pipe(Layer.provide(ConfigFile.Store.layerMemory()))
+const config = Layer.mergeAll(Steps.Steps.layer, Accounts.Accounts.layer).pipe(
+  Layer.provide(ConfigFile.Store.layerMemory())
+)
 
 const seconds = Effect.map(Clock.currentTimeMillis, (millis) => `[+${String(millis / 1000).padStart(3)}s]`)
 
@@ -34,7 +36,10 @@ const program = Effect.gen(function*() {
 
   const watched = yield* Effect.flatMap(Notice.Notices, (notices) => notices.watch)
   const printed = yield* Effect.fork(
-    Stream.runForEach(watched, (notice) => Effect.flatMap(seconds, (at) => Console.log(`${at} ${Notice.format(notice)}`)))
+    Stream.runForEach(
+      watched,
+      (notice) => Effect.flatMap(seconds, (at) => Console.log(`${at} ${Notice.format(notice)}`))
+    )
   )
 
   yield* Console.log(`chain: ${(yield* steps.chain(work)).map(Place.format).join(" → ")}`)

@@ -4,8 +4,8 @@
  *
  *   npm run quickstart
  */
-import { Duration, Effect, Either } from "effect"
 import { Place, Policy, Steps } from "@fallback/core"
+import { Duration, Effect, Either } from "effect"
 
 const seconds = (waits: ReadonlyArray<Duration.Duration>) =>
   waits.map((wait) => `${Duration.toSeconds(wait)}s`).join(", ")

@@ -24,17 +24,23 @@ const outage = Scripted.Scripted.layer({
   }
 })
 
-const config = Layer.mergeAll(Steps.Steps.layer, Accounts.Accounts.layer).pipe(Layer.provide(ConfigFile.Store.layerMemory()))
+const config = Layer.mergeAll(Steps.Steps.layer, Accounts.Accounts.layer).pipe(
+  Layer.provide(ConfigFile.Store.layerMemory())
+)
 
 const exporter = new InMemorySpanExporter()
-const tracing = NodeSdk.layer(() => ({ resource: { serviceName: "spans-example" }, spanProcessor: new SimpleSpanProcessor(exporter) }))
+const tracing = NodeSdk.layer(() => ({
+  resource: { serviceName: "spans-example" },
+  spanProcessor: new SimpleSpanProcessor(exporter)
+}))
 
 const seconds = (time: readonly [number, number]) => `${time[0] + time[1] / 1e9}s`
 
 const shown = (attributes: ReadableSpan["attributes"]) =>
   Object.entries(attributes)
     .filter(([key]) =>
-      (key.startsWith("fallback.") && key !== "fallback.notice") || key === "error.type" || key.startsWith("gen_ai.usage")
+      (key.startsWith("fallback.") && key !== "fallback.notice") || key === "error.type" ||
+      key.startsWith("gen_ai.usage")
     )
     .map(([key, value]) => `${key}=${value}`)
     .join(" ")
@@ -42,10 +48,12 @@ const shown = (attributes: ReadableSpan["attributes"]) =>
 /** The tree under `span`, its children by start time, each line: name, kind, when, attributes. */
 const print = (spans: ReadonlyArray<ReadableSpan>, span: ReadableSpan, indent: string): Array<string> => {
   const lines = [
-    `${indent}${span.name} [${SpanKind[span.kind].toLowerCase()}] ${seconds(span.startTime)} → ${seconds(span.endTime)}  ${
-      shown(span.attributes)
-    }`,
-    ...span.events.map((event) => `${indent}  · ${event.name} at ${seconds(event.time)}  ${shown(event.attributes ?? {})}`)
+    `${indent}${span.name} [${SpanKind[span.kind].toLowerCase()}] ${seconds(span.startTime)} → ${
+      seconds(span.endTime)
+    }  ${shown(span.attributes)}`,
+    ...span.events.map((event) =>
+      `${indent}  · ${event.name} at ${seconds(event.time)}  ${shown(event.attributes ?? {})}`
+    )
   ]
   const children = spans
     .filter((child) => child.parentSpanContext?.spanId === span.spanContext().spanId)

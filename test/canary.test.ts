@@ -37,13 +37,17 @@ const hostile = () =>
 /** A claude that says its key back on stderr and in its result, and fails. */
 const leakyClaude = (dir: string) => {
   const file = join(dir, "claude")
-  writeFileSync(file, `#!${process.execPath}
+  writeFileSync(
+    file,
+    `#!${process.execPath}
 const key = process.env.ANTHROPIC_API_KEY
 process.stdout.write(JSON.stringify({ type: "system", subtype: "init", session_id: "s-1" }) + "\\n")
 process.stderr.write("Invalid API key: " + key + "\\n")
 process.stdout.write(JSON.stringify({ type: "result", subtype: "error", is_error: true, result: "401 bad key " + key, session_id: "s-1" }) + "\\n")
 process.exitCode = 1
-`, { mode: 0o755 })
+`,
+    { mode: 0o755 }
+  )
   return file
 }
 
@@ -60,17 +64,20 @@ describe("canary secrets", () => {
   it("appear in no output of any command and no file fallback writes", async () => {
     const dir = mkdtempSync(join(tmpdir(), "fallback-canary-"))
     const config = join(dir, "config.json")
-    writeFileSync(config, JSON.stringify({
-      steps: {
-        "hostile/m": { to: "claude@c/claude-sonnet-4-5", retrying: { tries: 1, policy: "none" } }
-      },
-      accounts: {
-        hostile: [{ name: "two", env: { HOSTILE_KEY: { fromEnv: "CANARY_TWO" } } }],
-        claude: [{ name: "c", env: { ANTHROPIC_API_KEY: { fromEnv: "CANARY_CLAUDE" } } }]
-      },
-      providers: { hostile: { kind: "openai-compatible", baseUrl: `${url}/v1`, key: { fromEnv: "HOSTILE_KEY" } } },
-      clis: { claude: { bin: leakyClaude(dir) } }
-    }))
+    writeFileSync(
+      config,
+      JSON.stringify({
+        steps: {
+          "hostile/m": { to: "claude@c/claude-sonnet-4-5", retrying: { tries: 1, policy: "none" } }
+        },
+        accounts: {
+          hostile: [{ name: "two", env: { HOSTILE_KEY: { fromEnv: "CANARY_TWO" } } }],
+          claude: [{ name: "c", env: { ANTHROPIC_API_KEY: { fromEnv: "CANARY_CLAUDE" } } }]
+        },
+        providers: { hostile: { kind: "openai-compatible", baseUrl: `${url}/v1`, key: { fromEnv: "HOSTILE_KEY" } } },
+        clis: { claude: { bin: leakyClaude(dir) } }
+      })
+    )
     const env = { HOSTILE_KEY: canaries.providerKey, CANARY_TWO: canaries.accountKey, CANARY_CLAUDE: canaries.cliKey }
     const prompt = `please log in with ${canaries.promptSecret} and say hi`
     const runs: Array<readonly [string, Ran]> = []
@@ -91,10 +98,14 @@ describe("canary secrets", () => {
     await fallback("doctor")
     await fallback("doctor", "--json")
 
-    const files = readdirSync(dir).filter((name) => name !== "claude").map((name) => [name, readFileSync(join(dir, name), "utf8")] as const)
+    const files = readdirSync(dir).filter((name) => name !== "claude").map((name) =>
+      [name, readFileSync(join(dir, name), "utf8")] as const
+    )
     expect(files.map(([name]) => name)).toContain("health.json")
     const leaks = Object.entries(canaries).flatMap(([which, secret]) => [
-      ...runs.flatMap(([args, ran]) => `${ran.out}\n${ran.err}`.includes(secret) ? [`${which} in the output of fallback ${args}`] : []),
+      ...runs.flatMap(([args, ran]) =>
+        `${ran.out}\n${ran.err}`.includes(secret) ? [`${which} in the output of fallback ${args}`] : []
+      ),
       ...files.flatMap(([name, text]) => text.includes(secret) ? [`${which} in ${name}`] : [])
     ])
     expect(leaks).toEqual([])

@@ -52,7 +52,8 @@ describe("the installed fallback command", () => {
     expect(fallback(config, "point", "claude@work/claude-opus-5", "codex/gpt-5.6-sol")).toEqual({
       code: 1,
       out: "",
-      err: `fallback: ${config}: claude@work/claude-opus-5 names the account "work", which is not set up for claude (it has none); add it with: fallback accounts add claude work\n`
+      err:
+        `fallback: ${config}: claude@work/claude-opus-5 names the account "work", which is not set up for claude (it has none); add it with: fallback accounts add claude work\n`
     })
   })
 
@@ -73,14 +74,17 @@ describe("fallback run and fallback demo, over HTTP to a loopback provider", () 
 
   const configWith = (steps: Record<string, unknown>) => {
     const config = join(mkdtempSync(join(tmpdir(), "fallback-run-")), "config.json")
-    writeFileSync(config, JSON.stringify({
-      steps,
-      accounts: { anthropic: [{ name: "work", env: { ANTHROPIC_API_KEY: { fromEnv: "KEY_WORK" } } }] },
-      providers: {
-        anthropic: { kind: "anthropic-messages", baseUrl: mock.url, key: { fromEnv: "ANTHROPIC_API_KEY" } },
-        local: { kind: "openai-compatible", baseUrl: `${mock.url}/v1` }
-      }
-    }))
+    writeFileSync(
+      config,
+      JSON.stringify({
+        steps,
+        accounts: { anthropic: [{ name: "work", env: { ANTHROPIC_API_KEY: { fromEnv: "KEY_WORK" } } }] },
+        providers: {
+          anthropic: { kind: "anthropic-messages", baseUrl: mock.url, key: { fromEnv: "ANTHROPIC_API_KEY" } },
+          local: { kind: "openai-compatible", baseUrl: `${mock.url}/v1` }
+        }
+      })
+    )
     return config
   }
 
@@ -95,7 +99,8 @@ describe("fallback run and fallback demo, over HTTP to a loopback provider", () 
     expect(ran).toEqual({
       code: 0,
       out: "hello from qwen\n",
-      err: "anthropic@work refused the credentials (account work needs signing in again); another account or another place is what answers it; carrying on at local/qwen3:8b\n"
+      err:
+        "anthropic@work refused the credentials (account work needs signing in again); another account or another place is what answers it; carrying on at local/qwen3:8b\n"
     })
     expect(ran.err).not.toContain("key-work")
   })

@@ -16,8 +16,20 @@ const seed = Number(process.env.FUZZ_SEED ?? 12)
 
 const word = fc.oneof(
   fc.constantFrom(
-    "claude/a", "gemini/--yolo", "--tries", "100000000", "--timeout", "1e999", "--policy", "bogus", "--json",
-    "\u001b]8;;http://evil\u0007x", "x".repeat(50_000), "ANTHROPIC_API_KEY=hunter2-prod-key", "--env", "add"
+    "claude/a",
+    "gemini/--yolo",
+    "--tries",
+    "100000000",
+    "--timeout",
+    "1e999",
+    "--policy",
+    "bogus",
+    "--json",
+    "\u001b]8;;http://evil\u0007x",
+    "x".repeat(50_000),
+    "ANTHROPIC_API_KEY=hunter2-prod-key",
+    "--env",
+    "add"
   ),
   fc.string({ maxLength: 20 })
 )
@@ -27,7 +39,10 @@ describe("fuzz: the real bin", () => {
     const dir = mkdtempSync(join(tmpdir(), "fallback-fuzz-bin-"))
     const config = join(dir, "config.json")
     const lines = fc.sample(
-      fc.tuple(fc.constantFrom("point", "retry", "waits", "accounts", "list", "chain", "status", "run"), fc.array(word, { maxLength: 4 })),
+      fc.tuple(
+        fc.constantFrom("point", "retry", "waits", "accounts", "list", "chain", "status", "run"),
+        fc.array(word, { maxLength: 4 })
+      ),
       { numRuns: 12, seed }
     )
     let refused = 0
@@ -44,7 +59,8 @@ describe("fuzz: the real bin", () => {
       expect(ran.err, said).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f]/)
       expect(`${ran.out}${ran.err}`, said).not.toContain("hunter2-prod-key")
       if (existsSync(config)) {
-        expect(Either.isRight(ConfigFile.decode(config, readFileSync(config, "utf8"), ConfigFile.builtinClis)), said).toBe(true)
+        expect(Either.isRight(ConfigFile.decode(config, readFileSync(config, "utf8"), ConfigFile.builtinClis)), said)
+          .toBe(true)
       }
     }
     console.log(`fuzz: the real bin: ${lines.length} tried, ${refused} refused, 0 broke (FUZZ_SEED=${seed})`)

@@ -40,7 +40,9 @@ const until = async (ok: () => boolean, polls = 600) => {
  */
 const fakeClaude = (dir: string, mode: string) => {
   const file = join(dir, "claude")
-  writeFileSync(file, `#!${process.execPath}
+  writeFileSync(
+    file,
+    `#!${process.execPath}
 const { spawn } = require("node:child_process"), fs = require("node:fs"), path = require("node:path")
 const dir = ${JSON.stringify(dir)}, mode = ${JSON.stringify(mode)}
 const out = (event) => process.stdout.write(JSON.stringify(event) + "\\n")
@@ -58,7 +60,9 @@ if (mode === "holder") {
 } else {
   setInterval(() => {}, 1000)
 }
-`, { mode: 0o755 })
+`,
+    { mode: 0o755 }
+  )
   return file
 }
 
@@ -67,7 +71,7 @@ const start = (mode: string) => {
   const config = join(dir, "config.json")
   writeFileSync(config, JSON.stringify({ clis: { claude: { bin: fakeClaude(dir, mode) } } }))
   const child = spawn(bin, ["run", "claude/claude-sonnet-4-5", "say hi"], {
-    env: { PATH: process.env.PATH ?? "", HOME: dir, FALLBACK_CONFIG: config, },
+    env: { PATH: process.env.PATH ?? "", HOME: dir, FALLBACK_CONFIG: config },
     stdio: ["ignore", "pipe", "pipe"]
   })
   let [out, err] = ["", ""]
@@ -94,13 +98,15 @@ const cleanUp = (pids: ReadonlyArray<number>) => {
 }
 
 describe("no process left behind", () => {
-  it.each([
-    ["SIGINT", "hang"],
-    ["SIGTERM", "hang"],
-    ["SIGHUP", "hang"],
-    ["SIGTERM", "stubborn"],
-    ["SIGHUP", "stubborn"]
-  ] as const)("%s to fallback while the CLI does %s: the CLI, its grandchild and its group are gone", async (signal, mode) => {
+  it.each(
+    [
+      ["SIGINT", "hang"],
+      ["SIGTERM", "hang"],
+      ["SIGHUP", "hang"],
+      ["SIGTERM", "stubborn"],
+      ["SIGHUP", "stubborn"]
+    ] as const
+  )("%s to fallback while the CLI does %s: the CLI, its grandchild and its group are gone", async (signal, mode) => {
     const run = start(mode)
     const { cli, grandchild } = await run.pids()
     try {
@@ -115,15 +121,19 @@ describe("no process left behind", () => {
     }
   }, 60_000)
 
-  it("a CLI that answers and exits leaving a process holding its stdout: the turn ends, the holder is gone", async () => {
-    const run = start("holder")
-    const { cli, grandchild } = await run.pids()
-    try {
-      const ended = await run.closed
-      expect({ ...ended, out: run.output().out }).toEqual({ code: 0, signal: null, out: "done\n" })
-      expect(await until(() => !alive(cli) && !alive(grandchild) && !alive(-cli))).toBe(true)
-    } finally {
-      cleanUp([cli, grandchild])
-    }
-  }, 60_000)
+  it(
+    "a CLI that answers and exits leaving a process holding its stdout: the turn ends, the holder is gone",
+    async () => {
+      const run = start("holder")
+      const { cli, grandchild } = await run.pids()
+      try {
+        const ended = await run.closed
+        expect({ ...ended, out: run.output().out }).toEqual({ code: 0, signal: null, out: "done\n" })
+        expect(await until(() => !alive(cli) && !alive(grandchild) && !alive(-cli))).toBe(true)
+      } finally {
+        cleanUp([cli, grandchild])
+      }
+    },
+    60_000
+  )
 })

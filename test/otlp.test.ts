@@ -58,7 +58,11 @@ const running = (env: Record<string, string>, ...args: Array<string>) =>
 /** An OTLP attribute list as a record. */
 type Value = { stringValue?: string; intValue?: string | number; doubleValue?: number; boolValue?: boolean }
 const record = (attributes: ReadonlyArray<{ key: string; value: Value }> = []) =>
-  Object.fromEntries(attributes.map(({ key, value }) => [key, value.stringValue ?? value.intValue ?? value.doubleValue ?? value.boolValue]))
+  Object.fromEntries(
+    attributes.map((
+      { key, value }
+    ) => [key, value.stringValue ?? value.intValue ?? value.doubleValue ?? value.boolValue])
+  )
 
 interface Span {
   readonly name: string
@@ -106,14 +110,17 @@ describe("fallback run with OTEL_EXPORTER_OTLP_ENDPOINT set", () => {
         { fault: "answer", model: "qwen3:8b", text: "hello from qwen" }
       ])
       const config = join(mkdtempSync(join(tmpdir(), "fallback-otlp-")), "config.json")
-      writeFileSync(config, JSON.stringify({
-        steps: { "anthropic@work/claude-opus-5": { to: "local/qwen3:8b" } },
-        accounts: { anthropic: [{ name: "work", env: { ANTHROPIC_API_KEY: { fromEnv: "KEY_WORK" } } }] },
-        providers: {
-          anthropic: { kind: "anthropic-messages", baseUrl: mock.url, key: { fromEnv: "ANTHROPIC_API_KEY" } },
-          local: { kind: "openai-compatible", baseUrl: `${mock.url}/v1` }
-        }
-      }))
+      writeFileSync(
+        config,
+        JSON.stringify({
+          steps: { "anthropic@work/claude-opus-5": { to: "local/qwen3:8b" } },
+          accounts: { anthropic: [{ name: "work", env: { ANTHROPIC_API_KEY: { fromEnv: "KEY_WORK" } } }] },
+          providers: {
+            anthropic: { kind: "anthropic-messages", baseUrl: mock.url, key: { fromEnv: "ANTHROPIC_API_KEY" } },
+            local: { kind: "openai-compatible", baseUrl: `${mock.url}/v1` }
+          }
+        })
+      )
       const ran = await running(
         {
           FALLBACK_CONFIG: config,
@@ -147,9 +154,10 @@ describe("fallback run with OTEL_EXPORTER_OTLP_ENDPOINT set", () => {
         "fallback.outcome": "answered",
         "fallback.answered.place": "local/qwen3:8b"
       })
-      expect(turn.events.map((event: Span["events"][number]) => [event.name, event.attributes["fallback.move.by"]])).toEqual([
-        ["fallback.move", "place"]
-      ])
+      expect(turn.events.map((event: Span["events"][number]) => [event.name, event.attributes["fallback.move.by"]]))
+        .toEqual([
+          ["fallback.move", "place"]
+        ])
       const attempts = spans.filter((span) => span.parentSpanId === turn.spanId && span.name.startsWith("chat "))
       expect(attempts.map((span) => [span.name, span.attributes["fallback.outcome"], span.attributes["error.type"]]))
         .toEqual([
@@ -193,7 +201,10 @@ describe("fallback run with OTEL_EXPORTER_OTLP_ENDPOINT set", () => {
       mock.reset()
       mock.script([{ fault: "answer", model: "qwen3:8b", text: "plain" }])
       const config = join(mkdtempSync(join(tmpdir(), "fallback-otlp-")), "config.json")
-      writeFileSync(config, JSON.stringify({ providers: { local: { kind: "openai-compatible", baseUrl: `${mock.url}/v1` } } }))
+      writeFileSync(
+        config,
+        JSON.stringify({ providers: { local: { kind: "openai-compatible", baseUrl: `${mock.url}/v1` } } })
+      )
       const ran = await running({ FALLBACK_CONFIG: config, OTEL_SERVICE_NAME: "unused" }, "run", "local/qwen3:8b", "hi")
       expect(ran).toEqual({ code: 0, out: "plain\n", err: "" })
       expect(otlp.received).toEqual([])

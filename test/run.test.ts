@@ -172,7 +172,9 @@ describe("fallback run's flags", () => {
     const ran = await fallback("run", place("a"), "--first-byte", "5s", "Hello")
     expect(ran.code).toBe(0)
     expect(ran.out).toBe("new: Hello\n")
-    expect(ran.err).toMatch(/^claude(?:@a)? sent nothing within 5s.*; carrying on (?:as b|at claude@b\/claude-opus-5)\n$/)
+    expect(ran.err).toMatch(
+      /^claude(?:@a)? sent nothing within 5s.*; carrying on (?:as b|at claude@b\/claude-opus-5)\n$/
+    )
     expect(argv("b")).toHaveLength(1)
   }, 90_000)
 

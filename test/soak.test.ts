@@ -5,17 +5,28 @@ import { describe as summarise, replay, soak } from "./soak/soak.js"
 // Bound by counts, not by the wall clock: a loaded machine makes the run slower, never red. How late
 // turns end by the wall clock is printed here and checked by `npm run soak`.
 describe("chaos soak", () => {
-  it.live("turns over scripted and HTTP places with random faults, policies and budgets keep every invariant", () =>
-    Effect.gen(function*() {
-      const seed = Number(process.env.SOAK_SEED ?? Date.now() % 100_000)
-      const summary = yield* soak({ turns: 400, seconds: Infinity, seed, parallel: 4, turnsPerTrial: 25, wallClock: false })
-      console.log(`SOAK_SEED=${seed}\n${summarise(summary)}`)
-      expect(summary.turns, `SOAK_SEED=${seed}`).toBeGreaterThanOrEqual(400)
-      expect(Object.keys(summary.mix).filter((ending) => ending.startsWith("failed")).length, `SOAK_SEED=${seed}`)
-        .toBeGreaterThan(3)
-      expect(
-        summary.broken,
-        `SOAK_SEED=${seed}; replay the first broken trial: ${replay(summary.firstBroken ?? seed)}`
-      ).toEqual([])
-    }), 240_000)
+  it.live(
+    "turns over scripted and HTTP places with random faults, policies and budgets keep every invariant",
+    () =>
+      Effect.gen(function*() {
+        const seed = Number(process.env.SOAK_SEED ?? Date.now() % 100_000)
+        const summary = yield* soak({
+          turns: 400,
+          seconds: Infinity,
+          seed,
+          parallel: 4,
+          turnsPerTrial: 25,
+          wallClock: false
+        })
+        console.log(`SOAK_SEED=${seed}\n${summarise(summary)}`)
+        expect(summary.turns, `SOAK_SEED=${seed}`).toBeGreaterThanOrEqual(400)
+        expect(Object.keys(summary.mix).filter((ending) => ending.startsWith("failed")).length, `SOAK_SEED=${seed}`)
+          .toBeGreaterThan(3)
+        expect(
+          summary.broken,
+          `SOAK_SEED=${seed}; replay the first broken trial: ${replay(summary.firstBroken ?? seed)}`
+        ).toEqual([])
+      }),
+    240_000
+  )
 })

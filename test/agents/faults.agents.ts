@@ -2,17 +2,17 @@
  * Every agent CLI × every fault of the mock provider, through its backend: the failure kind it is
  * judged as, with its fields; what it printed is recorded for the ordinary run to replay.
  */
-import * as fs from "node:fs"
-import * as path from "node:path"
+import { describe, expect, it } from "@effect/vitest"
 import type { Cli as CliOptions } from "@fallback/backends"
 import { Backend, Failure, Settings } from "@fallback/core"
 import * as MockProvider from "@fallback/testkit/MockProvider"
-import { describe, expect, it } from "@effect/vitest"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
+import * as fs from "node:fs"
+import * as path from "node:path"
 import { afterAll, beforeAll } from "vitest"
 import { pinned } from "./clis.js"
 import { type Cli, expected, faults, quotaEnds, waits } from "./expected.js"

@@ -22,14 +22,29 @@ const install = (folder: string, packages: ReadonlyArray<(typeof pinned)[number]
     return
   }
   fs.mkdirSync(folder, { recursive: true })
-  fs.writeFileSync(path.join(folder, "package.json"), JSON.stringify({ name: "fallback-agent-clis", private: true }) + "\n")
+  fs.writeFileSync(
+    path.join(folder, "package.json"),
+    JSON.stringify({ name: "fallback-agent-clis", private: true }) + "\n"
+  )
   const started = Date.now()
-  execFileSync("npm", ["install", "--no-save", "--no-audit", "--no-fund", ...flags, ...packages.map((cli) => `${cli.npm}@${cli.version}`)], {
+  execFileSync("npm", [
+    "install",
+    "--no-save",
+    "--no-audit",
+    "--no-fund",
+    ...flags,
+    ...packages.map((cli) => `${cli.npm}@${cli.version}`)
+  ], {
     cwd: folder,
     stdio: "inherit"
   })
-  process.stdout.write(`installed ${packages.map((cli) => cli.npm).join(", ")} in ${((Date.now() - started) / 1000).toFixed(1)} s\n`)
+  process.stdout.write(
+    `installed ${packages.map((cli) => cli.npm).join(", ")} in ${((Date.now() - started) / 1000).toFixed(1)} s\n`
+  )
 }
 
 install(cache, pinned, [])
-install(stubs, pinned.filter((cli) => cli.cli === "claude" || cli.cli === "opencode"), ["--ignore-scripts", "--omit=optional"])
+install(stubs, pinned.filter((cli) => cli.cli === "claude" || cli.cli === "opencode"), [
+  "--ignore-scripts",
+  "--omit=optional"
+])

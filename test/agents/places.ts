@@ -3,11 +3,11 @@
  * account (config folder and key variable), a place per fault (the fault rides in the model name),
  * and the recording of what it printed.
  */
-import * as fs from "node:fs"
-import * as path from "node:path"
 import { Claude, Codex, Gemini, OpenCode } from "@fallback/backends"
 import type { Cli as CliOptions } from "@fallback/backends"
 import { type Backend, ConfigFile, Place } from "@fallback/core"
+import * as fs from "node:fs"
+import * as path from "node:path"
 import { bin, cache } from "./clis.js"
 import type { Cli, Fault } from "./expected.js"
 
@@ -94,7 +94,10 @@ export const backendFor = (
     case "claude":
       return Claude.make(common)
     case "codex":
-      return Codex.make({ ...common, provider: { id: "mock", baseUrl: `${options.url}/v1`, envKey: "MOCK_OPENAI_KEY" } })
+      return Codex.make({
+        ...common,
+        provider: { id: "mock", baseUrl: `${options.url}/v1`, envKey: "MOCK_OPENAI_KEY" }
+      })
     case "gemini":
       return Gemini.make(common)
     case "opencode":

@@ -2,18 +2,18 @@
  * The real CLIs as processes: a conversation resumed across an account move, a turn cut short
  * leaving no process behind, and NotInstalled for a binary that is not there and for npm's stub.
  */
-import * as fs from "node:fs"
-import * as path from "node:path"
+import { describe, expect, it } from "@effect/vitest"
 import { Claude, OpenCode } from "@fallback/backends"
 import { ConfigFile, Failure, Settings } from "@fallback/core"
 import * as MockProvider from "@fallback/testkit/MockProvider"
-import { describe, expect, it } from "@effect/vitest"
 import * as Chunk from "effect/Chunk"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
+import * as fs from "node:fs"
+import * as path from "node:path"
 import { afterAll, beforeAll } from "vitest"
 import { stub } from "./clis.js"
 import type { Cli } from "./expected.js"
@@ -46,7 +46,9 @@ const running = (mark: string): ReadonlyArray<string> =>
     try {
       const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8")
       const args = fs.readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").join(" ")
-      return / Z /.test(stat.slice(stat.lastIndexOf(")"))) || !args.includes(mark) ? [] : [`${pid} ${args.slice(0, 120)}`]
+      return / Z /.test(stat.slice(stat.lastIndexOf(")"))) || !args.includes(mark)
+        ? []
+        : [`${pid} ${args.slice(0, 120)}`]
     } catch {
       return []
     }
@@ -100,7 +102,12 @@ describe.concurrent.each(clis)("%s", (cli) => {
       fs.mkdirSync(folder, { recursive: true })
       const backend = backendFor(cli, { home: folder, url: mock.url, faults: ["retry"] }, () => {})
       const [failed, landed] = yield* Effect.scoped(Effect.gen(function*() {
-        const session = yield* backend.open(placeFor(cli, "a", "retry"), Option.some(accountFor(cli, "a", folder, mock.url)), Settings.plain, {})
+        const session = yield* backend.open(
+          placeFor(cli, "a", "retry"),
+          Option.some(accountFor(cli, "a", folder, mock.url)),
+          Settings.plain,
+          {}
+        )
         const failed = yield* Effect.either(Stream.runDrain(session.turn(prompt("say hi"))))
         const landed = yield* Effect.either(Stream.runCollect(session.turn(prompt("say hi"))))
         return [failed, landed] as const
@@ -109,26 +116,35 @@ describe.concurrent.each(clis)("%s", (cli) => {
       expect(landed._tag).toBe("Right")
     }), 240_000)
 
-  it.live.each(["hang", "stall"] as const)(`${cli}: a turn cut short while the provider %ss leaves no process of it running`, (fault) =>
-    Effect.gen(function*() {
-      const folder = path.join(home, `${cli}-${fault}`)
-      fs.mkdirSync(folder, { recursive: true })
-      const backend = backendFor(cli, { home: folder, url: mock.url, faults: [fault] }, () => {})
-      const model = modelFor(cli, fault)
-      const fiber = yield* Effect.fork(Effect.scoped(Effect.gen(function*() {
-        const session = yield* backend.open(placeFor(cli, "a", fault), Option.some(accountFor(cli, "a", folder, mock.url)), Settings.plain, {})
-        yield* Stream.runDrain(session.turn(prompt("say hi")))
-      })))
-      const asked = () => (mock.requests().byModel[model.replace(/^mock\//, "")] ?? 0) > 0
-      for (let i = 0; i < 600 && !asked(); i++) yield* Effect.sleep(Duration.millis(100))
-      expect(asked()).toBe(true)
-      expect(running(model).length).toBeGreaterThan(0)
-      const started = Date.now()
-      yield* Fiber.interrupt(fiber)
-      expect(Date.now() - started).toBeLessThan(10_000)
-      yield* Effect.sleep(Duration.millis(300))
-      expect(running(model)).toEqual([])
-    }), 240_000)
+  it.live.each(["hang", "stall"] as const)(
+    `${cli}: a turn cut short while the provider %ss leaves no process of it running`,
+    (fault) =>
+      Effect.gen(function*() {
+        const folder = path.join(home, `${cli}-${fault}`)
+        fs.mkdirSync(folder, { recursive: true })
+        const backend = backendFor(cli, { home: folder, url: mock.url, faults: [fault] }, () => {})
+        const model = modelFor(cli, fault)
+        const fiber = yield* Effect.fork(Effect.scoped(Effect.gen(function*() {
+          const session = yield* backend.open(
+            placeFor(cli, "a", fault),
+            Option.some(accountFor(cli, "a", folder, mock.url)),
+            Settings.plain,
+            {}
+          )
+          yield* Stream.runDrain(session.turn(prompt("say hi")))
+        })))
+        const asked = () => (mock.requests().byModel[model.replace(/^mock\//, "")] ?? 0) > 0
+        for (let i = 0; i < 600 && !asked(); i++) yield* Effect.sleep(Duration.millis(100))
+        expect(asked()).toBe(true)
+        expect(running(model).length).toBeGreaterThan(0)
+        const started = Date.now()
+        yield* Fiber.interrupt(fiber)
+        expect(Date.now() - started).toBeLessThan(10_000)
+        yield* Effect.sleep(Duration.millis(300))
+        expect(running(model)).toEqual([])
+      }),
+    240_000
+  )
 })
 
 /** The process group of the running process whose command line holds `mark` and leads its group. */
@@ -144,25 +160,34 @@ const leaderOf = (mark: string): number | undefined =>
   })
 
 describe.concurrent.each(clis)("%s killed", (cli) => {
-  it.live(`${cli}: killed from outside (SIGKILL to its group, as an out-of-memory kill) is Killed naming the signal`, () =>
-    Effect.gen(function*() {
-      const folder = path.join(home, `${cli}-killed`)
-      fs.mkdirSync(folder, { recursive: true })
-      const backend = backendFor(cli, { home: folder, url: mock.url, faults: ["killed"] }, () => {})
-      const model = modelFor(cli, "killed")
-      const fiber = yield* Effect.fork(Effect.scoped(Effect.gen(function*() {
-        const session = yield* backend.open(placeFor(cli, "a", "killed"), Option.some(accountFor(cli, "a", folder, mock.url)), Settings.plain, {})
-        return yield* Effect.flip(Stream.runDrain(session.turn(prompt("say hi"))))
-      })))
-      const asked = () => (mock.requests().byModel[model.replace(/^mock\//, "")] ?? 0) > 0
-      for (let i = 0; i < 600 && !asked(); i++) yield* Effect.sleep(Duration.millis(100))
-      const leader = leaderOf(model)
-      expect(leader).toBeDefined()
-      process.kill(-leader!, "SIGKILL")
-      const failure = yield* Fiber.join(fiber).pipe(Effect.timeout(Duration.seconds(20)))
-      expect(failure).toMatchObject({ _tag: "Killed", signal: "SIGKILL" })
-      expect(running(model)).toEqual([])
-    }), 240_000)
+  it.live(
+    `${cli}: killed from outside (SIGKILL to its group, as an out-of-memory kill) is Killed naming the signal`,
+    () =>
+      Effect.gen(function*() {
+        const folder = path.join(home, `${cli}-killed`)
+        fs.mkdirSync(folder, { recursive: true })
+        const backend = backendFor(cli, { home: folder, url: mock.url, faults: ["killed"] }, () => {})
+        const model = modelFor(cli, "killed")
+        const fiber = yield* Effect.fork(Effect.scoped(Effect.gen(function*() {
+          const session = yield* backend.open(
+            placeFor(cli, "a", "killed"),
+            Option.some(accountFor(cli, "a", folder, mock.url)),
+            Settings.plain,
+            {}
+          )
+          return yield* Effect.flip(Stream.runDrain(session.turn(prompt("say hi"))))
+        })))
+        const asked = () => (mock.requests().byModel[model.replace(/^mock\//, "")] ?? 0) > 0
+        for (let i = 0; i < 600 && !asked(); i++) yield* Effect.sleep(Duration.millis(100))
+        const leader = leaderOf(model)
+        expect(leader).toBeDefined()
+        process.kill(-leader!, "SIGKILL")
+        const failure = yield* Fiber.join(fiber).pipe(Effect.timeout(Duration.seconds(20)))
+        expect(failure).toMatchObject({ _tag: "Killed", signal: "SIGKILL" })
+        expect(running(model)).toEqual([])
+      }),
+    240_000
+  )
 })
 
 describe("not installed", () => {
@@ -171,23 +196,33 @@ describe("not installed", () => {
   it.live("a binary that is not there is NotInstalled with the npm line", () =>
     Effect.gen(function*() {
       const failure = yield* Effect.scoped(Effect.gen(function*() {
-        const session = yield* Claude.make({ bin: path.join(home, "no-such-claude") }).open(place, Option.none(), Settings.plain, {})
+        const session = yield* Claude.make({ bin: path.join(home, "no-such-claude") }).open(
+          place,
+          Option.none(),
+          Settings.plain,
+          {}
+        )
         return yield* Effect.flip(Stream.runDrain(session.turn(prompt("say hi"))))
       }))
       expect(failure).toBeInstanceOf(Failure.NotInstalled)
       expect(failure).toMatchObject({ install: "npm install -g @anthropic-ai/claude-code" })
     }))
 
-  it.live.each(["claude", "opencode"] as const)("%s installed with its postinstall skipped (npm's stub) is NotInstalled", (cli) =>
-    Effect.gen(function*() {
-      expect(fs.readFileSync(stub(cli), "utf8")).toMatch(/postinstall/)
-      const backend = cli === "claude" ? Claude.make({ bin: stub("claude") }) : OpenCode.make({ bin: stub("opencode") })
-      const failure = yield* Effect.scoped(Effect.gen(function*() {
-        const session = yield* backend.open(placeFor(cli, "a", "answer"), Option.none(), Settings.plain, {})
-        return yield* Effect.flip(Stream.runDrain(session.turn(prompt("say hi"))))
-      }))
-      expect(failure._tag).toBe("NotInstalled")
-      expect(failure.said).toMatch(/postinstall|not installed/)
-      expect(failure.message).toContain(cli === "claude" ? "@anthropic-ai/claude-code" : "opencode-ai")
-    }))
+  it.live.each(["claude", "opencode"] as const)(
+    "%s installed with its postinstall skipped (npm's stub) is NotInstalled",
+    (cli) =>
+      Effect.gen(function*() {
+        expect(fs.readFileSync(stub(cli), "utf8")).toMatch(/postinstall/)
+        const backend = cli === "claude"
+          ? Claude.make({ bin: stub("claude") })
+          : OpenCode.make({ bin: stub("opencode") })
+        const failure = yield* Effect.scoped(Effect.gen(function*() {
+          const session = yield* backend.open(placeFor(cli, "a", "answer"), Option.none(), Settings.plain, {})
+          return yield* Effect.flip(Stream.runDrain(session.turn(prompt("say hi"))))
+        }))
+        expect(failure._tag).toBe("NotInstalled")
+        expect(failure.said).toMatch(/postinstall|not installed/)
+        expect(failure.message).toContain(cli === "claude" ? "@anthropic-ai/claude-code" : "opencode-ai")
+      })
+  )
 })

@@ -2,9 +2,9 @@
  * The recordings of what each CLI printed per fault, kept under test/fixtures/agents and replayed
  * by the ordinary test run.
  */
+import type { Cli as CliOptions } from "@fallback/backends"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import type { Cli as CliOptions } from "@fallback/backends"
 import type { Cli, Fault } from "./expected.js"
 
 export interface Recording extends CliOptions.Finished {

@@ -2,7 +2,8 @@
  * What a soak trial draws: a chain of scripted and HTTP places, the agent's policies and budget,
  * the breaker, and for every request a fault (or an answer).
  */
-import { Agent, Answer, Failure, Health, Policy } from "@fallback/core"
+import type { Agent, Health } from "@fallback/core"
+import { Answer, Failure, Policy } from "@fallback/core"
 import { MockProvider } from "@fallback/testkit"
 import { Scripted } from "@fallback/testkit"
 import * as Duration from "effect/Duration"
@@ -13,12 +14,15 @@ import type { Random } from "./random.js"
 export const scaled: Answer.Table = Object.fromEntries(
   Object.entries(Answer.primary).map(([kind, answer]) => {
     const short = (d: Duration.Duration) => Duration.millis(Duration.toMillis(d) / 1000)
-    return [kind, new Answer.Answer({
-      ...answer,
-      here: answer.here.map(short),
-      atLeast: short(answer.atLeast),
-      cooldown: answer.cooldown === undefined ? undefined : short(answer.cooldown)
-    })]
+    return [
+      kind,
+      new Answer.Answer({
+        ...answer,
+        here: answer.here.map(short),
+        atLeast: short(answer.atLeast),
+        cooldown: answer.cooldown === undefined ? undefined : short(answer.cooldown)
+      })
+    ]
   })
 ) as Answer.Table
 
@@ -30,8 +34,11 @@ export interface Drawn {
 
 /** The trial's chain: 2 to 4 places, about a third of them HTTP. */
 export const chainOf = (random: Random): Array<Drawn> =>
-  Array.from({ length: random.int(2, 4) }, (_, i) =>
-    random.chance(0.35) ? { place: `http/m${i}`, http: true } : { place: `s${random.int(1, 3)}/m${i}`, http: false })
+  Array.from(
+    { length: random.int(2, 4) },
+    (_, i) =>
+      random.chance(0.35) ? { place: `http/m${i}`, http: true } : { place: `s${random.int(1, 3)}/m${i}`, http: false }
+  )
 
 /** The agent's options: answers scaled, first byte, send ceiling, watchdog, candidates, moves and budget. */
 export const optionsOf = (random: Random): Agent.Options => ({
@@ -90,7 +97,11 @@ export const rulesOf = (random: Random, chain: ReadonlyArray<Drawn>): Array<Mock
   chain.filter((drawn) => drawn.http).flatMap((drawn) =>
     random.chance(0.5)
       ? []
-      : [{ fault: random.pick(faults), model: drawn.place.slice(drawn.place.indexOf("/") + 1), times: random.int(1, 3) }]
+      : [{
+        fault: random.pick(faults),
+        model: drawn.place.slice(drawn.place.indexOf("/") + 1),
+        times: random.int(1, 3)
+      }]
   )
 
 const faults: ReadonlyArray<MockProvider.Fault> = MockProvider.faults.filter((fault) => fault !== "answer")

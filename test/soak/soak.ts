@@ -93,7 +93,9 @@ export const soak = (plan: Plan): Effect.Effect<Summary> =>
       }
     }
     if (heapEnd > heapWarm * 1.1) {
-      broken.push(`heap ${heapEnd.toFixed(1)} MB after the soak, over 10 % above ${heapWarm.toFixed(1)} MB after warm-up`)
+      broken.push(
+        `heap ${heapEnd.toFixed(1)} MB after the soak, over 10 % above ${heapWarm.toFixed(1)} MB after warm-up`
+      )
     }
     const mix: Record<string, number> = {}
     for (const ending of reports.flatMap((report) => report.endings)) mix[ending] = (mix[ending] ?? 0) + 1
@@ -123,7 +125,7 @@ export const describe = (summary: Summary): string => {
       (summary.turns / summary.seconds).toFixed(0)
     } turns/s`,
     `worst end past a turn's bound, less the event loop's lag meanwhile: ${summary.overrun.toFixed(0)} ms` +
-      ` (${summary.late} turns past it by more than the margin)`,
+    ` (${summary.late} turns past it by more than the margin)`,
     `heap after warm-up ${summary.heapWarm.toFixed(1)} MB, after the soak ${summary.heapEnd.toFixed(1)} MB`,
     "endings:",
     ...mix,

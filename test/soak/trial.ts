@@ -3,8 +3,8 @@
  * provider, policies, budget, breaker), an agent taking turns in it, and every turn checked.
  */
 import { NodeHttpClient } from "@effect/platform-node"
-import { Agent, Backend, Failure, Health, Notice, Place, Steps } from "@fallback/core"
 import { OpenAiCompatible } from "@fallback/backends"
+import { Agent, Backend, Failure, Health, Notice, Place, Steps } from "@fallback/core"
 import { MockProvider, Scripted } from "@fallback/testkit"
 import * as Cause from "effect/Cause"
 import * as Duration from "effect/Duration"
@@ -91,10 +91,14 @@ const replayed = (events: ReadonlyArray<Backend.Event>): Array<string> => {
   if (first >= 0 && events.slice(first).some((event) => event._tag === "SessionStarted")) {
     broken.push("a session started after the first content: the turn replayed at another attempt")
   }
-  const parts = events.flatMap((event) => event._tag === "Text" && /^part \d+ $/.test(event.text) ? [Number(event.text.slice(5))] : [])
+  const parts = events.flatMap((event) =>
+    event._tag === "Text" && /^part \d+ $/.test(event.text) ? [Number(event.text.slice(5))] : []
+  )
   if (parts.some((part, i) => part !== i + 1)) broken.push(`text pieces replayed or out of order: ${parts.join(",")}`)
   const results = events.filter((event) => event._tag === "Result").length
-  if (results > 1 || (results === 1 && events.at(-1)?._tag !== "Result")) broken.push("a result that is not the single last event")
+  if (results > 1 || (results === 1 && events.at(-1)?._tag !== "Result")) {
+    broken.push("a result that is not the single last event")
+  }
   return broken
 }
 
@@ -129,8 +133,10 @@ export const trial = (seed: number, turns: number, stopAt = Infinity, wallClock 
     }
     const http = Layer.effect(
       Backend.Backends,
-      Effect.map(OpenAiCompatible.make({ name: "http", baseUrl: `${mock.url}/v1` }, { idle: Duration.millis(idle) }), (b) =>
-        Backend.Backends.of({ get: (cli) => cli === "http" ? Option.some(b) : Option.none(), all: [b] }))
+      Effect.map(
+        OpenAiCompatible.make({ name: "http", baseUrl: `${mock.url}/v1` }, { idle: Duration.millis(idle) }),
+        (b) => Backend.Backends.of({ get: (cli) => cli === "http" ? Option.some(b) : Option.none(), all: [b] })
+      )
     ).pipe(Layer.provide(NodeHttpClient.layerUndici))
     const backends = Layer.effect(
       Backend.Backends,
@@ -143,14 +149,16 @@ export const trial = (seed: number, turns: number, stopAt = Infinity, wallClock 
         })
       })
     )
-    const steps = Layer.effectDiscard(Effect.gen(function*() {
-      const store = yield* Steps.Steps
-      for (let i = 1; i < chain.length; i++) yield* store.points(chain[i - 1]!.place, chain[i]!.place)
-      for (const drawn of chain) {
-        const retrying = retryingOf(rng)
-        if (retrying !== undefined) yield* store.retrying(drawn.place, retrying[0], retrying[1])
-      }
-    }).pipe(Effect.orDie))
+    const steps = Layer.effectDiscard(
+      Effect.gen(function*() {
+        const store = yield* Steps.Steps
+        for (let i = 1; i < chain.length; i++) yield* store.points(chain[i - 1]!.place, chain[i]!.place)
+        for (const drawn of chain) {
+          const retrying = retryingOf(rng)
+          if (retrying !== undefined) yield* store.retrying(drawn.place, retrying[0], retrying[1])
+        }
+      }).pipe(Effect.orDie)
+    )
     const world = Layer.provideMerge(
       steps,
       Layer.mergeAll(backends, Steps.Steps.layerMemory, Health.Health.layerMemory(breaker), silent)
@@ -202,7 +210,9 @@ export const trial = (seed: number, turns: number, stopAt = Infinity, wallClock 
         ]
         if (took > deadline + margin + lag) late += 1
         if (wallClock && took > deadline + margin + lag) {
-          wrong.push(`the turn took ${took} ms: over its ${deadline} ms bound, ${margin} ms and ${lag.toFixed(0)} ms of lag`)
+          wrong.push(
+            `the turn took ${took} ms: over its ${deadline} ms bound, ${margin} ms and ${lag.toFixed(0)} ms of lag`
+          )
         }
         if (Exit.isSuccess(exit)) {
           endings.push("answered")

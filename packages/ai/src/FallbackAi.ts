@@ -47,8 +47,10 @@ export interface Config {
 export const make: (
   place: Place.Place | string,
   config?: Config
-) => Effect.Effect<LanguageModel.Service, Place.InvalidPlace, Scope.Scope | Agent.Requirements> = (place, config = {}) =>
-  internal.make(place, config)
+) => Effect.Effect<LanguageModel.Service, Place.InvalidPlace, Scope.Scope | Agent.Requirements> = (
+  place,
+  config = {}
+) => internal.make(place, config)
 
 /**
  * The chain from `place` as the `LanguageModel` layer.

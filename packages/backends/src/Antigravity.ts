@@ -9,8 +9,8 @@
  */
 import type { Backend, Place } from "@fallback/core"
 import type * as Cli from "./Cli.js"
-import * as backend from "./internal/backend.js"
 import * as internal from "./internal/antigravity.js"
+import * as backend from "./internal/backend.js"
 
 /**
  * How to install it.
@@ -25,7 +25,7 @@ export const install: string = internal.install
  * by a shell.
  *
  * @since 0.1.0
- * @category turns
+ * @category utils
  */
 export const argv: (turn: Cli.Turn) => ReadonlyArray<string> = internal.argv
 
@@ -34,7 +34,7 @@ export const argv: (turn: Cli.Turn) => ReadonlyArray<string> = internal.argv
  * kind, the last HTTP error status in `log` (what it wrote to its log folder during the run).
  *
  * @since 0.1.0
- * @category judging
+ * @category utils
  */
 export const readOutcome: (finished: Cli.Finished, place: Place.Place) => Cli.Outcome = internal.readOutcome
 

@@ -21,7 +21,7 @@ export const install: string = internal.install
  * argument after `--`, never read by a shell.
  *
  * @since 0.1.0
- * @category turns
+ * @category utils
  */
 export const argv: (turn: Cli.Turn) => ReadonlyArray<string> = internal.argv
 
@@ -31,7 +31,7 @@ export const argv: (turn: Cli.Turn) => ReadonlyArray<string> = internal.argv
  * the error events and stderr, never from the answer's text.
  *
  * @since 0.1.0
- * @category judging
+ * @category utils
  */
 export const readOutcome: (finished: Cli.Finished, place: Place.Place) => Cli.Outcome = internal.readOutcome
 

@@ -1,12 +1,12 @@
-import * as path from "node:path"
+import { describe, expect, it } from "@effect/vitest"
 import { Antigravity } from "@fallback/backends"
 import { Place, Settings } from "@fallback/core"
-import { describe, expect, it } from "@effect/vitest"
 import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
+import * as path from "node:path"
 import { executable, folder } from "./fakes.js"
 
 const place = new Place.Place({ cli: "antigravity", model: "gemini-3-pro" })
@@ -17,7 +17,10 @@ const terminated = "Agent execution terminated due to error"
  * antigravity does, saying nothing else; without it, it answers.
  */
 const fake = (dir: string) =>
-  executable(dir, "antigravity", `const fs = require("node:fs"), path = require("node:path")
+  executable(
+    dir,
+    "antigravity",
+    `const fs = require("node:fs"), path = require("node:path")
 const out = (event) => process.stdout.write(JSON.stringify(event) + "\\n")
 out({ type: "init", session_id: "ag-1", model: "gemini-3-pro" })
 if (process.env.FAKE_STATUS) {
@@ -29,11 +32,16 @@ if (process.env.FAKE_STATUS) {
 } else {
   out({ type: "message", role: "assistant", content: "hi", delta: true })
   out({ type: "result", status: "success", stats: {} })
-}`)
+}`
+  )
 
 const turn = (dir: string, status: string | undefined) =>
   Effect.scoped(Effect.gen(function*() {
-    const backend = Antigravity.make({ bin: path.join(dir, "antigravity"), cwd: dir, env: { HOME: dir, ...(status === undefined ? {} : { FAKE_STATUS: status }) } })
+    const backend = Antigravity.make({
+      bin: path.join(dir, "antigravity"),
+      cwd: dir,
+      env: { HOME: dir, ...(status === undefined ? {} : { FAKE_STATUS: status }) }
+    })
     const session = yield* backend.open(place, Option.none(), Settings.plain, {})
     return yield* Stream.runCollect(session.turn({ text: "hi", history: [] })).pipe(Effect.either)
   }))
@@ -70,8 +78,15 @@ describe("Antigravity", () => {
   })
 
   it("a log is not read over what the streams already named", () => {
-    const stdout = JSON.stringify({ type: "result", status: "error", error: { message: "[API Error: quota exceeded]" } })
-    const outcome = Antigravity.readOutcome({ exitCode: 1, signal: null, stdout, stderr: terminated, log: "HTTP 401" }, place)
+    const stdout = JSON.stringify({
+      type: "result",
+      status: "error",
+      error: { message: "[API Error: quota exceeded]" }
+    })
+    const outcome = Antigravity.readOutcome(
+      { exitCode: 1, signal: null, stdout, stderr: terminated, log: "HTTP 401" },
+      place
+    )
     expect(Either.getOrThrow(Either.flip(outcome))._tag).toBe("QuotaExhausted")
   })
 

@@ -1,17 +1,22 @@
-import * as fs from "node:fs"
-import * as path from "node:path"
 import { describe, expect, it } from "@effect/vitest"
 import * as Chunk from "effect/Chunk"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import * as Stream from "effect/Stream"
+import * as fs from "node:fs"
+import * as path from "node:path"
 import * as Child from "../src/internal/child.js"
 import { alive, executable, folder } from "./fakes.js"
 
 const run = (bin: string, grace = Duration.seconds(2)) =>
   Effect.scoped(Effect.gen(function*() {
-    const child = yield* Child.start({ bin, args: ["one arg; with $(shell) `chars`"], env: { PATH: process.env.PATH ?? "" }, cwd: process.cwd() }, grace)
+    const child = yield* Child.start({
+      bin,
+      args: ["one arg; with $(shell) `chars`"],
+      env: { PATH: process.env.PATH ?? "" },
+      cwd: process.cwd()
+    }, grace)
     const lines = yield* Stream.runCollect(child.lines)
     return { lines: Chunk.toReadonlyArray(lines), ended: yield* child.ended }
   }))
@@ -36,7 +41,11 @@ describe("Child", () => {
   it.live("gives each line on its stream in order, the exit status, and the argument as one, unread by a shell", () =>
     Effect.gen(function*() {
       const dir = folder()
-      const bin = executable(dir, "prints", `console.log("a"); console.error("e1"); console.log(process.argv[2]); process.stdout.write("no newline"); process.exitCode = 3`)
+      const bin = executable(
+        dir,
+        "prints",
+        `console.log("a"); console.error("e1"); console.log(process.argv[2]); process.stdout.write("no newline"); process.exitCode = 3`
+      )
       const { ended, lines } = yield* run(bin)
       expect(ended).toEqual({ exitCode: 3, signal: null })
       expect(lines.filter((line) => line.stream === "stdout").map((line) => line.text)).toEqual([
@@ -73,7 +82,13 @@ describe("Child", () => {
     Effect.gen(function*() {
       const dir = folder()
       const pids = path.join(dir, "pid")
-      const bin = executable(dir, "stubborn", `process.on("SIGTERM", () => {}); require("node:fs").writeFileSync(${JSON.stringify(pids)}, String(process.pid)); setInterval(() => {}, 1000)`)
+      const bin = executable(
+        dir,
+        "stubborn",
+        `process.on("SIGTERM", () => {}); require("node:fs").writeFileSync(${
+          JSON.stringify(pids)
+        }, String(process.pid)); setInterval(() => {}, 1000)`
+      )
       const fiber = yield* Effect.fork(run(bin, Duration.millis(300)))
       const pid = yield* Effect.promise(() => pidFile(pids))
       const started = Date.now()
@@ -86,10 +101,14 @@ describe("Child", () => {
     Effect.gen(function*() {
       const dir = folder()
       const pids = path.join(dir, "grandchild")
-      const bin = executable(dir, "parent", `const { spawn } = require("node:child_process")
+      const bin = executable(
+        dir,
+        "parent",
+        `const { spawn } = require("node:child_process")
 const grandchild = spawn(process.execPath, ["-e", "process.on('SIGTERM', () => {}); setInterval(() => {}, 1000)"], { stdio: "ignore" })
 require("node:fs").writeFileSync(${JSON.stringify(pids)}, String(grandchild.pid))
-setInterval(() => {}, 1000)`)
+setInterval(() => {}, 1000)`
+      )
       const fiber = yield* Effect.fork(run(bin, Duration.millis(300)))
       const pid = yield* Effect.promise(() => pidFile(pids))
       expect(alive(pid)).toBe(true)
@@ -101,11 +120,15 @@ setInterval(() => {}, 1000)`)
     Effect.gen(function*() {
       const dir = folder()
       const pids = path.join(dir, "orphan")
-      const bin = executable(dir, "leaves", `const { spawn } = require("node:child_process")
+      const bin = executable(
+        dir,
+        "leaves",
+        `const { spawn } = require("node:child_process")
 const orphan = spawn(process.execPath, ["-e", "setInterval(() => {}, 1000)"], { stdio: ["ignore", "inherit", "inherit"] })
 require("node:fs").writeFileSync(${JSON.stringify(pids)}, String(orphan.pid))
 console.log("done")
-process.exit(0)`)
+process.exit(0)`
+      )
       const { ended, lines } = yield* run(bin).pipe(Effect.timeout(Duration.seconds(10)))
       expect(ended).toEqual({ exitCode: 0, signal: null })
       expect(lines.map((line) => line.text)).toEqual(["done"])

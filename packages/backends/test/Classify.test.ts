@@ -2,9 +2,9 @@
  * One classifier for every backend: a status is the same kind whichever way it arrived, and the
  * real CLIs' known misreadings, each from the lines the CLI printed when it happened.
  */
+import { describe, expect, it } from "@effect/vitest"
 import { Claude, Codex, OpenCode } from "@fallback/backends"
 import { Place } from "@fallback/core"
-import { describe, expect, it } from "@effect/vitest"
 import * as Either from "effect/Either"
 import { byMessage, byStatus } from "../src/internal/classify.js"
 import { classify } from "../src/internal/httpFailure.js"
@@ -23,7 +23,10 @@ describe("one classifier", () => {
     }
     expect(byStatus(502, "Bad Gateway", place)._tag).toBe("ConnectionLost")
     expect(byStatus(402, "Payment Required", place)._tag).toBe("QuotaExhausted")
-    expect(classify({ status: 403, headers: {}, body: "Forbidden" }, place, 0)).toMatchObject({ _tag: "AuthRefused", status: 403 })
+    expect(classify({ status: 403, headers: {}, body: "Forbidden" }, place, 0)).toMatchObject({
+      _tag: "AuthRefused",
+      status: 403
+    })
   })
 
   it("the same words are the same kind either way", () => {
@@ -57,8 +60,26 @@ describe("the real CLIs' misreadings", () => {
       stderr: "",
       stdout: lines(
         { type: "system", subtype: "init", session_id: "s-1", model: "claude-sonnet-4-5" },
-        { type: "system", subtype: "api_retry", attempt: 1, max_retries: 10, retry_delay_ms: 588, error_status: null, error: "Connection error.", session_id: "s-1" },
-        { type: "system", subtype: "api_retry", attempt: 2, max_retries: 10, retry_delay_ms: 1150, error_status: null, error: "Connection error.", session_id: "s-1" }
+        {
+          type: "system",
+          subtype: "api_retry",
+          attempt: 1,
+          max_retries: 10,
+          retry_delay_ms: 588,
+          error_status: null,
+          error: "Connection error.",
+          session_id: "s-1"
+        },
+        {
+          type: "system",
+          subtype: "api_retry",
+          attempt: 2,
+          max_retries: 10,
+          retry_delay_ms: 1150,
+          error_status: null,
+          error: "Connection error.",
+          session_id: "s-1"
+        }
       )
     }, new Place.Place({ cli: "claude", model: "claude-sonnet-4-5" })))
     expect(failure._tag).toBe("ConnectionLost")

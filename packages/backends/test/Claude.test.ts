@@ -1,6 +1,6 @@
+import { describe, expect, it } from "@effect/vitest"
 import { Claude } from "@fallback/backends"
 import { Failure, Place, Settings } from "@fallback/core"
-import { describe, expect, it } from "@effect/vitest"
 import * as Duration from "effect/Duration"
 import * as Either from "effect/Either"
 import * as FastCheck from "effect/FastCheck"
@@ -15,8 +15,22 @@ const kind = (finished: Partial<Parameters<typeof Claude.readOutcome>[0]>) =>
 
 describe("Claude.argv", () => {
   it("one turn: print mode, the model, stream-json with --verbose, and the prompt as the last argument after --", () => {
-    const argv = Claude.argv({ prompt: "--dangerously-skip-permissions; rm -rf ~", model: "claude-opus-5", resume: undefined, settings: Settings.plain })
-    expect(argv).toEqual(["-p", "--model", "claude-opus-5", "--output-format", "stream-json", "--verbose", "--", "--dangerously-skip-permissions; rm -rf ~"])
+    const argv = Claude.argv({
+      prompt: "--dangerously-skip-permissions; rm -rf ~",
+      model: "claude-opus-5",
+      resume: undefined,
+      settings: Settings.plain
+    })
+    expect(argv).toEqual([
+      "-p",
+      "--model",
+      "claude-opus-5",
+      "--output-format",
+      "stream-json",
+      "--verbose",
+      "--",
+      "--dangerously-skip-permissions; rm -rf ~"
+    ])
   })
 
   it("resumes by id and maps effort, permission and web search off to its flags", () => {
@@ -37,7 +51,14 @@ describe("Claude.readOutcome", () => {
       stdout: lines(
         init,
         { type: "assistant", message: { content: [{ type: "text", text: "hi" }] } },
-        { type: "result", subtype: "success", is_error: false, result: "hi", session_id: "s-1", usage: { input_tokens: 5, output_tokens: 2 } }
+        {
+          type: "result",
+          subtype: "success",
+          is_error: false,
+          result: "hi",
+          session_id: "s-1",
+          usage: { input_tokens: 5, output_tokens: 2 }
+        }
       )
     })
     expect(Either.isRight(outcome)).toBe(true)
@@ -53,13 +74,20 @@ describe("Claude.readOutcome", () => {
   it("an answer that talks about 429 and rate limits is still an answer", () => {
     expect(kind({
       exitCode: 0,
-      stdout: lines(init, { type: "result", is_error: false, result: "HTTP 429 means rate limited; quota exceeded", session_id: "s-1" })
+      stdout: lines(init, {
+        type: "result",
+        is_error: false,
+        result: "HTTP 429 means rate limited; quota exceeded",
+        session_id: "s-1"
+      })
     })).toBe("answer")
   })
 
   it("an API error's status decides the kind: 429, 529, 401, 404, and 400 in the vendor's words", () => {
     const api = (status: number, result: string) =>
-      kind({ stdout: lines(init, { type: "result", subtype: "success", is_error: true, api_error_status: status, result }) })
+      kind({
+        stdout: lines(init, { type: "result", subtype: "success", is_error: true, api_error_status: status, result })
+      })
     expect(api(429, "API Error: 429 rate_limit_error")).toBe("RateLimited")
     expect(api(529, "API Error: 529 Overloaded")).toBe("RateLimited")
     expect(api(401, "API Error: 401 authentication_error")).toBe("AuthRefused")
@@ -71,24 +99,43 @@ describe("Claude.readOutcome", () => {
   it("a retry in progress already names the failure, even though the run was stopped for it", () => {
     const failure = Either.flip(judged({
       exitCode: 143,
-      stdout: lines(init, { type: "system", subtype: "api_retry", attempt: 1, max_retries: 10, retry_delay_ms: 30000, error_status: 429, error: "rate_limit" })
+      stdout: lines(init, {
+        type: "system",
+        subtype: "api_retry",
+        attempt: 1,
+        max_retries: 10,
+        retry_delay_ms: 30000,
+        error_status: 429,
+        error: "rate_limit"
+      })
     }))
     expect(Either.getOrThrow(failure)._tag).toBe("RateLimited")
   })
 
   it("a kill is Killed naming the signal; 143 with no result is its trapped SIGTERM", () => {
-    expect(Either.getOrThrow(Either.flip(judged({ exitCode: null, signal: "SIGKILL", stdout: lines(init) })))).toMatchObject({ _tag: "Killed", signal: "SIGKILL" })
-    expect(Either.getOrThrow(Either.flip(judged({ exitCode: 143, stdout: lines(init) })))).toMatchObject({ _tag: "Killed", signal: "SIGTERM" })
+    expect(Either.getOrThrow(Either.flip(judged({ exitCode: null, signal: "SIGKILL", stdout: lines(init) }))))
+      .toMatchObject({ _tag: "Killed", signal: "SIGKILL" })
+    expect(Either.getOrThrow(Either.flip(judged({ exitCode: 143, stdout: lines(init) })))).toMatchObject({
+      _tag: "Killed",
+      signal: "SIGTERM"
+    })
   })
 
   it("the stub a skipped postinstall leaves is NotInstalled with the npm line", () => {
-    const failure = Either.getOrThrow(Either.flip(judged({ stderr: "Error: claude native binary not installed.\n\nEither postinstall did not run" })))
+    const failure = Either.getOrThrow(
+      Either.flip(judged({ stderr: "Error: claude native binary not installed.\n\nEither postinstall did not run" }))
+    )
     expect(failure).toMatchObject({ _tag: "NotInstalled", install: Claude.install })
   })
 
   it("an unknown session to resume is an Unknown failure quoting the CLI", () => {
     const failure = Either.getOrThrow(Either.flip(judged({
-      stdout: lines({ type: "result", subtype: "error_during_execution", is_error: true, errors: ["No conversation found with session ID: x"] }),
+      stdout: lines({
+        type: "result",
+        subtype: "error_during_execution",
+        is_error: true,
+        errors: ["No conversation found with session ID: x"]
+      }),
       stderr: "No conversation found with session ID: x"
     })))
     expect(failure._tag).toBe("Unknown")
@@ -97,7 +144,12 @@ describe("Claude.readOutcome", () => {
 
   it("a key the CLI echoes back is masked in what the failure says", () => {
     const failure = Either.getOrThrow(Either.flip(judged({
-      stdout: lines({ type: "result", is_error: true, api_error_status: 401, result: "invalid x-api-key sk-ant-api03-abcdefghijklmnopqrstuvwxyz" })
+      stdout: lines({
+        type: "result",
+        is_error: true,
+        api_error_status: 401,
+        result: "invalid x-api-key sk-ant-api03-abcdefghijklmnopqrstuvwxyz"
+      })
     })))
     expect(failure.said).not.toContain("abcdefghijklmnop")
   })

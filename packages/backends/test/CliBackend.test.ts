@@ -1,18 +1,21 @@
-import * as fs from "node:fs"
-import * as path from "node:path"
+import { describe, expect, it } from "@effect/vitest"
 import { Claude, Gemini } from "@fallback/backends"
 import { ConfigFile, Failure, Notice, Place, Settings } from "@fallback/core"
-import { describe, expect, it } from "@effect/vitest"
 import * as Chunk from "effect/Chunk"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
+import * as fs from "node:fs"
+import * as path from "node:path"
 import { alive, executable, folder } from "./fakes.js"
 
 /** A fake claude: records how it was run, keeps its transcript where claude does, and plays FAKE_MODE. */
 const fakeClaude = (dir: string) =>
-  executable(dir, "claude", `const fs = require("node:fs"), path = require("node:path")
+  executable(
+    dir,
+    "claude",
+    `const fs = require("node:fs"), path = require("node:path")
 const args = process.argv.slice(2)
 fs.appendFileSync(path.join(process.env.FAKE_DIR, "runs.jsonl"), JSON.stringify({ args, env: process.env }) + "\\n")
 const id = args.includes("--resume") ? args[args.indexOf("--resume") + 1] : "sess-" + process.pid
@@ -40,16 +43,26 @@ if (process.env.FAKE_MODE === "retry") {
 } else {
   out({ type: "assistant", message: { content: [{ type: "text", text: carried ? "carried" : "fresh" }] } })
   out({ type: "result", subtype: "success", is_error: false, result: carried ? "carried" : "fresh", session_id: id, usage: { input_tokens: 1, output_tokens: 1 } })
-}`)
+}`
+  )
 
 const runs = (dir: string): ReadonlyArray<{ args: ReadonlyArray<string>; env: Record<string, string> }> =>
   fs.readFileSync(path.join(dir, "runs.jsonl"), "utf8").trim().split("\n").map((line) => JSON.parse(line))
 
 const setup = (mode = "answer") => {
   const dir = folder()
-  const backend = Claude.make({ bin: fakeClaude(dir), cwd: dir, env: { FAKE_DIR: dir, FAKE_MODE: mode }, grace: Duration.millis(300) })
+  const backend = Claude.make({
+    bin: fakeClaude(dir),
+    cwd: dir,
+    env: { FAKE_DIR: dir, FAKE_MODE: mode },
+    grace: Duration.millis(300)
+  })
   const account = (name: string) =>
-    new ConfigFile.Account({ name, configDir: path.join(dir, name), env: { ANTHROPIC_API_KEY: { fromEnv: "FALLBACK_TEST_CLAUDE_KEY" } } })
+    new ConfigFile.Account({
+      name,
+      configDir: path.join(dir, name),
+      env: { ANTHROPIC_API_KEY: { fromEnv: "FALLBACK_TEST_CLAUDE_KEY" } }
+    })
   const place = (name: string) => new Place.Place({ cli: "claude", account: name, model: "claude-sonnet-4-5" })
   return { dir, backend, account, place }
 }
@@ -70,7 +83,10 @@ describe("a CLI backend, run with fake executables", () => {
       yield* Stream.runDrain(session.turn(prompt("again")))
       const [one, two] = runs(dir)
       expect(one!.args).not.toContain("--resume")
-      expect(two!.args.slice(two!.args.indexOf("--resume"), two!.args.indexOf("--resume") + 2)).toEqual(["--resume", id])
+      expect(two!.args.slice(two!.args.indexOf("--resume"), two!.args.indexOf("--resume") + 2)).toEqual([
+        "--resume",
+        id
+      ])
       expect(two!.args.at(-1)).toBe("again")
     }))
 
@@ -120,7 +136,10 @@ describe("a CLI backend, run with fake executables", () => {
       const atB = yield* backend.open(place("b"), Option.some(account("b")), Settings.plain, { resume: "gone" })
       const events = Chunk.toReadonlyArray(
         yield* Stream.runCollect(atB.turn(prompt("go on"))).pipe(
-          Effect.provideService(Notice.Notices, { publish: (notice) => Effect.sync(() => void heard.push(notice)), watch: Effect.die("unwatched") })
+          Effect.provideService(Notice.Notices, {
+            publish: (notice) => Effect.sync(() => void heard.push(notice)),
+            watch: Effect.die("unwatched")
+          })
         )
       )
       expect(events.at(-1)).toMatchObject({ _tag: "Result" })
@@ -156,7 +175,10 @@ describe("a CLI backend, run with fake executables", () => {
       process.env.FALLBACK_TEST_CLAUDE_KEY = "sk-ant-api03-testtesttesttesttest"
       const { account, backend, dir, place } = setup("hang")
       const session = yield* backend.open(place("a"), Option.some(account("a")), Settings.plain, {})
-      const ended = yield* Stream.runDrain(session.turn(prompt("hello"))).pipe(Effect.timeout(Duration.seconds(3)), Effect.either)
+      const ended = yield* Stream.runDrain(session.turn(prompt("hello"))).pipe(
+        Effect.timeout(Duration.seconds(3)),
+        Effect.either
+      )
       expect(ended._tag).toBe("Left")
       const grandchild = Number(fs.readFileSync(path.join(dir, "grandchild"), "utf8"))
       yield* Effect.sleep(Duration.millis(200))
@@ -182,7 +204,10 @@ describe("a CLI backend, run with fake executables", () => {
   it.scopedLive("gemini keeps no session whose first turn failed: the retry starts afresh and names its session once it lands", () =>
     Effect.gen(function*() {
       const dir = folder()
-      const bin = executable(dir, "gemini", `const fs = require("node:fs"), path = require("node:path")
+      const bin = executable(
+        dir,
+        "gemini",
+        `const fs = require("node:fs"), path = require("node:path")
 const runs = path.join(${JSON.stringify(dir)}, "runs.jsonl")
 fs.appendFileSync(runs, JSON.stringify(process.argv.slice(2)) + "\\n")
 const first = fs.readFileSync(runs, "utf8").trim().split("\\n").length === 1
@@ -194,14 +219,17 @@ if (first) {
 } else {
   out({ type: "message", role: "assistant", content: "hi", delta: true })
   out({ type: "result", status: "success", stats: {} })
-}`)
+}`
+      )
       const place = new Place.Place({ cli: "gemini", model: "gemini-2.5-flash" })
       const session = yield* Gemini.make({ bin, cwd: dir }).open(place, Option.none(), Settings.plain, {})
       const failed = yield* Effect.flip(Stream.runDrain(session.turn(prompt("hello"))))
       expect(failed._tag).toBe("RateLimited")
       expect(session.id).toBe("")
       const events = Chunk.toReadonlyArray(yield* Stream.runCollect(session.turn(prompt("hello"))))
-      const [, second] = fs.readFileSync(path.join(dir, "runs.jsonl"), "utf8").trim().split("\n").map((line) => JSON.parse(line))
+      const [, second] = fs.readFileSync(path.join(dir, "runs.jsonl"), "utf8").trim().split("\n").map((line) =>
+        JSON.parse(line)
+      )
       expect(second).not.toContain("--resume")
       expect(events.map((event) => event._tag)).toEqual(["Text", "SessionStarted", "Result"])
       expect(session.id).toBe("good-session")

@@ -1,8 +1,8 @@
 /**
  * Backends that hung a turn, kept unbounded output or ran the CLI somewhere else (issue 12 #12–#14).
  */
-import { ConfigFile, Secret } from "@fallback/core"
 import { describe, expect, it } from "@effect/vitest"
+import { ConfigFile, Secret } from "@fallback/core"
 import * as Chunk from "effect/Chunk"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -17,43 +17,62 @@ import { alive, executable, folder } from "./fakes.js"
 
 const run = (bin: string, args: ReadonlyArray<string> = []) =>
   Effect.scoped(Effect.gen(function*() {
-    const child = yield* Child.start({ bin, args, env: { PATH: process.env.PATH ?? "" }, cwd: process.cwd() }, Duration.seconds(2))
+    const child = yield* Child.start(
+      { bin, args, env: { PATH: process.env.PATH ?? "" }, cwd: process.cwd() },
+      Duration.seconds(2)
+    )
     const lines = yield* Stream.runCollect(child.lines)
     return { lines: Chunk.toReadonlyArray(lines), ended: yield* child.ended }
   }))
 
 describe("a CLI's run", () => {
   // Before: the turn waited for every holder of the pipes (15 min, then Timeout).
-  it.live("ends when the CLI exits, though a process it left in the background holds its stdout (#12)", () =>
-    Effect.gen(function*() {
-      const dir = folder()
-      const bin = executable(dir, "leaves", `const { spawn } = require("node:child_process")
+  it.live(
+    "ends when the CLI exits, though a process it left in the background holds its stdout (#12)",
+    () =>
+      Effect.gen(function*() {
+        const dir = folder()
+        const bin = executable(
+          dir,
+          "leaves",
+          `const { spawn } = require("node:child_process")
 const holder = spawn(process.execPath, ["-e", "setTimeout(() => {}, 600000)"], { detached: true, stdio: ["ignore", "inherit", "inherit"] })
 holder.unref()
 require("node:fs").writeFileSync(${JSON.stringify(path.join(dir, "holder"))}, String(holder.pid))
-console.log("the answer")`)
-      const { ended, lines } = yield* run(bin)
-      const holder = Number(fs.readFileSync(path.join(dir, "holder"), "utf8"))
-      expect(lines).toEqual([{ stream: "stdout", text: "the answer" }])
-      expect(ended.exitCode).toBe(0)
-      expect(alive(holder)).toBe(true)
-      process.kill(holder, "SIGKILL")
-    }), 60_000)
+console.log("the answer")`
+        )
+        const { ended, lines } = yield* run(bin)
+        const holder = Number(fs.readFileSync(path.join(dir, "holder"), "utf8"))
+        expect(lines).toEqual([{ stream: "stdout", text: "the answer" }])
+        expect(ended.exitCode).toBe(0)
+        expect(alive(holder)).toBe(true)
+        process.kill(holder, "SIGKILL")
+      }),
+    60_000
+  )
 
   // Before: a 24 MB line was kept whole and split again on every chunk (quadratic: 18 s).
-  it.live("keeps at most the documented length of a line, and reads the lines after it (#13)", () =>
-    Effect.gen(function*() {
-      const dir = folder()
-      const bin = executable(dir, "floods", `const chunk = "x".repeat(1 << 20)
+  it.live(
+    "keeps at most the documented length of a line, and reads the lines after it (#13)",
+    () =>
+      Effect.gen(function*() {
+        const dir = folder()
+        const bin = executable(
+          dir,
+          "floods",
+          `const chunk = "x".repeat(1 << 20)
 for (let i = 0; i < 24; i++) process.stdout.write(chunk)
-process.stdout.write("\\nafter\\n")`)
-      const { ended, lines } = yield* run(bin)
-      expect(ended.exitCode).toBe(0)
-      expect(lines.length).toBe(2)
-      expect(lines[0]!.text.length).toBeLessThan(Child.longestLine + 100)
-      expect(lines[0]!.text).toMatch(/… \(\d+ more characters\)$/)
-      expect(lines[1]!.text).toBe("after")
-    }), 60_000)
+process.stdout.write("\\nafter\\n")`
+        )
+        const { ended, lines } = yield* run(bin)
+        expect(ended.exitCode).toBe(0)
+        expect(lines.length).toBe(2)
+        expect(lines[0]!.text.length).toBeLessThan(Child.longestLine + 100)
+        expect(lines[0]!.text).toMatch(/… \(\d+ more characters\)$/)
+        expect(lines[1]!.text).toBe("after")
+      }),
+    60_000
+  )
 
   it("keeps the latest of a run's output, no more than the documented cap", () => {
     const kept = Child.keptLines()

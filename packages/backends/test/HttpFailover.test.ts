@@ -26,13 +26,18 @@ const world = (url: string, chain: ReadonlyArray<string>) => {
     ]),
     Backend.Backends.layer
   )).pipe(Layer.provide(NodeHttpClient.layerUndici))
-  const written = Layer.effectDiscard(Effect.gen(function*() {
-    const steps = yield* Steps.Steps
-    const accounts = yield* Accounts.Accounts
-    for (let i = 1; i < chain.length; i++) yield* steps.points(chain[i - 1]!, chain[i]!)
-    yield* accounts.add("anthropic", new ConfigFile.Account({ name: "one", env: { KEY_TWO: { fromEnv: "KEY_ONE" } } }))
-    yield* accounts.add("anthropic", new ConfigFile.Account({ name: "two" }))
-  }).pipe(Effect.orDie))
+  const written = Layer.effectDiscard(
+    Effect.gen(function*() {
+      const steps = yield* Steps.Steps
+      const accounts = yield* Accounts.Accounts
+      for (let i = 1; i < chain.length; i++) yield* steps.points(chain[i - 1]!, chain[i]!)
+      yield* accounts.add(
+        "anthropic",
+        new ConfigFile.Account({ name: "one", env: { KEY_TWO: { fromEnv: "KEY_ONE" } } })
+      )
+      yield* accounts.add("anthropic", new ConfigFile.Account({ name: "two" }))
+    }).pipe(Effect.orDie)
+  )
   const store = Layer.mergeAll(Steps.Steps.layer, Accounts.Accounts.layer).pipe(
     Layer.provide(ConfigFile.Store.layerMemory())
   )
@@ -73,7 +78,9 @@ describe("a turn through the engine over HTTP providers", () => {
         "good-key answer",
         "good-key answer"
       ])
-      expect(heard.at(-1)).toMatch(/^anthropic@one refused the credentials \(account one needs signing in again\).*carrying on as two$/)
+      expect(heard.at(-1)).toMatch(
+        /^anthropic@one refused the credentials \(account one needs signing in again\).*carrying on as two$/
+      )
       expect(heard.join("\n")).not.toContain("key-fault-unauthorized")
     }).pipe(Effect.withConfigProvider(keys)))
 

@@ -25,9 +25,14 @@ describe("classifying what an HTTP provider refused with", () => {
   })
 
   it("Anthropic's billing shapes are a spent quota: 402 billing_error, a 400 credit balance, a 429 spend limit", () => {
-    expect(kindOf(402, { type: "error", error: { type: "billing_error", message: "billing" } })._tag).toBe("QuotaExhausted")
+    expect(kindOf(402, { type: "error", error: { type: "billing_error", message: "billing" } })._tag).toBe(
+      "QuotaExhausted"
+    )
     expect(
-      kindOf(400, { type: "error", error: { type: "invalid_request_error", message: "Your credit balance is too low" } })
+      kindOf(400, {
+        type: "error",
+        error: { type: "invalid_request_error", message: "Your credit balance is too low" }
+      })
         ._tag
     ).toBe("QuotaExhausted")
     expect(
@@ -91,7 +96,10 @@ describe("classifying what an HTTP provider refused with", () => {
   })
 
   it("a 502 HTML page is a gateway gone (ConnectionLost, as through a CLI), said as its words; a key the provider echoes is masked", () => {
-    const gateway = kindOf(502, "<html><head><title>502 Bad Gateway</title></head><body><h1>502 Bad Gateway</h1></body></html>")
+    const gateway = kindOf(
+      502,
+      "<html><head><title>502 Bad Gateway</title></head><body><h1>502 Bad Gateway</h1></body></html>"
+    )
     expect(gateway._tag).toBe("ConnectionLost")
     expect(gateway.said).toBe("502: 502 Bad Gateway 502 Bad Gateway")
     const echoed = kindOf(401, {

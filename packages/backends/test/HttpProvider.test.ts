@@ -69,7 +69,12 @@ const expected: ReadonlyArray<
   ["model-not-found", "ModelNotFound", "ModelNotFound"],
   ["context-too-long", "ContextTooLong", "ContextTooLong"],
   ["reset", "ConnectionLost", "ConnectionLost"],
-  ["cut", "ConnectionLost", "ConnectionLost", (failure) => expect(failure.said).toContain("in the middle of the answer")],
+  [
+    "cut",
+    "ConnectionLost",
+    "ConnectionLost",
+    (failure) => expect(failure.said).toContain("in the middle of the answer")
+  ],
   ["stream-error", "RateLimited", "Unknown"]
 ]
 
@@ -157,7 +162,10 @@ describe("HTTP providers against the mock provider", () => {
               const second = new ConfigFile.Account({ name: "two", env: { TEST_KEY: { fromEnv: "TEST_KEY_TWO" } } })
               yield* turn(kind.backend(mock.url), kind.place("model-a"), {}, Option.some(second))
               expect((yield* mock.requests).byKey).toEqual({ "second-account-key": 1 })
-              const unset = new ConfigFile.Account({ name: "three", env: { TEST_KEY: { fromEnv: "NOT_SET_ANYWHERE" } } })
+              const unset = new ConfigFile.Account({
+                name: "three",
+                env: { TEST_KEY: { fromEnv: "NOT_SET_ANYWHERE" } }
+              })
               const failed = yield* failure(kind.backend(mock.url), kind.place("model-a"), {}, Option.some(unset))
               expect(failed._tag).toBe("AuthRefused")
               expect(failed.said).toContain("NOT_SET_ANYWHERE")
@@ -221,7 +229,9 @@ describe("HTTP providers against the mock provider", () => {
             const now = Date.now()
             const limits = { by: now + 30_000, whole: now + 60_000, deadline: now + 60_000 }
             let events: ReadonlyArray<Backend.Event> = []
-            const forked = yield* Fibers.started(Effect.map(session.reply!(prompt, limits), (got) => void (events = got)))
+            const forked = yield* Fibers.started(
+              Effect.map(session.reply!(prompt, limits), (got) => void (events = got))
+            )
             expect(Backend.textOf(events)).not.toBe("")
             expect(forked).toBe(1)
           }).pipe(Effect.withConfigProvider(keys), Effect.provide(NodeHttpClient.layerUndici)))
@@ -235,7 +245,9 @@ describe("HTTP providers against the mock provider", () => {
             const now = yield* Clock.currentTimeMillis
             const limits = { by: now + 30_000, whole: now + 60_000, deadline: now + 60_000 }
             const fiber = yield* Effect.fork(Effect.flip(session.reply!(prompt, limits)))
-            while ((yield* mock.requests).total === 0) yield* Effect.promise(() => new Promise((done) => setTimeout(done, 5)))
+            while ((yield* mock.requests).total === 0) {
+              yield* Effect.promise(() => new Promise((done) => setTimeout(done, 5)))
+            }
             yield* TestClock.adjust("29 seconds")
             expect(fiber.unsafePoll()).toBeNull()
             yield* TestClock.adjust("1 second")

@@ -23,7 +23,10 @@ const ending = FastCheck.constantFrom("\n", "\r\n", "\r")
 
 /** Events to write: a name (or none) and data lines, at least one. */
 const written = FastCheck.array(
-  FastCheck.record({ name: FastCheck.option(words, { nil: undefined }), data: FastCheck.array(words, { minLength: 1, maxLength: 3 }) }),
+  FastCheck.record({
+    name: FastCheck.option(words, { nil: undefined }),
+    data: FastCheck.array(words, { minLength: 1, maxLength: 3 })
+  }),
   { maxLength: 6 }
 )
 

@@ -16,7 +16,9 @@ const server = Effect.acquireRelease(
         request.on("end", () => {
           response.writeHead(200, { "content-type": "text/event-stream" })
           response.end(
-            `data: ${JSON.stringify({ choices: [{ delta: { content: "hi" }, finish_reason: "stop" }] })}\n\ndata: [DONE]\n\n`
+            `data: ${
+              JSON.stringify({ choices: [{ delta: { content: "hi" }, finish_reason: "stop" }] })
+            }\n\ndata: [DONE]\n\n`
           )
         })
       })
@@ -44,7 +46,12 @@ const keeping = (names: Array<string>) =>
 const reply = (url: string) =>
   Effect.gen(function*() {
     const backend = yield* OpenAiCompatible.make({ name: "local", baseUrl: url })
-    const session = yield* backend.open(Place.Place.make({ cli: "local", model: "m" }), Option.none(), Settings.plain, {})
+    const session = yield* backend.open(
+      Place.Place.make({ cli: "local", model: "m" }),
+      Option.none(),
+      Settings.plain,
+      {}
+    )
     return yield* session.reply!({ text: "hello", history: [] }, { by: Infinity, whole: Infinity, deadline: Infinity })
   }).pipe(Effect.scoped, Effect.provide(NodeHttpClient.layerUndici))
 

@@ -1,6 +1,6 @@
+import { describe, expect, it } from "@effect/vitest"
 import { OpenCode } from "@fallback/backends"
 import { Place, Settings } from "@fallback/core"
-import { describe, expect, it } from "@effect/vitest"
 import * as DateTime from "effect/DateTime"
 import * as Duration from "effect/Duration"
 import * as Either from "effect/Either"
@@ -18,7 +18,15 @@ const kind = (finished: Partial<Parameters<typeof OpenCode.readOutcome>[0]>) =>
 describe("OpenCode.argv", () => {
   it("run --format json with the model, the session to continue, and the prompt after --", () => {
     expect(OpenCode.argv({ prompt: "--auto", model: "mock/m", resume: "ses_1", settings: Settings.plain })).toEqual([
-      "run", "--format", "json", "-m", "mock/m", "--session", "ses_1", "--", "--auto"
+      "run",
+      "--format",
+      "json",
+      "-m",
+      "mock/m",
+      "--session",
+      "ses_1",
+      "--",
+      "--auto"
     ])
   })
 })
@@ -27,33 +35,71 @@ describe("OpenCode.readOutcome", () => {
   it("lands on step_finish with no error event, with the text and tokens", () => {
     const outcome = judged({
       exitCode: 0,
-      stdout: lines(start, { type: "text", sessionID: "ses_1", part: { text: "hi" } }, { type: "step_finish", sessionID: "ses_1", part: { reason: "stop", tokens: { input: 4, output: 1 } } })
+      stdout: lines(start, { type: "text", sessionID: "ses_1", part: { text: "hi" } }, {
+        type: "step_finish",
+        sessionID: "ses_1",
+        part: { reason: "stop", tokens: { input: 4, output: 1 } }
+      })
     })
     expect(Either.getOrThrow(outcome).sessionId).toBe("ses_1")
-    expect(Either.getOrThrow(outcome).events.at(-1)).toMatchObject({ _tag: "Result", text: "hi", usage: { input: 4, output: 1 } })
+    expect(Either.getOrThrow(outcome).events.at(-1)).toMatchObject({
+      _tag: "Result",
+      text: "hi",
+      usage: { input: 4, output: 1 }
+    })
   })
 
   it("an error event fails the turn even with a step_finish and exit 0", () => {
-    expect(kind({ exitCode: 0, stdout: lines(start, { type: "step_finish", part: {} }, error("APIError", { message: "Too Many Requests", statusCode: 429 })) })).toBe("RateLimited")
+    expect(
+      kind({
+        exitCode: 0,
+        stdout: lines(
+          start,
+          { type: "step_finish", part: {} },
+          error("APIError", { message: "Too Many Requests", statusCode: 429 })
+        )
+      })
+    ).toBe("RateLimited")
   })
 
   it("its error names and status codes decide the kind; retry-after comes from the response headers", () => {
-    expect(kind({ stdout: lines(start, error("ContextOverflowError", { message: "too long" })) })).toBe("ContextTooLong")
-    expect(kind({ stdout: lines(start, error("APIError", { message: "Unauthorized", statusCode: 401 })) })).toBe("AuthRefused")
-    expect(kind({ stdout: lines(start, error("APIError", { message: "Cannot connect to API: The socket connection was closed unexpectedly." })) })).toBe("ConnectionLost")
+    expect(kind({ stdout: lines(start, error("ContextOverflowError", { message: "too long" })) })).toBe(
+      "ContextTooLong"
+    )
+    expect(kind({ stdout: lines(start, error("APIError", { message: "Unauthorized", statusCode: 401 })) })).toBe(
+      "AuthRefused"
+    )
+    expect(
+      kind({
+        stdout: lines(
+          start,
+          error("APIError", { message: "Cannot connect to API: The socket connection was closed unexpectedly." })
+        )
+      })
+    ).toBe("ConnectionLost")
     const limited = Either.getOrThrow(Either.flip(judged({
-      stdout: lines(start, error("APIError", { message: "Too Many Requests", statusCode: 429, responseHeaders: { "retry-after": "12" } }))
+      stdout: lines(
+        start,
+        error("APIError", { message: "Too Many Requests", statusCode: 429, responseHeaders: { "retry-after": "12" } })
+      )
     })))
     expect(limited).toMatchObject({ _tag: "RateLimited", retryAfter: Duration.seconds(12) })
   })
 
   it("a spent quota comes back when the reset headers say, counted from the response's own date", () => {
     const quota = Either.getOrThrow(Either.flip(judged({
-      stdout: lines(start, error("APIError", {
-        message: "You exceeded your current quota",
-        statusCode: 429,
-        responseHeaders: { date: "Mon, 30 Nov 2026 06:45:01 GMT", "x-ratelimit-reset-requests": "1h0m0s", "x-ratelimit-reset-tokens": "30s" }
-      }))
+      stdout: lines(
+        start,
+        error("APIError", {
+          message: "You exceeded your current quota",
+          statusCode: 429,
+          responseHeaders: {
+            date: "Mon, 30 Nov 2026 06:45:01 GMT",
+            "x-ratelimit-reset-requests": "1h0m0s",
+            "x-ratelimit-reset-tokens": "30s"
+          }
+        })
+      )
     })))
     expect(quota).toMatchObject({ _tag: "QuotaExhausted", until: DateTime.unsafeMake("2026-11-30T07:45:01.000Z") })
   })
@@ -65,8 +111,18 @@ describe("OpenCode.readOutcome", () => {
   })
 
   it("never throws, and never lands without step_finish", () => {
-    FastCheck.assert(FastCheck.property(FastCheck.array(FastCheck.oneof(FastCheck.string(), FastCheck.json())), FastCheck.string(), (stdout, stderr) =>
-      Either.isLeft(OpenCode.readOutcome({ exitCode: 0, signal: null, stdout: stdout.filter((line) => !line.includes("step_finish")).join("\n"), stderr }, place))
-    ))
+    FastCheck.assert(
+      FastCheck.property(
+        FastCheck.array(FastCheck.oneof(FastCheck.string(), FastCheck.json())),
+        FastCheck.string(),
+        (stdout, stderr) =>
+          Either.isLeft(OpenCode.readOutcome({
+            exitCode: 0,
+            signal: null,
+            stdout: stdout.filter((line) => !line.includes("step_finish")).join("\n"),
+            stderr
+          }, place))
+      )
+    )
   })
 })

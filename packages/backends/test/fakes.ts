@@ -25,7 +25,9 @@ export const printing = (dir: string, name: string, printed: {
   executable(
     dir,
     name,
-    `require("node:fs").writeFileSync(${JSON.stringify(path.join(dir, "argv.json"))}, JSON.stringify({ argv: process.argv.slice(2), env: process.env }))
+    `require("node:fs").writeFileSync(${
+      JSON.stringify(path.join(dir, "argv.json"))
+    }, JSON.stringify({ argv: process.argv.slice(2), env: process.env }))
 process.stdout.write(${JSON.stringify(printed.stdout ?? "")})
 process.stderr.write(${JSON.stringify(printed.stderr ?? "")})
 process.exitCode = ${printed.exitCode ?? 0}`

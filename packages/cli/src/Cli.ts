@@ -232,7 +232,8 @@ export const main = (argv: ReadonlyArray<string>) =>
  * terminal) and cuts what it echoes to a readable length.
  */
 const masking = (console: Console.Console): Console.Console => {
-  const masked = (items: ReadonlyArray<unknown>) => items.map((item) => typeof item === "string" ? Secret.mask(item) : item)
+  const masked = (items: ReadonlyArray<unknown>) =>
+    items.map((item) => typeof item === "string" ? Secret.mask(item) : item)
   const told = (items: ReadonlyArray<unknown>) =>
     masked(items).map((item) =>
       typeof item === "string"

@@ -45,9 +45,10 @@ main(process.argv).pipe(
     teardown: (exit, onExit) =>
       Exit.isSuccess(exit)
         ? finished()
-        : (untold(exit.cause), onExit(Option.match(Cause.failureOption(exit.cause), {
-          onNone: () => Cause.isInterruptedOnly(exit.cause) ? 130 : 1,
-          onSome: (error) => error instanceof Unanswered ? error.status : 1
-        })))
+        : (untold(exit.cause),
+          onExit(Option.match(Cause.failureOption(exit.cause), {
+            onNone: () => Cause.isInterruptedOnly(exit.cause) ? 130 : 1,
+            onSome: (error) => error instanceof Unanswered ? error.status : 1
+          })))
   })
 )

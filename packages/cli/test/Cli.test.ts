@@ -1,7 +1,7 @@
-import * as FileSystem from "@effect/platform/FileSystem"
-import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
-import { describe, expect, it } from "@effect/vitest"
 import * as NodeContext from "@effect/platform-node/NodeContext"
+import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
+import * as FileSystem from "@effect/platform/FileSystem"
+import { describe, expect, it } from "@effect/vitest"
 import { Failure, Health, Place } from "@fallback/core"
 import { Duration, Effect, Either, FastCheck, Option, TestClock } from "effect"
 import { formatTime, parseTime } from "../src/internal/seconds.js"
@@ -28,7 +28,19 @@ describe("fallback (in process)", () => {
         ok: true
       })
       yield* fallback(file, "point", "codex/gpt-5.6-sol", "gemini/gemini-3-pro")
-      expect((yield* fallback(file, "retry", "claude/claude-opus-5", "--tries", "3", "--policy", "exponential", "--timeout", "90s")).out)
+      expect(
+        (yield* fallback(
+          file,
+          "retry",
+          "claude/claude-opus-5",
+          "--tries",
+          "3",
+          "--policy",
+          "exponential",
+          "--timeout",
+          "90s"
+        )).out
+      )
         .toBe("claude/claude-opus-5: 3 tries beyond the first, exponential (1s, 2s, 4s), within 1m30s")
       expect(yield* read(file)).toEqual({
         steps: {
@@ -77,25 +89,47 @@ describe("fallback (in process)", () => {
   it.scoped("accounts: add, list, order, remove, and what is refused", () =>
     Effect.gen(function*() {
       const file = yield* configFile
-      expect((yield* fallback(file, "accounts")).out).toBe("No accounts yet. Add one with: fallback accounts add CLI NAME")
+      expect((yield* fallback(file, "accounts")).out).toBe(
+        "No accounts yet. Add one with: fallback accounts add CLI NAME"
+      )
       expect((yield* fallback(file, "accounts", "add", "claude", "work", "--config-dir", "/srv/claude-work")).out).toBe(
         "claude: added account work"
       )
-      yield* fallback(file, "accounts", "add", "claude", "key", "--env", "ANTHROPIC_API_KEY=fromEnv:ANTHROPIC_KEY_2", "--env", "ANTHROPIC_BASE_URL=http://127.0.0.1:8080")
+      yield* fallback(
+        file,
+        "accounts",
+        "add",
+        "claude",
+        "key",
+        "--env",
+        "ANTHROPIC_API_KEY=fromEnv:ANTHROPIC_KEY_2",
+        "--env",
+        "ANTHROPIC_BASE_URL=http://127.0.0.1:8080"
+      )
       expect((yield* fallback(file, "accounts", "claude")).out).toBe([
         "CLI     #  ACCOUNT  CONFIG DIR        ENVIRONMENT",
         "claude  1  work     /srv/claude-work  -",
         "claude  2  key      -                 ANTHROPIC_API_KEY=fromEnv:ANTHROPIC_KEY_2 ANTHROPIC_BASE_URL=http://127.0.0.1:8080"
       ].join("\n"))
       expect((yield* fallback(file, "accounts", "order", "claude", "key", "work")).out).toBe("claude: key → work")
-      expect(JSON.parse((yield* fallback(file, "accounts", "--json")).out).map((a: { name: string }) => a.name)).toEqual([
-        "key",
-        "work"
-      ])
-      const secret = yield* fallback(file, "accounts", "add", "claude", "leak", "--env", "ANTHROPIC_API_KEY=sk-ant-api03-abcdefghijklmnopqrstuvw123")
+      expect(JSON.parse((yield* fallback(file, "accounts", "--json")).out).map((a: { name: string }) => a.name))
+        .toEqual([
+          "key",
+          "work"
+        ])
+      const secret = yield* fallback(
+        file,
+        "accounts",
+        "add",
+        "claude",
+        "leak",
+        "--env",
+        "ANTHROPIC_API_KEY=sk-ant-api03-abcdefghijklmnopqrstuvw123"
+      )
       expect(secret).toEqual({
         out: "",
-        err: "fallback: --env ANTHROPIC_API_KEY: looks like a secret; keep it in your environment and pass --env ANTHROPIC_API_KEY=fromEnv:YOUR_VARIABLE",
+        err:
+          "fallback: --env ANTHROPIC_API_KEY: looks like a secret; keep it in your environment and pass --env ANTHROPIC_API_KEY=fromEnv:YOUR_VARIABLE",
         ok: false
       })
       expect((yield* fallback(file, "accounts", "add", "claude", "odd", "--env", "NOEQUALS")).err).toBe(
@@ -126,7 +160,10 @@ describe("fallback (in process)", () => {
           counts: true,
           coolUntil: Option.some(90_000)
         })
-      }).pipe(Effect.provide(Health.Health.layerFile(file.replace(/config\.json$/, "health.json"))), Effect.provide(NodeContext.layer))
+      }).pipe(
+        Effect.provide(Health.Health.layerFile(file.replace(/config\.json$/, "health.json"))),
+        Effect.provide(NodeContext.layer)
+      )
       yield* TestClock.adjust(Duration.seconds(20))
       expect((yield* fallback(file, "status")).out).toBe([
         "PLACE                      BREAKER  FAILURES IN A ROW  PARKED FOR  COOLING FOR  LAST FAILURE",
@@ -151,13 +188,16 @@ describe("fallback (in process)", () => {
       const bin = `${yield* fs.makeTempDirectoryScoped({ prefix: "fallback-bin-" })}`
       yield* fs.writeFileString(`${bin}/claude`, "#!/bin/sh\necho '2.1.332 (Claude Code)'\n", { mode: 0o755 })
       yield* fs.writeFileString(`${bin}/gemini`, "not a program", { mode: 0o644 })
-      yield* fs.writeFileString(file, JSON.stringify({
-        steps: { "claude@work/claude-opus-5": { to: "gemini/gemini-3-pro" } },
-        accounts: {
-          claude: [{ name: "work", configDir: bin, env: { ANTHROPIC_API_KEY: { fromEnv: "KEY_WORK" } } }],
-          gemini: [{ name: "home", configDir: "~/no-such-folder", env: { GEMINI_API_KEY: { fromEnv: "KEY_HOME" } } }]
-        }
-      }))
+      yield* fs.writeFileString(
+        file,
+        JSON.stringify({
+          steps: { "claude@work/claude-opus-5": { to: "gemini/gemini-3-pro" } },
+          accounts: {
+            claude: [{ name: "work", configDir: bin, env: { ANTHROPIC_API_KEY: { fromEnv: "KEY_WORK" } } }],
+            gemini: [{ name: "home", configDir: "~/no-such-folder", env: { GEMINI_API_KEY: { fromEnv: "KEY_HOME" } } }]
+          }
+        })
+      )
       const env = { PATH: bin, HOME: bin, KEY_WORK: "sk-ant-api03-this-value-must-never-be-printed" }
       const ran = yield* fallbackWith(env, file, "doctor")
       expect(ran.ok).toBe(false)
@@ -176,7 +216,9 @@ describe("fallback (in process)", () => {
       expect(ran.err).toBe("fallback: 3 problems found; the line that fixes each is above")
       expect(ran.out).not.toContain("never-be-printed")
       const report = JSON.parse((yield* fallbackWith({ ...env, KEY_HOME: "x" }, file, "doctor", "--json")).out)
-      expect(report.checks.filter((check: { ok: boolean }) => !check.ok).map((check: { subject: string }) => check.subject))
+      expect(
+        report.checks.filter((check: { ok: boolean }) => !check.ok).map((check: { subject: string }) => check.subject)
+      )
         .toEqual(["gemini", "gemini@home"])
       yield* fs.writeFileString(`${bin}/gemini`, "#!/bin/sh\necho 0.61.0\n")
       yield* fs.chmod(`${bin}/gemini`, 0o755)
@@ -196,9 +238,10 @@ describe("fallback (in process)", () => {
         "exponential-jitter  anywhere up to 1s, 2s, 4s, 8s",
         "fibonacci           1s, 1s, 2s, 3s"
       ].join("\n"))
-      expect(JSON.parse((yield* fallback(file, "waits", "--policy", "exponential", "--tries", "8", "--json")).out)).toEqual([
-        { policy: "exponential", waits: [1, 2, 4, 8, 16, 32, 60, 60], jittered: false }
-      ])
+      expect(JSON.parse((yield* fallback(file, "waits", "--policy", "exponential", "--tries", "8", "--json")).out))
+        .toEqual([
+          { policy: "exponential", waits: [1, 2, 4, 8, 16, 32, 60, 60], jittered: false }
+        ])
     }))
 
   it.scoped("bad input is one readable line and a failure, never a stack trace", () =>
@@ -209,7 +252,10 @@ describe("fallback (in process)", () => {
           ["point", "Claude/a", "codex/b"],
           "fallback: \"Claude/a\" is not a place: the CLI \"Claude\" may hold only lowercase letters, digits and \"-\"; expected CLI[@ACCOUNT]/MODEL (e.g. claude@work/claude-opus-5)"
         ],
-        [["point", "claude/a", "claude/a"], "fallback: the step at claude/a points at itself; a place cannot fall back to itself"],
+        [
+          ["point", "claude/a", "claude/a"],
+          "fallback: the step at claude/a points at itself; a place cannot fall back to itself"
+        ],
         [
           ["retry", "claude/a", "--tries", "3", "--timeout", "soon"],
           "fallback: \"soon\" is not a time; write seconds (90, 90s) or add a unit: 500ms, 2m, 1h, 0 for none"
@@ -230,7 +276,10 @@ describe("fallback (in process)", () => {
     Effect.gen(function*() {
       const file = yield* configFile
       const fs = yield* FileSystem.FileSystem
-      yield* fs.writeFileString(file, "{\"steps\": {\"claude/a\": {\"retrying\": {\"tries\": 3, \"policy\": \"jitter\"}}}}")
+      yield* fs.writeFileString(
+        file,
+        "{\"steps\": {\"claude/a\": {\"retrying\": {\"tries\": 3, \"policy\": \"jitter\"}}}}"
+      )
       const ran = yield* fallback(file, "point", "claude/b", "codex/c")
       expect(ran.err).toBe(
         `fallback: ${file} is not a fallback config: at steps["claude/a"].retrying.policy: a policy is one of: none, constant, linear, exponential, exponential-jitter, fibonacci`
@@ -246,14 +295,18 @@ describe("fallback (in process)", () => {
         err: "fallback: frobnicate is not a command; fallback --help lists them",
         ok: false
       })
-      expect((yield* fallback(file, "lsit")).err).toBe("fallback: lsit is not a command (did you mean list?); fallback --help lists them")
+      expect((yield* fallback(file, "lsit")).err).toBe(
+        "fallback: lsit is not a command (did you mean list?); fallback --help lists them"
+      )
       expect((yield* fallback(file, "retry", "claude/a", "--tires", "3")).err).toBe(
         "fallback: --tires is not an option of fallback retry (did you mean --tries?); fallback retry --help lists them"
       )
       expect((yield* fallback(file, "accounts", "add", "claude", "a", "--confg-dir", "x")).err).toBe(
         "fallback: --confg-dir is not an option of fallback accounts add (did you mean --config-dir?); fallback accounts add --help lists them"
       )
-      expect((yield* fallback(file, "--wizard")).err).toBe("fallback: --wizard is not an option of fallback; fallback --help lists what is")
+      expect((yield* fallback(file, "--wizard")).err).toBe(
+        "fallback: --wizard is not an option of fallback; fallback --help lists what is"
+      )
     }))
 
   it.prop("times read back what they write", [FastCheck.integer({ min: 0, max: 10 * 3_600_000 })], ([millis]) => {
@@ -266,6 +319,8 @@ describe("fallback (in process)", () => {
   })
 
   it("refuses what is not a time", () => {
-    for (const input of ["", "s", "-1", "1d", "1 m", "ten", "1.5.2s"]) expect(Either.isLeft(parseTime(input))).toBe(true)
+    for (const input of ["", "s", "-1", "1d", "1 m", "ten", "1.5.2s"]) {
+      expect(Either.isLeft(parseTime(input))).toBe(true)
+    }
   })
 })

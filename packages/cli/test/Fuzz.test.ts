@@ -4,8 +4,8 @@
  * message has a stack trace, runs past a bound or holds a control character, and the file always
  * reads back. Seeded (FUZZ_SEED), bounded by counts.
  */
-import * as FileSystem from "@effect/platform/FileSystem"
 import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
+import * as FileSystem from "@effect/platform/FileSystem"
 import { describe, expect, it } from "@effect/vitest"
 import { ConfigFile } from "@fallback/core"
 import { Duration, Effect, Either, FastCheck as fc, Option } from "effect"
@@ -14,16 +14,59 @@ import { fallback } from "./run.js"
 const seed = Number(process.env.FUZZ_SEED ?? 12)
 
 const word = fc.oneof(
-  { weight: 6, arbitrary: fc.constantFrom(
-    "claude/a", "codex@key/gpt-5", "gemini/--yolo", "claude@work/x", "opencode/anthropic/claude", "claude",
-    "--tries", "--policy", "--timeout", "--json", "--config-dir", "--env", "-h", "--help", "--", "-",
-    "0", "1", "-1", "3", "100", "101", "100000000", "1e999", "NaN", "90s", "1h", "99999999999999999999h", "0.5",
-    "exponential", "none", "fibonacci", "bogus", "add", "remove", "order", "work", "key",
-    "ANTHROPIC_API_KEY=hunter2-prod-key", "X=fromEnv:Y", "BASE=https://u:p4ssw0rd@h", "~/x"
-  ) },
+  {
+    weight: 6,
+    arbitrary: fc.constantFrom(
+      "claude/a",
+      "codex@key/gpt-5",
+      "gemini/--yolo",
+      "claude@work/x",
+      "opencode/anthropic/claude",
+      "claude",
+      "--tries",
+      "--policy",
+      "--timeout",
+      "--json",
+      "--config-dir",
+      "--env",
+      "-h",
+      "--help",
+      "--",
+      "-",
+      "0",
+      "1",
+      "-1",
+      "3",
+      "100",
+      "101",
+      "100000000",
+      "1e999",
+      "NaN",
+      "90s",
+      "1h",
+      "99999999999999999999h",
+      "0.5",
+      "exponential",
+      "none",
+      "fibonacci",
+      "bogus",
+      "add",
+      "remove",
+      "order",
+      "work",
+      "key",
+      "ANTHROPIC_API_KEY=hunter2-prod-key",
+      "X=fromEnv:Y",
+      "BASE=https://u:p4ssw0rd@h",
+      "~/x"
+    )
+  },
   { weight: 2, arbitrary: fc.string({ maxLength: 30 }) },
   { weight: 1, arbitrary: fc.fullUnicodeString({ maxLength: 12 }) },
-  { weight: 1, arbitrary: fc.constantFrom("\u001b]8;;http://evil\u0007x", "a\u0000b", "x".repeat(100_000), "__proto__") }
+  {
+    weight: 1,
+    arbitrary: fc.constantFrom("\u001b]8;;http://evil\u0007x", "a\u0000b", "x".repeat(100_000), "__proto__")
+  }
 )
 
 const commandLine = fc.tuple(
@@ -34,30 +77,37 @@ const commandLine = fc.tuple(
 const stackTrace = /\n\s+at \S|\bat .*\.(?:ts|js|cjs):\d+/
 
 describe("fuzz: the command line", () => {
-  it.scoped("random command lines: no throw, no hang, one short printable message, a file that reads back", () =>
-    Effect.gen(function*() {
-      const fs = yield* FileSystem.FileSystem
-      const file = `${yield* fs.makeTempDirectoryScoped({ prefix: "fallback-fuzz-" })}/config.json`
-      const lines = fc.sample(commandLine, { numRuns: 150, seed })
-      let failed = 0
-      for (const argv of lines) {
-        const ran = yield* fallback(file, ...argv).pipe(Effect.timeout(Duration.seconds(30)), Effect.option)
-        expect(Option.isSome(ran), `hung: fallback ${JSON.stringify(argv)}`).toBe(true)
-        const { err, ok } = Option.getOrThrow(ran)
-        if (!ok) failed += 1
-        const said = `fallback ${JSON.stringify(argv).slice(0, 300)} said ${err.slice(0, 300)}`
-        expect(err, said).not.toMatch(stackTrace)
-        expect(err.length, said).toBeLessThanOrEqual(2000)
-        expect(err, said).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f\u202e]/)
-        expect(err, said).not.toContain("hunter2-prod-key")
-        expect(err, said).not.toContain("p4ssw0rd")
-        if (yield* fs.exists(file)) {
-          const text = yield* fs.readFileString(file)
-          expect(Either.isRight(ConfigFile.decode(file, text, ConfigFile.builtinClis)), `${said}; the file: ${text.slice(0, 300)}`)
-            .toBe(true)
-          expect(text).not.toContain("hunter2-prod-key")
+  it.scoped(
+    "random command lines: no throw, no hang, one short printable message, a file that reads back",
+    () =>
+      Effect.gen(function*() {
+        const fs = yield* FileSystem.FileSystem
+        const file = `${yield* fs.makeTempDirectoryScoped({ prefix: "fallback-fuzz-" })}/config.json`
+        const lines = fc.sample(commandLine, { numRuns: 150, seed })
+        let failed = 0
+        for (const argv of lines) {
+          const ran = yield* fallback(file, ...argv).pipe(Effect.timeout(Duration.seconds(30)), Effect.option)
+          expect(Option.isSome(ran), `hung: fallback ${JSON.stringify(argv)}`).toBe(true)
+          const { err, ok } = Option.getOrThrow(ran)
+          if (!ok) failed += 1
+          const said = `fallback ${JSON.stringify(argv).slice(0, 300)} said ${err.slice(0, 300)}`
+          expect(err, said).not.toMatch(stackTrace)
+          expect(err.length, said).toBeLessThanOrEqual(2000)
+          expect(err, said).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f\u202e]/)
+          expect(err, said).not.toContain("hunter2-prod-key")
+          expect(err, said).not.toContain("p4ssw0rd")
+          if (yield* fs.exists(file)) {
+            const text = yield* fs.readFileString(file)
+            expect(
+              Either.isRight(ConfigFile.decode(file, text, ConfigFile.builtinClis)),
+              `${said}; the file: ${text.slice(0, 300)}`
+            )
+              .toBe(true)
+            expect(text).not.toContain("hunter2-prod-key")
+          }
         }
-      }
-      console.log(`fuzz: the command line: ${lines.length} tried, ${failed} refused, 0 broke (FUZZ_SEED=${seed})`)
-    }).pipe(Effect.provide(NodeFileSystem.layer)), 120_000)
+        console.log(`fuzz: the command line: ${lines.length} tried, ${failed} refused, 0 broke (FUZZ_SEED=${seed})`)
+      }).pipe(Effect.provide(NodeFileSystem.layer)),
+    120_000
+  )
 })

@@ -1,12 +1,12 @@
 /**
  * The command line against hostile input (issue 12 #3, #4, #8, #16): each test failed before its fix.
  */
-import * as FileSystem from "@effect/platform/FileSystem"
 import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
+import * as FileSystem from "@effect/platform/FileSystem"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, FastCheck } from "effect"
-import { spawnSync } from "node:child_process"
 import { Duration } from "effect"
+import { spawnSync } from "node:child_process"
 import { shellWord } from "../src/internal/doctor.js"
 import { formatTime } from "../src/internal/seconds.js"
 import { fallback, fallbackWith } from "./run.js"
@@ -42,19 +42,27 @@ describe("doctor's fix lines (#8)", () => {
     Effect.gen(function*() {
       const fs = yield* FileSystem.FileSystem
       const file = yield* configFile
-      yield* fs.writeFileString(file, JSON.stringify({
-        accounts: { claude: [{ name: "work", configDir: "x; touch /tmp/owned-by-doctor #" }] }
-      }))
+      yield* fs.writeFileString(
+        file,
+        JSON.stringify({
+          accounts: { claude: [{ name: "work", configDir: "x; touch /tmp/owned-by-doctor #" }] }
+        })
+      )
       const ran = yield* fallbackWith({ PATH: "/nonexistent", HOME: "/tmp" }, file, "doctor")
       expect(ran.out).toContain("fix: mkdir -p 'x; touch /tmp/owned-by-doctor #'  # then sign claude in there")
     }).pipe(Effect.provide(NodeFileSystem.layer)))
 
-  it.prop("a quoted word reads back unchanged through sh", [FastCheck.string({ minLength: 1, maxLength: 30 })], ([word]) => {
-    const clean = word.replaceAll("\u0000", "")
-    if (clean === "") return
-    const echoed = spawnSync("/bin/sh", ["-c", `printf %s ${shellWord(clean)}`], { encoding: "utf8" })
-    expect(echoed.stdout).toBe(clean)
-  }, { fastCheck: { numRuns: 40, seed: 12 } })
+  it.prop(
+    "a quoted word reads back unchanged through sh",
+    [FastCheck.string({ minLength: 1, maxLength: 30 })],
+    ([word]) => {
+      const clean = word.replaceAll("\u0000", "")
+      if (clean === "") return
+      const echoed = spawnSync("/bin/sh", ["-c", `printf %s ${shellWord(clean)}`], { encoding: "utf8" })
+      expect(echoed.stdout).toBe(clean)
+    },
+    { fastCheck: { numRuns: 40, seed: 12 } }
+  )
 })
 
 describe("status and run on what they cannot show (#15, #16)", () => {
@@ -62,16 +70,19 @@ describe("status and run on what they cannot show (#15, #16)", () => {
     `{"places":[{"place":"codex/gpt-5","failures":1,"trial":false,"coolingUntil":${until},"parkedUntil":${until},` +
     `"last":{"_tag":"Unknown","place":{"cli":"codex","model":"gpt-5"},"said":"x"}}]}`
 
-  it.scoped.each(["1e999", "1e300"])("a health file with a time of %s is one no command trips on", (until) =>
-    Effect.gen(function*() {
-      const fs = yield* FileSystem.FileSystem
-      const file = yield* configFile
-      yield* fs.writeFileString(file.replace(/config\.json$/, "health.json"), stored(until))
-      const ran = yield* fallback(file, "status")
-      expect(ran.ok).toBe(true)
-      expect(ran.out).not.toContain("Infinity")
-      expect(ran.out).not.toContain("NaN")
-    }).pipe(Effect.provide(NodeFileSystem.layer)))
+  it.scoped.each(["1e999", "1e300"])(
+    "a health file with a time of %s is one no command trips on",
+    (until) =>
+      Effect.gen(function*() {
+        const fs = yield* FileSystem.FileSystem
+        const file = yield* configFile
+        yield* fs.writeFileString(file.replace(/config\.json$/, "health.json"), stored(until))
+        const ran = yield* fallback(file, "status")
+        expect(ran.ok).toBe(true)
+        expect(ran.out).not.toContain("Infinity")
+        expect(ran.out).not.toContain("NaN")
+      }).pipe(Effect.provide(NodeFileSystem.layer))
+  )
 
   it("a time with no end is written in words, never Infinityms", () => {
     expect(formatTime(Duration.infinity)).toBe("until cleared")
@@ -82,6 +93,8 @@ describe("status and run on what they cannot show (#15, #16)", () => {
       const file = yield* configFile
       const ran = yield* fallback(file, "run", "claude/claude-sonnet-4-5", "a\u0000b")
       expect(ran).toMatchObject({ ok: false, out: "" })
-      expect(ran.err).toBe("fallback: the prompt holds a NUL byte (\\u0000), which no agent CLI can be given; remove it")
+      expect(ran.err).toBe(
+        "fallback: the prompt holds a NUL byte (\\u0000), which no agent CLI can be given; remove it"
+      )
     }))
 })

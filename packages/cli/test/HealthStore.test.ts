@@ -2,8 +2,8 @@
  * `fallback status` reads the store the config file chooses: Redis, here a redis-server of the
  * test's own, reached by a URL from the environment.
  */
-import * as FileSystem from "@effect/platform/FileSystem"
 import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
+import * as FileSystem from "@effect/platform/FileSystem"
 import { describe, expect, it } from "@effect/vitest"
 import { Failure, Place } from "@fallback/core"
 import { RedisHealth } from "@fallback/redis"

@@ -1,5 +1,6 @@
 import * as NodeContext from "@effect/platform-node/NodeContext"
-import { ConfigProvider, Console, Effect, Exit } from "effect"
+import type { Console } from "effect"
+import { ConfigProvider, Effect, Exit } from "effect"
 import { Cli } from "../src/index.js"
 
 /** What a command printed on stdout and stderr, and whether it succeeded. */

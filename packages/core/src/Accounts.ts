@@ -63,7 +63,9 @@ export class Accounts extends Context.Tag("@fallback/core/Accounts")<Accounts, {
 const make = (store: ConfigFile.Store["Type"]): Accounts["Type"] => {
   const edit = (
     cli: string,
-    change: (accounts: ReadonlyArray<ConfigFile.Account>) => Either.Either<ReadonlyArray<ConfigFile.Account>, AccountsRefused>
+    change: (
+      accounts: ReadonlyArray<ConfigFile.Account>
+    ) => Either.Either<ReadonlyArray<ConfigFile.Account>, AccountsRefused>
   ) =>
     store.modify((document) =>
       Either.map(change(document.accounts[cli] ?? []), (accounts) => {

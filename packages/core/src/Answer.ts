@@ -47,7 +47,7 @@ export type Table = { readonly [K in Failure.Kind]: Answer }
  * The primary design's answers.
  *
  * @since 0.1.0
- * @category tables
+ * @category constants
  */
 export const primary: Table = (() => {
   // 000, "Too many requests — HTTP 429, a quota spent, RESOURCE_EXHAUSTED, overloaded": waits at
@@ -92,7 +92,7 @@ export const override = (table: Table, changes: Partial<Table>): Table => ({ ...
  * The answer to a failure.
  *
  * @since 0.1.0
- * @category lookups
+ * @category getters
  */
 export const of = (table: Table, failure: Failure.Failure): Answer => table[failure._tag]
 
@@ -102,7 +102,7 @@ export const of = (table: Table, failure: Failure.Failure): Answer => table[fail
  * takes the step's own goes.
  *
  * @since 0.1.0
- * @category formatting
+ * @category utils
  */
 export const remedy = (answer: Answer): string | undefined => {
   // Worked out once per answer: a failover's notice costs no string building.

@@ -63,7 +63,7 @@ export const Event = Data.taggedEnum<Event>()
  * events before it may be buffered; nothing after it is ever replayed.
  *
  * @since 0.1.0
- * @category predicates
+ * @category guards
  */
 export const isContent = (event: Event): boolean => event._tag !== "SessionStarted" && event._tag !== "Moved"
 
@@ -93,11 +93,14 @@ export interface Prompt {
  * How long a prompt is, in tokens, estimated at four characters a token.
  *
  * @since 0.1.0
- * @category measuring
+ * @category utils
  */
 export const tokens = (prompt: Prompt): number =>
   Math.ceil(
-    prompt.history.reduce((sum, exchange) => sum + exchange.prompt.length + exchange.answer.length, prompt.text.length) /
+    prompt.history.reduce(
+      (sum, exchange) => sum + exchange.prompt.length + exchange.answer.length,
+      prompt.text.length
+    ) /
       4
   )
 
@@ -161,7 +164,9 @@ export interface Limits {
 export interface Session {
   readonly id: string
   readonly turn: (prompt: Prompt) => Stream.Stream<Event, Failure.Failure>
-  readonly reply?: ((prompt: Prompt, limits: Limits) => Effect.Effect<ReadonlyArray<Event>, Failure.Failure>) | undefined
+  readonly reply?:
+    | ((prompt: Prompt, limits: Limits) => Effect.Effect<ReadonlyArray<Event>, Failure.Failure>)
+    | undefined
   readonly keepsLimits?: boolean | undefined
   readonly keepsConversation?: boolean | undefined
 }

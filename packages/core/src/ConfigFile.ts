@@ -23,9 +23,9 @@ import * as Ref from "effect/Ref"
 import * as Schema from "effect/Schema"
 import * as Failure from "./Failure.js"
 import * as internal from "./internal/configFile.js"
-import * as SharedFile from "./internal/sharedFile.js"
 import { nearest } from "./internal/nearest.js"
 import { looksLikeSecret, secretName } from "./internal/secret.js"
+import * as SharedFile from "./internal/sharedFile.js"
 import type { Book } from "./internal/steps.js"
 import * as Place from "./Place.js"
 import * as Policy from "./Policy.js"
@@ -43,7 +43,7 @@ export const builtinClis: ReadonlyArray<string> = ["claude", "codex", "gemini", 
  * HTTP provider of its own).
  *
  * @since 0.1.0
- * @category references
+ * @category getters
  */
 export class KnownClis extends Context.Reference<KnownClis>()("@fallback/core/ConfigFile/KnownClis", {
   defaultValue: (): ReadonlyArray<string> => builtinClis
@@ -111,9 +111,12 @@ const EnvValue = Schema.Union(FromEnv, Setting).annotations({
 export const Endpoint = Schema.Struct({
   baseUrl: Schema.String.pipe(Schema.pattern(/^https?:\/\/\S+$/, { message: () => "an http:// or https:// URL" })),
   key: Schema.optionalWith(FromEnv, { exact: true }),
-  provider: Schema.optionalWith(Schema.String.pipe(Schema.pattern(/^[a-z][a-z0-9_-]*$/, {
-    message: () => "a provider's name: lowercase letters, digits, \"-\" and \"_\""
-  })), { exact: true })
+  provider: Schema.optionalWith(
+    Schema.String.pipe(Schema.pattern(/^[a-z][a-z0-9_-]*$/, {
+      message: () => "a provider's name: lowercase letters, digits, \"-\" and \"_\""
+    })),
+    { exact: true }
+  )
 }).annotations({ identifier: "Endpoint", description: "where the CLI sends its requests" })
 
 /**
@@ -131,7 +134,8 @@ export class Account extends Schema.Class<Account>("@fallback/core/Account")({
     Schema.Record({ key: EnvName, value: EnvValue }).pipe(
       Schema.filter((env) => {
         const named = Object.keys(env).find((name) => typeof env[name] === "string" && secretName(name))
-        return named === undefined || { path: [named], message: `the name ${named} says it holds a secret: ${secretAdvice}` }
+        return named === undefined ||
+          { path: [named], message: `the name ${named} says it holds a secret: ${secretAdvice}` }
       })
     ),
     { exact: true }
@@ -163,7 +167,10 @@ export const Provider = Schema.Struct({
   }),
   baseUrl: Schema.String.pipe(
     Schema.pattern(/^https?:\/\/\S+$/, { message: () => "an http:// or https:// URL" }),
-    Schema.filter((url) => !looksLikeSecret(url) || "the URL holds a secret; keep it in your environment and name it as the provider's \"key\": { \"fromEnv\": \"NAME_OF_THAT_VARIABLE\" }")
+    Schema.filter((url) =>
+      !looksLikeSecret(url) ||
+      "the URL holds a secret; keep it in your environment and name it as the provider's \"key\": { \"fromEnv\": \"NAME_OF_THAT_VARIABLE\" }"
+    )
   ),
   key: Schema.optionalWith(FromEnv, { exact: true }),
   models: Schema.optionalWith(
@@ -271,10 +278,15 @@ export const RunSettings = Schema.Struct({
   preset: Schema.optionalWith(Schema.Literal("primary", "escalating", "breaker"), { exact: true }),
   firstByte: Schema.optionalWith(Seconds, { exact: true }),
   idle: Schema.optionalWith(Seconds, { exact: true }),
-  deadline: Schema.optionalWith(Seconds.pipe(Schema.positive({ message: () => "seconds, more than 0" })), { exact: true }),
+  deadline: Schema.optionalWith(Seconds.pipe(Schema.positive({ message: () => "seconds, more than 0" })), {
+    exact: true
+  }),
   attempts: Schema.optionalWith(Count, { exact: true }),
   breaker: Schema.optionalWith(
-    Schema.Struct({ failures: Schema.optionalWith(Count, { exact: true }), park: Schema.optionalWith(Seconds, { exact: true }) }),
+    Schema.Struct({
+      failures: Schema.optionalWith(Count, { exact: true }),
+      park: Schema.optionalWith(Seconds, { exact: true })
+    }),
     { exact: true }
   ),
   answers: Schema.optionalWith(
@@ -308,7 +320,11 @@ const keysAt = (path: ReadonlyArray<PropertyKey>): ReadonlyArray<string> => {
         ? path.length === 2 ? [...Failure.kinds] : fieldsOf(AnswerSettings)
         : []
     case "clis":
-      return path.length === 2 ? fieldsOf(CliSettings) : third === "endpoint" && path.length === 3 ? fieldsOf(Endpoint) : ["fromEnv"]
+      return path.length === 2
+        ? fieldsOf(CliSettings)
+        : third === "endpoint" && path.length === 3
+        ? fieldsOf(Endpoint)
+        : ["fromEnv"]
     default:
       return []
   }
@@ -338,8 +354,14 @@ export const Document = Schema.Struct({
     default: () => ({}),
     exact: true
   }),
-  providers: Schema.optionalWith(Schema.Record({ key: Place.Cli, value: Provider }), { default: () => ({}), exact: true }),
-  clis: Schema.optionalWith(Schema.Record({ key: Place.Cli, value: CliSettings }), { default: () => ({}), exact: true }),
+  providers: Schema.optionalWith(Schema.Record({ key: Place.Cli, value: Provider }), {
+    default: () => ({}),
+    exact: true
+  }),
+  clis: Schema.optionalWith(Schema.Record({ key: Place.Cli, value: CliSettings }), {
+    default: () => ({}),
+    exact: true
+  }),
   limits: Schema.optionalWith(Limits, { exact: true }),
   health: Schema.optionalWith(HealthStore, { exact: true }),
   run: Schema.optionalWith(RunSettings, { exact: true })
@@ -478,7 +500,9 @@ export class UnknownCli extends Schema.TaggedError<UnknownCli>("@fallback/core/U
     return `${inFile(this.file)}${this.place} names the CLI "${this.cli}", which is not one fallback knows` +
       (close.length > 0
         ? ` (did you mean ${close.join(" or ")}?); known: ${this.known.join(", ")}`
-        : `; known: ${this.known.join(", ")}; for a model server, name it under "providers" first, e.g. "${this.cli}": ` +
+        : `; known: ${
+          this.known.join(", ")
+        }; for a model server, name it under "providers" first, e.g. "${this.cli}": ` +
           `{ "kind": "openai-compatible", "baseUrl": "http://127.0.0.1:11434/v1" }`)
   }
 }
@@ -494,7 +518,9 @@ export class ProviderShadowsCli extends Schema.TaggedError<ProviderShadowsCli>("
   { name: Schema.String, file: Schema.optional(Schema.String) }
 ) {
   override get message(): string {
-    return `${inFile(this.file)}the provider "${this.name}" has the name of a CLI fallback drives; give it another name (its places are written ${this.name}-api/MODEL, say)`
+    return `${
+      inFile(this.file)
+    }the provider "${this.name}" has the name of a CLI fallback drives; give it another name (its places are written ${this.name}-api/MODEL, say)`
   }
 }
 
@@ -543,7 +569,7 @@ export type ConfigFileError =
  * one found, places in order.
  *
  * @since 0.1.0
- * @category validation
+ * @category guards
  */
 export const check = (
   document: Document,
@@ -584,18 +610,20 @@ export const check = (
  * The steps of a document, keyed by the written place and in the order of the written places.
  *
  * @since 0.1.0
- * @category steps
+ * @category combinators
  */
 export const bookOf = (document: Document): Book =>
   new Map(
-    Object.keys(document.steps).sort().map((key) => [key, { place: Either.getOrThrow(Place.parse(key)), ...document.steps[key] }])
+    Object.keys(document.steps).sort().map((
+      key
+    ) => [key, { place: Either.getOrThrow(Place.parse(key)), ...document.steps[key] }])
   )
 
 /**
  * A document with its steps replaced by a book's, written in the order of the places.
  *
  * @since 0.1.0
- * @category steps
+ * @category combinators
  */
 export const withBook = (document: Document, book: Book): Document => ({
   ...document,
@@ -612,17 +640,27 @@ export const withBook = (document: Document, book: Book): Document => ({
  * places it names.
  *
  * @since 0.1.0
- * @category parsing
+ * @category constructors
  */
 export const decode = (
   file: string,
   text: string,
   known: ReadonlyArray<string>
-): Either.Either<Document, ConfigNotJson | ConfigInvalid | SelfStep | UnknownCli | UnknownAccount | ProviderShadowsCli> =>
-  Either.try({ try: () => JSON.parse(text) as unknown, catch: (e) => new ConfigNotJson({ file, reason: internal.jsonReason(e, text) }) }).pipe(
+): Either.Either<
+  Document,
+  ConfigNotJson | ConfigInvalid | SelfStep | UnknownCli | UnknownAccount | ProviderShadowsCli
+> =>
+  Either.try({
+    try: () => JSON.parse(text) as unknown,
+    catch: (e) => new ConfigNotJson({ file, reason: internal.jsonReason(e, text) })
+  }).pipe(
     Either.filterOrLeft(
       (json) => typeof json === "object" && json !== null && !Array.isArray(json),
-      () => new ConfigInvalid({ file, issues: [{ at: "the top", expected: "a JSON object with \"steps\" and \"accounts\"" }] })
+      () =>
+        new ConfigInvalid({
+          file,
+          issues: [{ at: "the top", expected: "a JSON object with \"steps\" and \"accounts\"" }]
+        })
     ),
     Either.flatMap((json) => {
       const hazard = internal.hazard(text)
@@ -642,7 +680,7 @@ export const decode = (
  * hold something).
  *
  * @since 0.1.0
- * @category formatting
+ * @category utils
  */
 export const encode = (document: Document): string => {
   const { clis, providers, ...rest } = Schema.encodeSync(Document)(document)
@@ -659,7 +697,7 @@ export const encode = (document: Document): string => {
  * else `$HOME/.config/fallback/config.json`.
  *
  * @since 0.1.0
- * @category location
+ * @category getters
  */
 export const location: Effect.Effect<string, ConfigError.ConfigError, Path.Path> = Effect.gen(function*() {
   const path = yield* Path.Path
@@ -693,9 +731,11 @@ const fileStore = (file: string) =>
       Either.try({ try: () => encode(document), catch: (e) => e }).pipe(
         Either.filterOrLeft((text) => Either.isRight(decode(file, text, known)), () => undefined),
         Either.mapLeft((e) =>
-          unwritable(`the change would not read back (${
-            e instanceof Error ? internal.firstLine(e.message) : "it writes what the file refuses"
-          })`)
+          unwritable(
+            `the change would not read back (${
+              e instanceof Error ? internal.firstLine(e.message) : "it writes what the file refuses"
+            })`
+          )
         )
       )
 
@@ -731,7 +771,9 @@ export class Store extends Context.Tag("@fallback/core/ConfigFile/Store")<Store,
   /** The document as it is now. */
   readonly read: Effect.Effect<Document, ConfigFileError>
   /** Applies a change to the document as it is now, and keeps the result if it checks. */
-  readonly modify: <E>(change: (document: Document) => Either.Either<Document, E>) => Effect.Effect<void, E | ConfigFileError>
+  readonly modify: <E>(
+    change: (document: Document) => Either.Either<Document, E>
+  ) => Effect.Effect<void, E | ConfigFileError>
 }>() {
   /**
    * A document held in memory, starting from `initial` (empty by default). A program names its own
@@ -779,7 +821,7 @@ export class Store extends Context.Tag("@fallback/core/ConfigFile/Store")<Store,
  * the CLI that runs in it and for every check of it.
  *
  * @since 0.1.0
- * @category location
+ * @category getters
  */
 export const expandHome = (dir: string, home: string): string => dir.replace(/^~(?=$|\/)/, () => home)
 
@@ -790,4 +832,3 @@ export const expandHome = (dir: string, home: string): string => dir.replace(/^~
  * @category schemas
  */
 export const jsonSchema = (): unknown => internal.jsonSchemaOf(Document)
-

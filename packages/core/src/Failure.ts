@@ -47,7 +47,7 @@ const where = { place: Place, said: Said }
  * Too many requests: HTTP 429, RESOURCE_EXHAUSTED, overloaded / 529.
  *
  * @since 0.1.0
- * @category failures
+ * @category errors
  */
 export class RateLimited extends Schema.TaggedError<RateLimited>("@fallback/core/RateLimited")("RateLimited", {
   ...where,
@@ -62,7 +62,7 @@ export class RateLimited extends Schema.TaggedError<RateLimited>("@fallback/core
  * The account's quota or credit is spent: HTTP 402, billing, "quota … until T".
  *
  * @since 0.1.0
- * @category failures
+ * @category errors
  */
 export class QuotaExhausted extends Schema.TaggedError<QuotaExhausted>("@fallback/core/QuotaExhausted")(
   "QuotaExhausted",
@@ -77,7 +77,7 @@ export class QuotaExhausted extends Schema.TaggedError<QuotaExhausted>("@fallbac
  * The credentials were refused: 401, 403, an expired login, a model the account is not entitled to.
  *
  * @since 0.1.0
- * @category failures
+ * @category errors
  */
 export class AuthRefused extends Schema.TaggedError<AuthRefused>("@fallback/core/AuthRefused")("AuthRefused", {
   ...where,
@@ -93,7 +93,7 @@ export class AuthRefused extends Schema.TaggedError<AuthRefused>("@fallback/core
  * No such model: 404, retired, "does not exist".
  *
  * @since 0.1.0
- * @category failures
+ * @category errors
  */
 export class ModelNotFound extends Schema.TaggedError<ModelNotFound>("@fallback/core/ModelNotFound")(
   "ModelNotFound",
@@ -108,7 +108,7 @@ export class ModelNotFound extends Schema.TaggedError<ModelNotFound>("@fallback/
  * The backend's own store was busy (opencode's "database is locked").
  *
  * @since 0.1.0
- * @category failures
+ * @category errors
  */
 export class StoreBusy extends Schema.TaggedError<StoreBusy>("@fallback/core/StoreBusy")("StoreBusy", where) {
   override get message(): string {
@@ -120,7 +120,7 @@ export class StoreBusy extends Schema.TaggedError<StoreBusy>("@fallback/core/Sto
  * The transport went away: ECONNRESET, EPIPE, a gateway that closed.
  *
  * @since 0.1.0
- * @category failures
+ * @category errors
  */
 export class ConnectionLost extends Schema.TaggedError<ConnectionLost>("@fallback/core/ConnectionLost")(
   "ConnectionLost",
@@ -135,7 +135,7 @@ export class ConnectionLost extends Schema.TaggedError<ConnectionLost>("@fallbac
  * The process was killed rather than answered: a signal, an out-of-memory kill.
  *
  * @since 0.1.0
- * @category failures
+ * @category errors
  */
 export class Killed extends Schema.TaggedError<Killed>("@fallback/core/Killed")("Killed", {
   ...where,
@@ -150,7 +150,7 @@ export class Killed extends Schema.TaggedError<Killed>("@fallback/core/Killed")(
  * Nothing to run, or nothing that would start; `install` is the command line that installs it.
  *
  * @since 0.1.0
- * @category failures
+ * @category errors
  */
 export class NotInstalled extends Schema.TaggedError<NotInstalled>("@fallback/core/NotInstalled")("NotInstalled", {
   ...where,
@@ -165,7 +165,7 @@ export class NotInstalled extends Schema.TaggedError<NotInstalled>("@fallback/co
  * The prompt is longer than the model's context window; it is that long at every place.
  *
  * @since 0.1.0
- * @category failures
+ * @category errors
  */
 export class ContextTooLong extends Schema.TaggedError<ContextTooLong>("@fallback/core/ContextTooLong")(
   "ContextTooLong",
@@ -188,7 +188,7 @@ export const Phase = Schema.Literal("first-byte", "whole-send")
  * The turn ran out of time in the given phase.
  *
  * @since 0.1.0
- * @category failures
+ * @category errors
  */
 export class Timeout extends Schema.TaggedError<Timeout>("@fallback/core/Timeout")("Timeout", {
   ...where,
@@ -204,7 +204,7 @@ export class Timeout extends Schema.TaggedError<Timeout>("@fallback/core/Timeout
  * A stream that stopped moving without an error.
  *
  * @since 0.1.0
- * @category failures
+ * @category errors
  */
 export class Unresponsive extends Schema.TaggedError<Unresponsive>("@fallback/core/Unresponsive")(
   "Unresponsive",
@@ -219,7 +219,7 @@ export class Unresponsive extends Schema.TaggedError<Unresponsive>("@fallback/co
  * Anything no other kind names.
  *
  * @since 0.1.0
- * @category failures
+ * @category errors
  */
 export class Unknown extends Schema.TaggedError<Unknown>("@fallback/core/Unknown")("Unknown", where) {
   override get message(): string {
@@ -283,7 +283,7 @@ export const isFailure: (u: unknown) => u is Failure = Schema.is(Failure)
  * names one (`claude@work`).
  *
  * @since 0.1.0
- * @category formatting
+ * @category utils
  */
 export const who = (place: Place): string => place.account === undefined ? place.cli : `${place.cli}@${place.account}`
 
@@ -292,17 +292,20 @@ export const who = (place: Place): string => place.account === undefined ? place
  * What answers it is the answer table's to say (see `Answer.remedy`), not the failure's.
  *
  * @since 0.1.0
- * @category formatting
+ * @category utils
  */
 export const describe: (failure: Failure) => string = Match.type<Failure>().pipe(
   Match.tagsExhaustive({
     RateLimited: ({ place, retryAfter }) =>
-      `${who(place)} is rate-limited` + (retryAfter === undefined ? "" : ` and asked for a wait of ${wait(retryAfter)}`),
+      `${who(place)} is rate-limited` +
+      (retryAfter === undefined ? "" : ` and asked for a wait of ${wait(retryAfter)}`),
     QuotaExhausted: ({ place, until }) =>
       `${who(place)} has no quota left` + (until === undefined ? "" : ` until ${DateTime.formatIso(until)}`),
     AuthRefused: ({ place }) =>
       `${who(place)} refused the credentials` +
-      (place.account === undefined ? " (it needs signing in again)" : ` (account ${place.account} needs signing in again)`),
+      (place.account === undefined
+        ? " (it needs signing in again)"
+        : ` (account ${place.account} needs signing in again)`),
     ModelNotFound: ({ place }) => `${who(place)} has no model ${place.model} (retired, or never there)`,
     StoreBusy: ({ place }) => `${who(place)}'s own store is busy (two turns share one database)`,
     ConnectionLost: ({ place }) => `${who(place)} lost the connection (the socket, not the session)`,

@@ -99,9 +99,12 @@ export type ModelListError = UnknownModel | RepeatedModel | EmptyModelName
  * an empty text for no failover.
  *
  * @since 0.1.0
- * @category parsing
+ * @category constructors
  */
-export const parse = (text: string, catalogue: ReadonlyArray<string>): Either.Either<ReadonlyArray<string>, ModelListError> => {
+export const parse = (
+  text: string,
+  catalogue: ReadonlyArray<string>
+): Either.Either<ReadonlyArray<string>, ModelListError> => {
   if (text.trim() === "") return Either.right([])
   const names = text.split(",").map((name) => name.trim())
   const seen = new Set<string>()

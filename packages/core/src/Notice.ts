@@ -81,7 +81,12 @@ export type Notice = Data.TaggedEnum<{
     readonly how: "compact" | "trim"
     readonly remedy?: string | undefined
   }
-  Probing: { readonly place: Place.Place; readonly quiet: Duration.Duration; readonly failed: number; readonly of: number }
+  Probing: {
+    readonly place: Place.Place
+    readonly quiet: Duration.Duration
+    readonly failed: number
+    readonly of: number
+  }
   Stalled: { readonly place: Place.Place; readonly quiet: Duration.Duration; readonly limit: Duration.Duration }
   Fresh: { readonly place: Place.Place; readonly session: string }
   Stopping: {
@@ -112,23 +117,31 @@ const skipped = {
 } as const
 
 const until = (left: Duration.Duration | undefined, millis: number | undefined) =>
-  left !== undefined ? ` for another ${wait(left)}` : millis === undefined ? "" : ` until ${DateTime.formatIso(DateTime.unsafeMake(millis))}`
+  left !== undefined
+    ? ` for another ${wait(left)}`
+    : millis === undefined
+    ? ""
+    : ` until ${DateTime.formatIso(DateTime.unsafeMake(millis))}`
 
 const what = (failure: Failure.Failure, remedy: string | undefined) =>
   remedy === undefined ? Failure.describe(failure) : `${Failure.describe(failure)}; ${remedy}`
 
 const carried = (n: { readonly by: "account" | "place"; readonly to: Place.Place }) =>
-  n.by === "account" && n.to.account !== undefined ? `carrying on as ${n.to.account}` : `carrying on at ${Place.format(n.to)}`
+  n.by === "account" && n.to.account !== undefined
+    ? `carrying on as ${n.to.account}`
+    : `carrying on at ${Place.format(n.to)}`
 
 /**
  * A notice as the line a person reads.
  *
  * @since 0.1.0
- * @category formatting
+ * @category utils
  */
 export const format: (notice: Notice) => string = Notice.$match({
   Retrying: (n) =>
-    `${what(n.failure, n.remedy)}; ${n.reopen ? "reopening and " : ""}trying again in ${wait(n.wait)} (${n.go} of ${n.of})`,
+    `${what(n.failure, n.remedy)}; ${n.reopen ? "reopening and " : ""}trying again in ${
+      wait(n.wait)
+    } (${n.go} of ${n.of})`,
   Moving: (n) =>
     n.skipped === true
       ? `${Place.format(n.from)} was skipped; ${carried(n)}`
@@ -141,12 +154,18 @@ export const format: (notice: Notice) => string = Notice.$match({
   Probing: (n) =>
     `${Failure.who(n.place)} has sent nothing for ${wait(n.quiet)} and did not answer a probe (${n.failed} of ${n.of})`,
   Stalled: (n) =>
-    `${Failure.who(n.place)} has sent nothing for ${wait(n.quiet)} since its answer began; it ends at ${wait(n.limit)} with what it sent`,
+    `${Failure.who(n.place)} has sent nothing for ${wait(n.quiet)} since its answer began; it ends at ${
+      wait(n.limit)
+    } with what it sent`,
   Fresh: (n) =>
-    `${Failure.who(n.place)} has no session ${n.session} to resume; opening a fresh one there, with the conversation carried as text`,
+    `${
+      Failure.who(n.place)
+    } has no session ${n.session} to resume; opening a fresh one there, with the conversation carried as text`,
   Stopping: (n) =>
     n.skipped === true
-      ? `${Place.format(n.place)} was skipped (it last failed: ${Failure.describe(n.failure)}); the turn fails here: ${n.reason}`
+      ? `${Place.format(n.place)} was skipped (it last failed: ${
+        Failure.describe(n.failure)
+      }); the turn fails here: ${n.reason}`
       : `${Failure.describe(n.failure)}; the turn fails here: ${n.reason}`,
   Sharing: (n) =>
     n.shared
@@ -191,8 +210,10 @@ export class Notices extends Context.Reference<Notices>()("@fallback/core/Notice
       const watchers = yield* Ref.make(0)
       const channel: Channel = {
         publish: (notice) =>
-          Effect.flatMap(Ref.get(watchers), (count) =>
-            count === 0 ? Console.error(format(notice)) : PubSub.publish(hub, notice)),
+          Effect.flatMap(
+            Ref.get(watchers),
+            (count) => count === 0 ? Console.error(format(notice)) : PubSub.publish(hub, notice)
+          ),
         watch: Effect.gen(function*() {
           const queue = yield* PubSub.subscribe(hub)
           yield* Effect.acquireRelease(Ref.update(watchers, (n) => n + 1), () => Ref.update(watchers, (n) => n - 1))
@@ -203,4 +224,3 @@ export class Notices extends Context.Reference<Notices>()("@fallback/core/Notice
     })
   )
 }
-

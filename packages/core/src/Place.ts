@@ -28,7 +28,8 @@ export const form = "CLI[@ACCOUNT]/MODEL (e.g. claude@work/claude-opus-5)"
  * @since 0.1.0
  * @category constants
  */
-export const pattern = /^[a-z0-9-]+(@[A-Za-z0-9._-]+)?\/[^-\s\u0000-\u001f\u007f-\u009f][^\s\u0000-\u001f\u007f-\u009f]*$/
+export const pattern =
+  /^[a-z0-9-]+(@[A-Za-z0-9._-]+)?\/[^-\s\u0000-\u001f\u007f-\u009f][^\s\u0000-\u001f\u007f-\u009f]*$/
 
 /**
  * The CLI part: lowercase letters, digits and `-`.
@@ -103,7 +104,7 @@ export class InvalidPlace extends Schema.TaggedError<InvalidPlace>("@fallback/co
  * Reads `CLI[@ACCOUNT]/MODEL`.
  *
  * @since 0.1.0
- * @category parsing
+ * @category constructors
  */
 export const parse = (input: string): Either.Either<Place, InvalidPlace> =>
   pipe(
@@ -116,7 +117,7 @@ export const parse = (input: string): Either.Either<Place, InvalidPlace> =>
  * Writes a place as `CLI[@ACCOUNT]/MODEL`; `format(parse(s))` is `s` for every valid `s`.
  *
  * @since 0.1.0
- * @category formatting
+ * @category utils
  */
 export const format = (place: Place): string => {
   let written = formatted.get(place)

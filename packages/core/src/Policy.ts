@@ -106,7 +106,7 @@ export class InvalidPolicy extends Schema.TaggedError<InvalidPolicy>("@fallback/
  * Reads a policy's name.
  *
  * @since 0.1.0
- * @category parsing
+ * @category constructors
  */
 export const parse = (input: string): Either.Either<Name, InvalidPolicy> =>
   Schema.is(Name)(input) ? Either.right(input) : Either.left(new InvalidPolicy({ input }))
@@ -120,7 +120,7 @@ const exponential = capped(Schedule.exponential(firstWait, 2))
  * A policy as an endless Schedule of waits. Bound it with {@link toSchedule}.
  *
  * @since 0.1.0
- * @category schedules
+ * @category constructors
  */
 export const schedule = (name: Name): Schedule.Schedule<Duration.Duration> => {
   switch (name) {
@@ -210,9 +210,17 @@ export const retrying = (
   !Number.isSafeInteger(tries) || tries < 0 || tries > mostTries
     ? Either.left(new InvalidRetrying({ reason: `tries is ${String(tries).slice(0, 24)}` }))
     : !Duration.isFinite(timeout) || Duration.greaterThan(timeout, longestTimeout)
-    ? Either.left(new InvalidRetrying({ reason: `timeout is ${Duration.isFinite(timeout) ? Duration.format(timeout) : "infinite"}` }))
+    ? Either.left(
+      new InvalidRetrying({
+        reason: `timeout is ${Duration.isFinite(timeout) ? Duration.format(timeout) : "infinite"}`
+      })
+    )
     : Either.right(
-      new Retrying({ tries: tries === 0 ? 0 : tries, policy, timeout: Duration.millis(Math.round(Duration.toMillis(timeout))) })
+      new Retrying({
+        tries: tries === 0 ? 0 : tries,
+        policy,
+        timeout: Duration.millis(Math.round(Duration.toMillis(timeout)))
+      })
     )
 
 /**
@@ -242,7 +250,7 @@ export const never: Retrying = new Retrying({ tries: 0 })
  * ```
  *
  * @since 0.1.0
- * @category schedules
+ * @category constructors
  */
 export const toSchedule: {
   (retrying: Retrying, startedAt: number): Schedule.Schedule<Duration.Duration>
@@ -256,7 +264,10 @@ export const toSchedule: {
   startedAt: number,
   atLeast?: (input: In) => Duration.Duration
 ): Schedule.Schedule<Duration.Duration, In> => {
-  const counted: Schedule.Schedule<unknown, In> = Schedule.intersect(schedule(retrying.policy), Schedule.recurs(retrying.tries))
+  const counted: Schedule.Schedule<unknown, In> = Schedule.intersect(
+    schedule(retrying.policy),
+    Schedule.recurs(retrying.tries)
+  )
   const floored = Schedule.delays(
     atLeast === undefined ? counted : pipe(counted, internal.atLeast((input: In) => Duration.toMillis(atLeast(input))))
   )
@@ -270,11 +281,14 @@ export const toSchedule: {
  * {@link mostTries}). For `exponential-jitter` these are the upper bounds each wait is drawn under.
  *
  * @since 0.1.0
- * @category schedules
+ * @category constructors
  */
 export const ladder = (name: Name, tries: number): ReadonlyArray<Duration.Duration> =>
   Effect.runSync(
-    internal.waits(schedule(name === "exponential-jitter" ? "exponential" : name), Math.min(Math.max(0, tries), mostTries))
+    internal.waits(
+      schedule(name === "exponential-jitter" ? "exponential" : name),
+      Math.min(Math.max(0, tries), mostTries)
+    )
   ).map(
     (millis) => Duration.millis(millis)
   )

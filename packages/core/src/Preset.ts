@@ -52,7 +52,7 @@ export const health = (preset: Preset): Layer.Layer<Health.Health> => Health.Hea
  * The primary design (reference 000).
  *
  * @since 0.1.0
- * @category presets
+ * @category constants
  */
 export const primary: Preset = { name: "primary", options: Agent.defaults, breaker: Health.defaultBreaker }
 
@@ -78,7 +78,7 @@ const everyKind = (answer: Answer.Answer): Answer.Table => ({
  * The escalating system's answers (reference 002): any other error switches to the next model.
  *
  * @since 0.1.0
- * @category tables
+ * @category constants
  */
 export const escalatingAnswers: Answer.Table = Answer.override(everyKind(switches), {
   Timeout: new Answer.Answer({ here: [Duration.seconds(15), Duration.seconds(15)], places: true }),
@@ -99,7 +99,7 @@ export const escalatingAnswers: Answer.Table = Answer.override(everyKind(switche
  * `fallback: false`; give a {@link Compactor} for context too long to compact, then trim.
  *
  * @since 0.1.0
- * @category presets
+ * @category constants
  */
 export const escalating: Preset = {
   name: "escalating",
@@ -128,7 +128,7 @@ export const escalating: Preset = {
  * model; context too long is taken once.
  *
  * @since 0.1.0
- * @category tables
+ * @category constants
  */
 export const breakerAnswers: Answer.Table = Answer.override(everyKind(switches), {
   ContextTooLong: new Answer.Answer({ once: true })
@@ -138,7 +138,7 @@ export const breakerAnswers: Answer.Table = Answer.override(everyKind(switches),
  * The breaker system (reference 003).
  *
  * @since 0.1.0
- * @category presets
+ * @category constants
  */
 export const breaker: Preset = {
   name: "breaker",

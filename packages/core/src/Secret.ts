@@ -11,7 +11,7 @@ import * as internal from "./internal/secret.js"
  * hides it wherever it appears, whatever its shape. Values under six characters are not held.
  *
  * @since 0.1.0
- * @category masking
+ * @category utils
  */
 export const hold: (value: string) => void = internal.hold
 
@@ -20,7 +20,7 @@ export const hold: (value: string) => void = internal.hold
  * word in it that looks like a key.
  *
  * @since 0.1.0
- * @category masking
+ * @category utils
  */
 export const holdPrompt: (prompt: string) => void = internal.holdPrompt
 
@@ -29,7 +29,7 @@ export const holdPrompt: (prompt: string) => void = internal.holdPrompt
  * `key=…`, passwords in URLs) replaced by `***`, the words around them kept.
  *
  * @since 0.1.0
- * @category masking
+ * @category utils
  */
 export const mask: (text: string) => string = internal.redact
 
@@ -37,7 +37,7 @@ export const mask: (text: string) => string = internal.redact
  * Whether a value on its own looks like a credential rather than a setting.
  *
  * @since 0.1.0
- * @category predicates
+ * @category guards
  */
 export const looksLikeSecret: (value: string) => boolean = internal.looksLikeSecret
 
@@ -45,6 +45,6 @@ export const looksLikeSecret: (value: string) => boolean = internal.looksLikeSec
  * Whether a variable's name says it holds a credential (`…_API_KEY`, `…_TOKEN`, `…_PASSWORD`).
  *
  * @since 0.1.0
- * @category predicates
+ * @category guards
  */
 export const secretName: (name: string) => boolean = internal.secretName

@@ -56,7 +56,7 @@ export interface Honours {
  * would be a setting that lies.
  *
  * @since 0.1.0
- * @category checks
+ * @category guards
  */
 export const refusal = (settings: Settings, honours: Honours): Option.Option<string> =>
   !settings.webSearch && !honours.webSearchOff

@@ -144,15 +144,19 @@ const make = (store: ConfigFile.Store["Type"]): Steps["Type"] => {
       const value = yield* Policy.retrying(tries, policy, timeout)
       yield* edit((book) => Either.right(internal.retrying(book, at, value)))
     }),
-    all: Effect.map(book, (book) =>
-      [...book.values()].sort((a, b) => String(a.place) < String(b.place) ? -1 : 1).map(stepOf)).pipe(
-        Effect.withSpan("Steps.all")
-      ),
+    all: Effect.map(
+      book,
+      (book) => [...book.values()].sort((a, b) => String(a.place) < String(b.place) ? -1 : 1).map(stepOf)
+    ).pipe(
+      Effect.withSpan("Steps.all")
+    ),
     // `get` and `chain` are read on turns that fail over, so they are not traced: a span and the
     // stack an Effect.fn captures cost more than the read.
     get: (place) =>
-      Effect.flatMap(placeOf(place), (at) =>
-        Effect.map(book, (book) => Option.map(Option.fromNullable(book.get(String(at))), stepOf))),
+      Effect.flatMap(
+        placeOf(place),
+        (at) => Effect.map(book, (book) => Option.map(Option.fromNullable(book.get(String(at))), stepOf))
+      ),
     clear: Effect.fn("Steps.clear")(function*(place) {
       const at = yield* placeOf(place)
       yield* edit((book) => Either.right(internal.clear(book, at)))

@@ -21,8 +21,8 @@
  */
 import type * as Effect from "effect/Effect"
 import type * as Metric from "effect/Metric"
-import type { Channel, Notice } from "./Notice.js"
 import * as internal from "./internal/telemetry.js"
+import type { Channel, Notice } from "./Notice.js"
 
 /**
  * The attribute names fallback writes on spans, metric series and log annotations.
@@ -53,7 +53,7 @@ export const eventName: Readonly<Record<Notice["_tag"], string>> = internal.even
  * (`answered`, or the failure's kind).
  *
  * @since 0.1.0
- * @category metrics
+ * @category constants
  */
 export const attempts: Metric.Metric.Counter<number> = internal.attempts
 
@@ -62,7 +62,7 @@ export const attempts: Metric.Metric.Counter<number> = internal.attempts
  * `fallback.move.by` (`account` or `place`).
  *
  * @since 0.1.0
- * @category metrics
+ * @category constants
  */
 export const moves: Metric.Metric.Counter<number> = internal.moves
 
@@ -71,7 +71,7 @@ export const moves: Metric.Metric.Counter<number> = internal.moves
  * (`parked`, `cooling`, `trial`, `unhealthy`, `provider`, `window`).
  *
  * @since 0.1.0
- * @category metrics
+ * @category constants
  */
 export const skips: Metric.Metric.Counter<number> = internal.skips
 
@@ -79,7 +79,7 @@ export const skips: Metric.Metric.Counter<number> = internal.skips
  * `fallback.breaker.openings`: times a place's breaker opened, by place.
  *
  * @since 0.1.0
- * @category metrics
+ * @category constants
  */
 export const breakerOpenings: Metric.Metric.Counter<number> = internal.breakerOpenings
 
@@ -87,7 +87,7 @@ export const breakerOpenings: Metric.Metric.Counter<number> = internal.breakerOp
  * `fallback.breaker.parked`: by place, 1 once its breaker parks it, 0 once it answers again.
  *
  * @since 0.1.0
- * @category metrics
+ * @category constants
  */
 export const parked: Metric.Metric.Gauge<number> = internal.parked
 
@@ -96,7 +96,7 @@ export const parked: Metric.Metric.Gauge<number> = internal.parked
  * `error.type`.
  *
  * @since 0.1.0
- * @category metrics
+ * @category constants
  */
 export const waits: Metric.Metric.Histogram<number> = internal.waits
 
@@ -105,7 +105,7 @@ export const waits: Metric.Metric.Histogram<number> = internal.waits
  * by the turn's first place.
  *
  * @since 0.1.0
- * @category metrics
+ * @category constants
  */
 export const timeToFirstContent: Metric.Metric.Histogram<number> = internal.timeToFirstContent
 
@@ -113,7 +113,7 @@ export const timeToFirstContent: Metric.Metric.Histogram<number> = internal.time
  * `fallback.turn.duration` (s): whole turns, by the turn's first place and `fallback.outcome`.
  *
  * @since 0.1.0
- * @category metrics
+ * @category constants
  */
 export const turnDuration: Metric.Metric.Histogram<number> = internal.turnDuration
 

@@ -45,8 +45,7 @@ const ready = (run: Run) =>
     run.child.stdout!.on("data", look)
   })
 
-const decodeFile = (file: string) =>
-  ConfigFile.decode(file, readFileSync(file, "utf8"), ConfigFile.builtinClis)
+const decodeFile = (file: string) => ConfigFile.decode(file, readFileSync(file, "utf8"), ConfigFile.builtinClis)
 
 describe("the config file under several processes", () => {
   it("8 processes × 50 edits on one file: every edit is there afterwards", async () => {
@@ -62,30 +61,34 @@ describe("the config file under several processes", () => {
     expect(readdirSync(join(folder, "many")).sort()).toEqual(["config.json"])
   }, 120_000)
 
-  it("writers killed with SIGKILL mid-save 100 times: the file always decodes, and the next writer gets the lock", async () => {
-    const file = join(folder, "killed", "config.json")
-    expect((await start(file, "first", "1").done).code).toBe(0)
-    const lanes = 4
-    let kills = 0
-    await Promise.all(Array.from({ length: lanes }, async (_, lane) => {
-      for (let round = 0; round < 100 / lanes; round++) {
-        const run = start(file, String(lane), "forever")
-        await ready(run)
-        await new Promise((resolve) => setTimeout(resolve, Math.random() * 40))
-        run.child.kill("SIGKILL")
-        expect((await run.done).signal).toBe("SIGKILL")
-        kills++
-        expect(Either.isRight(decodeFile(file))).toBe(true)
-      }
-    }))
-    expect(kills).toBe(100)
-    const last = await start(file, "last", "3").done
-    expect(last).toEqual({ code: 0, signal: null, out: "" })
-    const document = Either.getOrThrow(decodeFile(file))
-    expect(document.steps["claude/wlast-2"]?.to?.toString()).toBe("codex/wlast")
-    expect(document.steps["claude/wfirst-0"]?.to?.toString()).toBe("codex/wfirst")
-    expect(readdirSync(join(folder, "killed")).filter((name) => name !== "config.json")).toEqual([])
-  }, 180_000)
+  it(
+    "writers killed with SIGKILL mid-save 100 times: the file always decodes, and the next writer gets the lock",
+    async () => {
+      const file = join(folder, "killed", "config.json")
+      expect((await start(file, "first", "1").done).code).toBe(0)
+      const lanes = 4
+      let kills = 0
+      await Promise.all(Array.from({ length: lanes }, async (_, lane) => {
+        for (let round = 0; round < 100 / lanes; round++) {
+          const run = start(file, String(lane), "forever")
+          await ready(run)
+          await new Promise((resolve) => setTimeout(resolve, Math.random() * 40))
+          run.child.kill("SIGKILL")
+          expect((await run.done).signal).toBe("SIGKILL")
+          kills++
+          expect(Either.isRight(decodeFile(file))).toBe(true)
+        }
+      }))
+      expect(kills).toBe(100)
+      const last = await start(file, "last", "3").done
+      expect(last).toEqual({ code: 0, signal: null, out: "" })
+      const document = Either.getOrThrow(decodeFile(file))
+      expect(document.steps["claude/wlast-2"]?.to?.toString()).toBe("codex/wlast")
+      expect(document.steps["claude/wfirst-0"]?.to?.toString()).toBe("codex/wfirst")
+      expect(readdirSync(join(folder, "killed")).filter((name) => name !== "config.json")).toEqual([])
+    },
+    180_000
+  )
 
   it("a step written through the SDK in one process is the one another process reads back", async () => {
     const file = join(folder, "shared", "config.json")

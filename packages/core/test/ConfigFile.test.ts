@@ -1,7 +1,7 @@
-import * as FileSystem from "@effect/platform/FileSystem"
-import * as Path from "@effect/platform/Path"
 import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
 import * as NodePath from "@effect/platform-node/NodePath"
+import * as FileSystem from "@effect/platform/FileSystem"
+import * as Path from "@effect/platform/Path"
 import { describe, expect, it } from "@effect/vitest"
 import { ConfigProvider, Effect, Either, Layer, Option, Schema } from "effect"
 import { readFileSync } from "node:fs"
@@ -139,7 +139,10 @@ describe("ConfigFile", () => {
     const text = JSON.stringify({
       $schema: "https://example.invalid/config.schema.json",
       steps: {
-        "claude@work/claude-opus-5": { to: "codex@key/gpt-5.6-sol", retrying: { tries: 3, policy: "exponential", timeout: 90 } },
+        "claude@work/claude-opus-5": {
+          to: "codex@key/gpt-5.6-sol",
+          retrying: { tries: 3, policy: "exponential", timeout: 90 }
+        },
         "codex@key/gpt-5.6-sol": { to: "opencode/anthropic/claude-sonnet-4-5" }
       },
       accounts: {
@@ -178,7 +181,9 @@ describe("ConfigFile", () => {
       const path = (yield* Path.Path).join(yield* folder, "config.json")
       for (const [, text] of corpus) {
         yield* fs.writeFileString(path, text)
-        const error = yield* Effect.flip(withFile(path, Effect.flatMap(Steps.Steps, (steps) => steps.points("claude/x", "codex/y"))))
+        const error = yield* Effect.flip(
+          withFile(path, Effect.flatMap(Steps.Steps, (steps) => steps.points("claude/x", "codex/y")))
+        )
         expect(error._tag).not.toBe("ConfigUnwritable")
         expect(yield* fs.readFileString(path)).toBe(text)
       }
@@ -193,57 +198,74 @@ describe("ConfigFile", () => {
       yield* withFile(config, Effect.flatMap(Steps.Steps, (steps) => steps.points("claude/x", "codex/y")))
       expect(((yield* fs.stat(config)).mode & 0o777).toString(8)).toBe("600")
       expect((yield* fs.readDirectory(path.dirname(config))).sort()).toEqual(["config.json"])
-      expect(JSON.parse(yield* fs.readFileString(config))).toEqual({ steps: { "claude/x": { to: "codex/y" } }, accounts: {} })
+      expect(JSON.parse(yield* fs.readFileString(config))).toEqual({
+        steps: { "claude/x": { to: "codex/y" } },
+        accounts: {}
+      })
     }).pipe(Effect.provide(Node)))
 
   it.scoped("steps and accounts written through the SDK are read back from the file", () =>
     Effect.gen(function*() {
       const config = (yield* Path.Path).join(yield* folder, "config.json")
-      yield* withFile(config, Effect.gen(function*() {
-        const accounts = yield* Accounts.Accounts
-        yield* accounts.add("claude", new ConfigFile.Account({ name: "work", configDir: "/srv/claude-work" }))
-        yield* accounts.add("claude", new ConfigFile.Account({ name: "key", env: { ANTHROPIC_API_KEY: { fromEnv: "KEY2" } } }))
-        const steps = yield* Steps.Steps
-        yield* steps.points("claude@work/claude-opus-5", "codex/gpt-5.6-sol")
-        yield* steps.retrying("claude@work/claude-opus-5", 2, "linear")
-      }))
-      const [chain, step, names] = yield* withFile(config, Effect.gen(function*() {
-        const steps = yield* Steps.Steps
-        return [
-          yield* steps.chain("claude@work/claude-opus-5"),
-          yield* steps.get("claude@work/claude-opus-5"),
-          (yield* (yield* Accounts.Accounts).list("claude")).map((a) => a.name)
-        ] as const
-      }))
+      yield* withFile(
+        config,
+        Effect.gen(function*() {
+          const accounts = yield* Accounts.Accounts
+          yield* accounts.add("claude", new ConfigFile.Account({ name: "work", configDir: "/srv/claude-work" }))
+          yield* accounts.add(
+            "claude",
+            new ConfigFile.Account({ name: "key", env: { ANTHROPIC_API_KEY: { fromEnv: "KEY2" } } })
+          )
+          const steps = yield* Steps.Steps
+          yield* steps.points("claude@work/claude-opus-5", "codex/gpt-5.6-sol")
+          yield* steps.retrying("claude@work/claude-opus-5", 2, "linear")
+        })
+      )
+      const [chain, step, names] = yield* withFile(
+        config,
+        Effect.gen(function*() {
+          const steps = yield* Steps.Steps
+          return [
+            yield* steps.chain("claude@work/claude-opus-5"),
+            yield* steps.get("claude@work/claude-opus-5"),
+            (yield* (yield* Accounts.Accounts).list("claude")).map((a) => a.name)
+          ] as const
+        })
+      )
       expect(chain.map(Place.format)).toEqual(["claude@work/claude-opus-5", "codex/gpt-5.6-sol"])
-      expect(Option.map(Option.flatMap(step, (s) => s.retrying), (r) => [r.tries, r.policy])).toEqual(Option.some([2, "linear"]))
+      expect(Option.map(Option.flatMap(step, (s) => s.retrying), (r) => [r.tries, r.policy])).toEqual(
+        Option.some([2, "linear"])
+      )
       expect(names).toEqual(["work", "key"])
     }).pipe(Effect.provide(Node)))
 
   it.scoped("accounts keep their order, refuse a repeat, and cannot be removed while a step names them", () =>
     Effect.gen(function*() {
       const config = (yield* Path.Path).join(yield* folder, "config.json")
-      yield* withFile(config, Effect.gen(function*() {
-        const accounts = yield* Accounts.Accounts
-        for (const name of ["work", "key", "home"]) yield* accounts.add("claude", new ConfigFile.Account({ name }))
-        expect((yield* Effect.flip(accounts.add("claude", new ConfigFile.Account({ name: "key" })))).message).toBe(
-          "claude: the account \"key\" is already set up; remove it first to set it up again"
-        )
-        yield* accounts.order("claude", ["home", "work", "key"])
-        expect((yield* accounts.list("claude")).map((a) => a.name)).toEqual(["home", "work", "key"])
-        expect((yield* Effect.flip(accounts.order("claude", ["home", "work"]))).message).toBe(
-          "claude: an order names each account once: home, work, key"
-        )
-        yield* (yield* Steps.Steps).points("claude@key/claude-opus-5", "codex/gpt-5")
-        expect((yield* Effect.flip(accounts.remove("claude", "key"))).message).toBe(
-          `${config}: claude@key/claude-opus-5 names the account "key", which is not set up for claude (it has home, work); add it with: fallback accounts add claude key`
-        )
-        yield* accounts.remove("claude", "home")
-        expect((yield* accounts.list("claude")).map((a) => a.name)).toEqual(["work", "key"])
-        expect((yield* Effect.flip(accounts.remove("claude", "home"))).message).toBe(
-          "claude: there is no account \"home\" to remove (it has work, key)"
-        )
-      }))
+      yield* withFile(
+        config,
+        Effect.gen(function*() {
+          const accounts = yield* Accounts.Accounts
+          for (const name of ["work", "key", "home"]) yield* accounts.add("claude", new ConfigFile.Account({ name }))
+          expect((yield* Effect.flip(accounts.add("claude", new ConfigFile.Account({ name: "key" })))).message).toBe(
+            "claude: the account \"key\" is already set up; remove it first to set it up again"
+          )
+          yield* accounts.order("claude", ["home", "work", "key"])
+          expect((yield* accounts.list("claude")).map((a) => a.name)).toEqual(["home", "work", "key"])
+          expect((yield* Effect.flip(accounts.order("claude", ["home", "work"]))).message).toBe(
+            "claude: an order names each account once: home, work, key"
+          )
+          yield* (yield* Steps.Steps).points("claude@key/claude-opus-5", "codex/gpt-5")
+          expect((yield* Effect.flip(accounts.remove("claude", "key"))).message).toBe(
+            `${config}: claude@key/claude-opus-5 names the account "key", which is not set up for claude (it has home, work); add it with: fallback accounts add claude key`
+          )
+          yield* accounts.remove("claude", "home")
+          expect((yield* accounts.list("claude")).map((a) => a.name)).toEqual(["work", "key"])
+          expect((yield* Effect.flip(accounts.remove("claude", "home"))).message).toBe(
+            "claude: there is no account \"home\" to remove (it has work, key)"
+          )
+        })
+      )
     }).pipe(Effect.provide(Node)))
 
   it("an account cannot be made with a secret as a plain value", () => {

@@ -4,9 +4,9 @@
  * document that reads is written back as text that reads as the same document. Seeded (FUZZ_SEED
  * replays a run) and bounded by counts.
  */
-import * as FileSystem from "@effect/platform/FileSystem"
 import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
 import * as NodePath from "@effect/platform-node/NodePath"
+import * as FileSystem from "@effect/platform/FileSystem"
 import { describe, expect, it } from "@effect/vitest"
 import { Arbitrary, Duration, Effect, Either, FastCheck as fc, Layer, Schema } from "effect"
 import { ConfigFile, Place, Policy, Steps } from "../src/index.js"
@@ -26,7 +26,16 @@ const readable = (message: string) => {
 const hostileText = fc.oneof(
   fc.string({ maxLength: 80 }),
   fc.fullUnicodeString({ maxLength: 40 }),
-  fc.constantFrom("-", "--yolo", "\u001b]8;;http://x\u0007", "\u0000", "\u202e", "__proto__", "1e999", "x".repeat(100_000))
+  fc.constantFrom(
+    "-",
+    "--yolo",
+    "\u001b]8;;http://x\u0007",
+    "\u0000",
+    "\u202e",
+    "__proto__",
+    "1e999",
+    "x".repeat(100_000)
+  )
 )
 
 const validPlace = Arbitrary.make(Place.Place).map(Place.format)
@@ -36,12 +45,17 @@ const mutatedPlace = fc.tuple(validPlace, fc.nat(60), hostileText).map(([place, 
 )
 
 describe("fuzz: places", () => {
-  it.prop("a place reads, or is refused with a short, printable message", [fc.oneof(hostileText, mutatedPlace)], ([input]) => {
-    const parsed = Place.parse(input)
-    if (Either.isLeft(parsed)) return readable(parsed.left.message)
-    expect(Place.format(parsed.right)).toBe(input)
-    expect(parsed.right.model.startsWith("-")).toBe(false)
-  }, runs(400))
+  it.prop(
+    "a place reads, or is refused with a short, printable message",
+    [fc.oneof(hostileText, mutatedPlace)],
+    ([input]) => {
+      const parsed = Place.parse(input)
+      if (Either.isLeft(parsed)) return readable(parsed.left.message)
+      expect(Place.format(parsed.right)).toBe(input)
+      expect(parsed.right.model.startsWith("-")).toBe(false)
+    },
+    runs(400)
+  )
 })
 
 describe("fuzz: tries and durations", () => {
@@ -55,7 +69,11 @@ describe("fuzz: tries and durations", () => {
     fc.constantFrom(...Policy.names),
     number
   ], ([tries, policy, seconds]) => {
-    const made = Policy.retrying(tries, policy, Number.isNaN(seconds) ? Duration.infinity : Duration.millis(seconds * 1000))
+    const made = Policy.retrying(
+      tries,
+      policy,
+      Number.isNaN(seconds) ? Duration.infinity : Duration.millis(seconds * 1000)
+    )
     if (Either.isLeft(made)) return readable(made.left.message)
     const text = JSON.stringify(Schema.encodeSync(Policy.Retrying)(made.right))
     expect(Schema.decodeUnknownSync(Policy.Retrying)(JSON.parse(text))).toEqual(made.right)
@@ -72,7 +90,9 @@ const step = fc.record({
     fc.record({
       tries: fc.nat(Policy.mostTries + 5),
       policy: fc.constantFrom(...Policy.names),
-      timeout: fc.oneof(fc.nat(90_000), fc.double({ min: 0, max: 1e6, noNaN: true })).map((seconds) => Duration.seconds(seconds))
+      timeout: fc.oneof(fc.nat(90_000), fc.double({ min: 0, max: 1e6, noNaN: true })).map((seconds) =>
+        Duration.seconds(seconds)
+      )
     }).map((fields) => Object.assign(Object.create(Policy.Retrying.prototype), fields) as Policy.Retrying),
     { nil: undefined }
   )
@@ -86,14 +106,19 @@ const document = fc.record({
     fc.uniqueArray(Arbitrary.make(ConfigFile.Account), { maxLength: 3, selector: (account) => account.name }),
     { maxKeys: 3 }
   ),
-  providers: fc.dictionary(fc.constantFrom("local", "api", "mine"), Arbitrary.make(ConfigFile.Provider), { maxKeys: 2 }),
+  providers: fc.dictionary(fc.constantFrom("local", "api", "mine"), Arbitrary.make(ConfigFile.Provider), {
+    maxKeys: 2
+  }),
   clis: fc.constant({})
 }).map((parts) => ConfigFile.Document.make(parts as ConfigFile.Document, { disableValidation: true }))
 
 const mutation = fc.oneof(
   fc.record({ kind: fc.constant("cut" as const), at: fc.nat(), length: fc.nat(40) }),
   fc.record({ kind: fc.constant("insert" as const), at: fc.nat(), text: hostileText }),
-  fc.record({ kind: fc.constant("number" as const), value: fc.constantFrom("1e999", "-1", "100000000", "0.5", "1e308", "null") }),
+  fc.record({
+    kind: fc.constant("number" as const),
+    value: fc.constantFrom("1e999", "-1", "100000000", "0.5", "1e308", "null")
+  }),
   fc.record({ kind: fc.constant("twice" as const), at: fc.nat() }),
   fc.record({ kind: fc.constant("proto" as const) })
 )
@@ -153,28 +178,32 @@ describe("fuzz: config files", () => {
     expect(Either.map(decode(again), ConfigFile.encode)).toEqual(Either.right(again))
   }, runs(400))
 
-  it.effect("a change to a mutated file on disk is never a write that does not read back", () =>
-    Effect.gen(function*() {
-      const fs = yield* FileSystem.FileSystem
-      const dir = yield* fs.makeTempDirectoryScoped({ prefix: "fallback-fuzz-" })
-      const samples = fc.sample(fc.tuple(document, fc.array(mutation, { maxLength: 2 })), { numRuns: 40, seed })
-      for (const [i, [drawn, changes]] of samples.entries()) {
-        const file = `${dir}/config-${i}.json`
-        const written = Either.try(() => ConfigFile.encode(drawn))
-        if (Either.isLeft(written)) continue
-        const before = changes.reduce(mutate, written.right)
-        yield* fs.writeFileString(file, before)
-        const edit = Effect.flatMap(Steps.Steps, (steps) => steps.points("claude/fuzz-a", "codex/fuzz-b")).pipe(
-          Effect.provide(Steps.Steps.layer.pipe(Layer.provide(ConfigFile.Store.layerFile(file))))
-        )
-        const done = yield* Effect.either(edit)
-        const after = yield* fs.readFileString(file)
-        if (Either.isLeft(done)) {
-          readable(done.left.message)
-          expect(after).toBe(before)
-        } else {
-          expect(Either.isRight(decode(after))).toBe(true)
+  it.effect(
+    "a change to a mutated file on disk is never a write that does not read back",
+    () =>
+      Effect.gen(function*() {
+        const fs = yield* FileSystem.FileSystem
+        const dir = yield* fs.makeTempDirectoryScoped({ prefix: "fallback-fuzz-" })
+        const samples = fc.sample(fc.tuple(document, fc.array(mutation, { maxLength: 2 })), { numRuns: 40, seed })
+        for (const [i, [drawn, changes]] of samples.entries()) {
+          const file = `${dir}/config-${i}.json`
+          const written = Either.try(() => ConfigFile.encode(drawn))
+          if (Either.isLeft(written)) continue
+          const before = changes.reduce(mutate, written.right)
+          yield* fs.writeFileString(file, before)
+          const edit = Effect.flatMap(Steps.Steps, (steps) => steps.points("claude/fuzz-a", "codex/fuzz-b")).pipe(
+            Effect.provide(Steps.Steps.layer.pipe(Layer.provide(ConfigFile.Store.layerFile(file))))
+          )
+          const done = yield* Effect.either(edit)
+          const after = yield* fs.readFileString(file)
+          if (Either.isLeft(done)) {
+            readable(done.left.message)
+            expect(after).toBe(before)
+          } else {
+            expect(Either.isRight(decode(after))).toBe(true)
+          }
         }
-      }
-    }).pipe(Effect.scoped, Effect.provide(Layer.merge(NodeFileSystem.layer, NodePath.layer))), 60_000)
+      }).pipe(Effect.scoped, Effect.provide(Layer.merge(NodeFileSystem.layer, NodePath.layer))),
+    60_000
+  )
 })

@@ -1,15 +1,15 @@
 /**
  * Inputs that hung or poisoned the file (issue 12 #3–#10): each test failed before its fix.
  */
-import * as FileSystem from "@effect/platform/FileSystem"
 import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
 import * as NodePath from "@effect/platform-node/NodePath"
-import { describe, expect, it } from "@effect/vitest"
+import * as FileSystem from "@effect/platform/FileSystem"
 import * as Path from "@effect/platform/Path"
+import { describe, expect, it } from "@effect/vitest"
 import { Duration, Effect, Either, Layer, Random, Schema } from "effect"
 import { spawnSync } from "node:child_process"
-import { withLock } from "../src/internal/lock.js"
 import { ConfigFile, Failure, Place, Policy, Steps } from "../src/index.js"
+import { withLock } from "../src/internal/lock.js"
 
 const Node = Layer.merge(NodeFileSystem.layer, NodePath.layer)
 
@@ -70,7 +70,10 @@ describe("tries and timeouts are bounded (#3, #4)", () => {
 
 describe("the file is refused, not silently changed (#5)", () => {
   it.each([
-    [`{"steps":{"claude/a":{"to":"codex/b"},"claude/a":{"to":"gemini/c"}}}`, `at steps: the key "claude/a" is written twice`],
+    [
+      `{"steps":{"claude/a":{"to":"codex/b"},"claude/a":{"to":"gemini/c"}}}`,
+      `at steps: the key "claude/a" is written twice`
+    ],
     [`{"steps":{},"steps":{}}`, `at the top: the key "steps" is written twice`],
     [`{"__proto__":{"steps":1}}`, `at the top: the key "__proto__"`],
     [`{"accounts":{"claude":[{"name":"a","__proto__":{}}]}}`, `at accounts.claude[0]: the key "__proto__"`]
@@ -133,7 +136,10 @@ const slowed = (fs: FileSystem.FileSystem): FileSystem.FileSystem =>
       return (...args: Array<unknown>) => {
         const result = (member as (...a: Array<unknown>) => unknown).apply(target, args)
         return Effect.isEffect(result)
-          ? Effect.zipRight(Effect.flatMap(Random.nextIntBetween(0, 4), (ms) => Effect.sleep(Duration.millis(ms))), result)
+          ? Effect.zipRight(
+            Effect.flatMap(Random.nextIntBetween(0, 4), (ms) => Effect.sleep(Duration.millis(ms))),
+            result
+          )
           : result
       }
     }
@@ -198,7 +204,9 @@ describe("a symlinked config file (#10)", () => {
       yield* fs.makeDirectory(`${dir}/dotfiles`)
       yield* fs.writeFileString(`${dir}/dotfiles/fallback.json`, "{}")
       yield* fs.symlink("dotfiles/fallback.json", `${dir}/config.json`)
-      yield* Effect.flatMap(Steps.Steps, (s) => s.points("claude/a", "codex/b")).pipe(Effect.provide(steps(`${dir}/config.json`)))
+      yield* Effect.flatMap(Steps.Steps, (s) => s.points("claude/a", "codex/b")).pipe(
+        Effect.provide(steps(`${dir}/config.json`))
+      )
       expect(yield* fs.readLink(`${dir}/config.json`)).toBe("dotfiles/fallback.json")
       expect(JSON.parse(yield* fs.readFileString(`${dir}/dotfiles/fallback.json`)).steps["claude/a"].to).toBe("codex/b")
     }).pipe(Effect.provide(Node)))

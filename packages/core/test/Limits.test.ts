@@ -1,5 +1,5 @@
-import { ConfigFile } from "@fallback/core"
 import { describe, expect, it } from "@effect/vitest"
+import { ConfigFile } from "@fallback/core"
 import { Duration, Either, Schema } from "effect"
 
 describe("the config file's limits", () => {

@@ -2,7 +2,15 @@ import { describe, expect, it } from "@effect/vitest"
 import { ConfigProvider, Effect, Either, FastCheck } from "effect"
 import { ModelList } from "../src/index.js"
 
-const catalogue = ["claude-sonnet-5", "claude-opus-5", "gpt-5", "gpt-5.6-sol", "gemini-3-pro", "qwen3:8b", "deepseek-v4-flash"]
+const catalogue = [
+  "claude-sonnet-5",
+  "claude-opus-5",
+  "gpt-5",
+  "gpt-5.6-sol",
+  "gemini-3-pro",
+  "qwen3:8b",
+  "deepseek-v4-flash"
+]
 
 const fromEnv = (env: Record<string, string>) =>
   ModelList.fromEnv.pipe(
@@ -13,7 +21,10 @@ const fromEnv = (env: Record<string, string>) =>
 const spaced = (names: ReadonlyArray<string>, pads: ReadonlyArray<string>) =>
   names.map((name, i) => `${pads[i % pads.length]}${name}${pads[(i + 1) % pads.length]}`).join(",")
 
-const distinct = FastCheck.uniqueArray(FastCheck.constantFrom(...catalogue), { minLength: 1, maxLength: catalogue.length })
+const distinct = FastCheck.uniqueArray(FastCheck.constantFrom(...catalogue), {
+  minLength: 1,
+  maxLength: catalogue.length
+})
 const pads = FastCheck.array(FastCheck.constantFrom("", " ", "  ", "\t"), { minLength: 1, maxLength: 4 })
 
 describe("ModelList", () => {
@@ -55,9 +66,13 @@ describe("ModelList", () => {
       )
     }))
 
-  it.prop("any list of distinct served names reads back in order, whatever the spaces", [distinct, pads], ([names, padding]) => {
-    expect(ModelList.parse(spaced(names, padding), catalogue)).toEqual(Either.right(names))
-  })
+  it.prop(
+    "any list of distinct served names reads back in order, whatever the spaces",
+    [distinct, pads],
+    ([names, padding]) => {
+      expect(ModelList.parse(spaced(names, padding), catalogue)).toEqual(Either.right(names))
+    }
+  )
 
   it.prop(
     "a list with a name twice is refused naming that name",

@@ -5,7 +5,15 @@ import { Answer, Failure, Notice, Place } from "../src/index.js"
 const place = Place.Place.make({ cli: "claude", account: "work", model: "opus" })
 const limited = new Failure.RateLimited({ place, said: Failure.said("429 sk-ant-api03-abcdefghijklmnopqrstuvwxyz") })
 const remedy = Answer.remedy(Answer.primary.RateLimited)
-const retrying = Notice.Notice.Retrying({ place, failure: limited, wait: Duration.seconds(30), go: 1, of: 1, reopen: false, remedy })
+const retrying = Notice.Notice.Retrying({
+  place,
+  failure: limited,
+  wait: Duration.seconds(30),
+  go: 1,
+  of: 1,
+  reopen: false,
+  remedy
+})
 const moving = Notice.Notice.Moving({
   from: place,
   to: Place.Place.make({ cli: "claude", account: "home", model: "opus" }),
@@ -28,13 +36,27 @@ describe("Notice", () => {
     expect(Notice.format(moving)).toBe(
       "claude@work is rate-limited; a wait, another account or another place is what answers it; carrying on as home"
     )
-    expect(Notice.format(Notice.Notice.Moving({ from: place, to: Place.Place.make({ cli: "codex", model: "gpt" }), failure: limited, by: "place" })))
+    expect(
+      Notice.format(
+        Notice.Notice.Moving({
+          from: place,
+          to: Place.Place.make({ cli: "codex", model: "gpt" }),
+          failure: limited,
+          by: "place"
+        })
+      )
+    )
       .toMatch(/; carrying on at codex\/gpt$/)
   })
 
   it("never shows a secret the backend said", () => {
-    const unknown = new Failure.Unknown({ place, said: Failure.said("bad key sk-ant-api03-abcdefghijklmnopqrstuvwxyz") })
-    const line = Notice.format(Notice.Notice.Stopping({ place, failure: unknown, reason: "no account or place is left to try" }))
+    const unknown = new Failure.Unknown({
+      place,
+      said: Failure.said("bad key sk-ant-api03-abcdefghijklmnopqrstuvwxyz")
+    })
+    const line = Notice.format(
+      Notice.Notice.Stopping({ place, failure: unknown, reason: "no account or place is left to try" })
+    )
     expect(line).not.toContain("abcdefghijklmnopqrstuvwxyz")
   })
 

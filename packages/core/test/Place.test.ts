@@ -71,7 +71,11 @@ describe("Place", () => {
       "\"claude@a@b/x\" is not a place: the account \"a@b\" may hold only letters, digits, \".\", \"_\" and \"-\""
     ],
     ["claude@work/", "model", "\"claude@work/\" is not a place: the model after \"/\" is empty"],
-    ["claude/claude opus", "model", "\"claude/claude opus\" is not a place: the model \"claude opus\" may not hold spaces"]
+    [
+      "claude/claude opus",
+      "model",
+      "\"claude/claude opus\" is not a place: the model \"claude opus\" may not hold spaces"
+    ]
   ]
 
   it.each(invalid)("refuses %j naming the %s part", (input, part, message) => {

@@ -7,10 +7,15 @@ const expected = (name: Policy.Name, n: number): Array<number> => {
   const out: Array<number> = []
   let [a, b] = [1, 1]
   for (let i = 0; i < n; i++) {
-    const seconds = name === "none" ? 0 :
-      name === "constant" ? 1 :
-      name === "linear" ? i + 1 :
-      name === "fibonacci" ? a : 2 ** i
+    const seconds = name === "none" ?
+      0 :
+      name === "constant" ?
+      1 :
+      name === "linear" ?
+      i + 1 :
+      name === "fibonacci"
+      ? a
+      : 2 ** i
     out.push(Math.min(seconds, 60) * 1000)
     ;[a, b] = [b, a + b]
   }

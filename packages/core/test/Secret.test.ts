@@ -51,7 +51,10 @@ describe("Secret", () => {
   it.each([
     [{ accounts: { claude: [{ name: "a", env: { ANTHROPIC_API_KEY: "hunter2-prod-key" } }] } }, "ANTHROPIC_API_KEY"],
     [{ accounts: { claude: [{ name: "a", env: { MY_TOKEN: "plain" } }] } }, "MY_TOKEN"],
-    [{ accounts: { claude: [{ name: "a", env: { ANTHROPIC_BASE_URL: "https://u:pw123456@proxy.example" } }] } }, "ANTHROPIC_BASE_URL"],
+    [
+      { accounts: { claude: [{ name: "a", env: { ANTHROPIC_BASE_URL: "https://u:pw123456@proxy.example" } }] } },
+      "ANTHROPIC_BASE_URL"
+    ],
     [{ providers: { local: { kind: "openai-compatible", baseUrl: "http://me:s3cretpw@127.0.0.1:1/v1" } } }, "baseUrl"]
   ])("refuses a literal credential %j", (document, at) => {
     const result = ConfigFile.decode("config.json", JSON.stringify(document), ConfigFile.builtinClis)
@@ -63,9 +66,13 @@ describe("Secret", () => {
 
   it("still takes plain settings under names that say nothing of secrets", () => {
     const document = {
-      accounts: { claude: [{ name: "a", env: { ANTHROPIC_BASE_URL: "https://proxy.example/v1", KEYBOARD_LAYOUT: "us" } }] },
+      accounts: {
+        claude: [{ name: "a", env: { ANTHROPIC_BASE_URL: "https://proxy.example/v1", KEYBOARD_LAYOUT: "us" } }]
+      },
       providers: { local: { kind: "openai-compatible", baseUrl: "http://127.0.0.1:11434/v1" } }
     }
-    expect(Either.isRight(ConfigFile.decode("config.json", JSON.stringify(document), ConfigFile.builtinClis))).toBe(true)
+    expect(Either.isRight(ConfigFile.decode("config.json", JSON.stringify(document), ConfigFile.builtinClis))).toBe(
+      true
+    )
   })
 })

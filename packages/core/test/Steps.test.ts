@@ -4,7 +4,14 @@ import { Place, Steps } from "../src/index.js"
 
 const run = <A, E>(effect: Effect.Effect<A, E, Steps.Steps>) => effect.pipe(Effect.provide(Steps.Steps.layerMemory))
 
-const places = ["claude@work/claude-opus-5", "codex@key/gpt-5.6-sol", "dsh/deepseek-v4-flash", "gemini/gemini-3-pro", "opencode/x", "codex/y"]
+const places = [
+  "claude@work/claude-opus-5",
+  "codex@key/gpt-5.6-sol",
+  "dsh/deepseek-v4-flash",
+  "gemini/gemini-3-pro",
+  "opencode/x",
+  "codex/y"
+]
 const written = (place: Place.Place) => Place.format(place)
 
 describe("Steps", () => {
@@ -75,7 +82,12 @@ describe("Steps", () => {
 
   it.effect.prop(
     "every chain starts at its place, follows to, never repeats, and is what a naive walk gives",
-    [FastCheck.array(FastCheck.tuple(FastCheck.constantFrom(...places), FastCheck.constantFrom(...places)), { maxLength: 12 }), FastCheck.constantFrom(...places)],
+    [
+      FastCheck.array(FastCheck.tuple(FastCheck.constantFrom(...places), FastCheck.constantFrom(...places)), {
+        maxLength: 12
+      }),
+      FastCheck.constantFrom(...places)
+    ],
     ([edits, start]) =>
       run(Effect.gen(function*() {
         const steps = yield* Steps.Steps

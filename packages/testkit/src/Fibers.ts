@@ -20,7 +20,7 @@ class Started extends Supervisor.AbstractSupervisor<number> {
  * Runs an effect and counts the fibers started while it ran (itself not included).
  *
  * @since 0.1.0
- * @category counting
+ * @category utils
  */
 export const started = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<number, E, R> =>
   Effect.suspend(() => {

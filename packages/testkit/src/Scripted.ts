@@ -50,7 +50,7 @@ export const Outcome = Data.taggedEnum<Outcome>()
  * Answers with `text`.
  *
  * @since 0.1.0
- * @category outcomes
+ * @category constructors
  */
 export const answer = (text: string): Outcome => Outcome.Answer({ text })
 
@@ -58,7 +58,7 @@ export const answer = (text: string): Outcome => Outcome.Answer({ text })
  * Hangs after the session event.
  *
  * @since 0.1.0
- * @category outcomes
+ * @category constructors
  */
 export const hang: Outcome = Outcome.Hang()
 
@@ -66,7 +66,7 @@ export const hang: Outcome = Outcome.Hang()
  * Waits `duration`, then plays `then`.
  *
  * @since 0.1.0
- * @category outcomes
+ * @category constructors
  */
 export const delay = (duration: Duration.DurationInput, then: Outcome): Outcome =>
   Outcome.Delay({ duration: Duration.decode(duration), then })
@@ -75,7 +75,7 @@ export const delay = (duration: Duration.DurationInput, then: Outcome): Outcome 
  * Plays what `decide` picks for the prompt.
  *
  * @since 0.1.0
- * @category outcomes
+ * @category constructors
  */
 export const decide = (f: (prompt: Backend.Prompt) => Outcome): Outcome => Outcome.Decide({ decide: f })
 
@@ -102,7 +102,7 @@ const failures: { readonly [K in Failure.Kind]: (place: Place.Place) => Failure.
  * Fails with a failure of `kind`, or with the failure `make` builds for the place.
  *
  * @since 0.1.0
- * @category outcomes
+ * @category constructors
  */
 export const fail = (kind: Failure.Kind | ((place: Place.Place) => Failure.Failure)): Outcome =>
   Outcome.Fail({ failure: typeof kind === "string" ? failures[kind] : kind })
@@ -111,7 +111,7 @@ export const fail = (kind: Failure.Kind | ((place: Place.Place) => Failure.Failu
  * Sends `after` pieces of text, then fails with `kind`.
  *
  * @since 0.1.0
- * @category outcomes
+ * @category constructors
  */
 export const die = (after: number, kind: Failure.Kind): Outcome => Outcome.Die({ after, failure: failures[kind] })
 
@@ -119,7 +119,7 @@ export const die = (after: number, kind: Failure.Kind): Outcome => Outcome.Die({
  * Sends `after` pieces of text, then hangs.
  *
  * @since 0.1.0
- * @category outcomes
+ * @category constructors
  */
 export const stall = (after: number): Outcome => Outcome.Stall({ after })
 
@@ -297,7 +297,8 @@ const whole = (place: Place.Place, turn: Stream.Stream<Backend.Event, Failure.Fa
     const within = Duration.millis(Math.max(0, limits.by - clock.unsafeCurrentTimeMillis()))
     return Effect.timeoutFail(Effect.map(Stream.runCollect(turn), Chunk.toReadonlyArray), {
       duration: within,
-      onTimeout: () => new Failure.Timeout({ place, said: Failure.said("no first byte"), phase: "first-byte", after: within })
+      onTimeout: () =>
+        new Failure.Timeout({ place, said: Failure.said("no first byte"), phase: "first-byte", after: within })
     })
   })
 

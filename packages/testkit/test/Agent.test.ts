@@ -1,12 +1,13 @@
-import { Agent, Backend, Compactor, Failure, Health, Place, Preset, Settings, Steps } from "@fallback/core"
 import { describe, expect, it } from "@effect/vitest"
+import { Agent, Backend, Compactor, Failure, Health, Place, Preset, Settings, Steps } from "@fallback/core"
 import { Chunk, Duration, Effect, Exit, Fiber, Layer, Option, Scope, Stream, TestClock } from "effect"
 import { Scripted } from "../src/index.js"
 import { Heard, texts, world } from "./world.js"
 
 const [a, b, c, d] = ["claude/a", "codex/b", "gemini/c", "opencode/d"]
 
-const collect = (agent: Agent.Agent, prompt: string) => Stream.runCollect(agent.turn(prompt)).pipe(Effect.map(Chunk.toArray))
+const collect = (agent: Agent.Agent, prompt: string) =>
+  Stream.runCollect(agent.turn(prompt)).pipe(Effect.map(Chunk.toArray))
 
 describe("Agent", () => {
   it.effect("laziness: a chain of 4 places whose first answers builds no stand-in", () =>
@@ -155,12 +156,16 @@ describe("Agent", () => {
 
   it.scoped("a stream that stalls after its first content ends at the turn's deadline with what was delivered", () =>
     Effect.gen(function*() {
-      const agent = yield* Agent.make(a, undefined, { budget: { deadline: Duration.minutes(15), attempts: 20 }, idle: Option.none() })
+      const agent = yield* Agent.make(a, undefined, {
+        budget: { deadline: Duration.minutes(15), attempts: 20 },
+        idle: Option.none()
+      })
       const delivered: Array<Backend.Event> = []
-      const fiber = yield* Stream.runForEach(agent.turn("hi"), (event) => Effect.sync(() => delivered.push(event))).pipe(
-        Effect.flip,
-        Effect.fork
-      )
+      const fiber = yield* Stream.runForEach(agent.turn("hi"), (event) => Effect.sync(() => delivered.push(event)))
+        .pipe(
+          Effect.flip,
+          Effect.fork
+        )
       yield* TestClock.adjust(Duration.minutes(15).pipe(Duration.subtract(Duration.millis(1))))
       expect(Option.isNone(yield* Fiber.poll(fiber))).toBe(true)
       yield* TestClock.adjust(Duration.millis(1))
@@ -174,9 +179,10 @@ describe("Agent", () => {
     Effect.gen(function*() {
       const agent = yield* Agent.make(a, undefined, { budget: { deadline: Duration.millis(300), attempts: 20 } })
       const delivered: Array<Backend.Event> = []
-      const failure = yield* Stream.runForEach(agent.turn("hi"), (event) => Effect.sync(() => delivered.push(event))).pipe(
-        Effect.flip
-      )
+      const failure = yield* Stream.runForEach(agent.turn("hi"), (event) => Effect.sync(() => delivered.push(event)))
+        .pipe(
+          Effect.flip
+        )
       expect(failure).toMatchObject({ _tag: "Timeout", phase: "whole-send", said: "the turn's deadline" })
       expect(texts(delivered)).toEqual(["part 1 "])
       expect((yield* Scripted.Scripted).seen(b).turns).toBe(0)
@@ -208,10 +214,11 @@ describe("Agent", () => {
       Effect.gen(function*() {
         const agent = yield* Agent.make(a, undefined, preset.options)
         const delivered: Array<Backend.Event> = []
-        const fiber = yield* Stream.runForEach(agent.turn("hi"), (event) => Effect.sync(() => delivered.push(event))).pipe(
-          Effect.flip,
-          Effect.fork
-        )
+        const fiber = yield* Stream.runForEach(agent.turn("hi"), (event) => Effect.sync(() => delivered.push(event)))
+          .pipe(
+            Effect.flip,
+            Effect.fork
+          )
         yield* TestClock.adjust("59999 millis")
         expect((yield* Heard).notices).toEqual([])
         yield* TestClock.adjust("1 millis")
@@ -249,15 +256,19 @@ describe("Agent", () => {
           ? yield* agent.reply("hi")
           : Chunk.toReadonlyArray(yield* Stream.runCollect(agent.turn("hi")))
         const moves = events.filter((event) => event._tag === "Moved")
-        expect(moves.map((move) => [Place.format(move.from), Place.format(move.to), move.by, move.failure._tag])).toEqual([
-          ["claude@work/a", "claude@home/a", "account", "AuthRefused"],
-          ["claude@home/a", b, "place", "ModelNotFound"]
-        ])
+        expect(moves.map((move) => [Place.format(move.from), Place.format(move.to), move.by, move.failure._tag]))
+          .toEqual([
+            ["claude@work/a", "claude@home/a", "account", "AuthRefused"],
+            ["claude@home/a", b, "place", "ModelNotFound"]
+          ])
         expect(events.slice(0, 2)).toEqual(moves)
         expect(Backend.textOf(events)).toBe(`ok from ${b}`)
       }).pipe(Effect.provide(world({
         script: {
-          places: { "claude@work/a": [Scripted.fail("AuthRefused")], "claude@home/a": [Scripted.fail("ModelNotFound")] },
+          places: {
+            "claude@work/a": [Scripted.fail("AuthRefused")],
+            "claude@home/a": [Scripted.fail("ModelNotFound")]
+          },
           whole
         },
         chain: ["claude@work/a", b],
@@ -305,7 +316,9 @@ describe("Agent", () => {
       Effect.gen(function*() {
         const agent = yield* Agent.make(a, new Settings.Settings(setting))
         expect((yield* Effect.flip(Agent.ask(agent, "hi")))._tag).toBe("ModelNotFound")
-        expect((yield* Heard).lines().at(-1)).toMatch(new RegExp(`the turn fails here: ${reason.replace(/[()]/g, "\\$&")}$`))
+        expect((yield* Heard).lines().at(-1)).toMatch(
+          new RegExp(`the turn fails here: ${reason.replace(/[()]/g, "\\$&")}$`)
+        )
         expect((yield* Scripted.Scripted).seen(b).opens).toBe(0)
       }).pipe(Effect.provide(world({
         script: { places: { [a]: [Scripted.fail("ModelNotFound")] }, capabilities: { codex: capability } },
@@ -378,11 +391,12 @@ describe("Agent", () => {
         ["3", "4"],
         ["4"]
       ])
-      expect((yield* Heard).notices.map(({ notice }) => notice._tag === "Compacting" ? notice.how : notice._tag)).toEqual([
-        "compact",
-        "trim",
-        "trim"
-      ])
+      expect((yield* Heard).notices.map(({ notice }) => notice._tag === "Compacting" ? notice.how : notice._tag))
+        .toEqual([
+          "compact",
+          "trim",
+          "trim"
+        ])
     }).pipe(
       Effect.provide(world({ script: { places: { [a]: [tooLong] } }, chain: [a, b] })),
       Effect.provide(once({ done: false }))
@@ -434,7 +448,9 @@ describe("Agent", () => {
     Effect.gen(function*() {
       const agent = yield* Agent.make(a)
       expect(yield* Effect.flip(Agent.ask(agent, "hi"))).toBeInstanceOf(Failure.Unknown)
-      expect((yield* Heard).lines()).toEqual(["claude failed: scripted Unknown; the turn fails here: no account or place is left to try"])
+      expect((yield* Heard).lines()).toEqual([
+        "claude failed: scripted Unknown; the turn fails here: no account or place is left to try"
+      ])
     }).pipe(Effect.provide(world({ script: { places: { [a]: [Scripted.fail("Unknown")] } } }))))
 })
 

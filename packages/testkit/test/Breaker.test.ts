@@ -5,8 +5,8 @@
  * trial request; its success clears the model, its failure parks it again at once; a single
  * success clears the count; 30 s to open a stream or yield; failover only before the stream.
  */
-import { Agent, Health, Place, Preset } from "@fallback/core"
 import { describe, expect, it } from "@effect/vitest"
+import { Agent, Health, Place, Preset } from "@fallback/core"
 import { ConfigProvider, Duration, Effect, Exit, Fiber, TestClock } from "effect"
 import { Scripted } from "../src/index.js"
 import { Heard, world } from "./world.js"
@@ -19,7 +19,8 @@ const capabilities = {
 }
 
 const opus = Place.Place.make({ cli: "claude", model: "claude-opus-5" })
-const listed = (list: string) => Effect.withConfigProvider(ConfigProvider.fromMap(new Map([["LLM_FALLBACK_MODELS", list]])))
+const listed = (list: string) =>
+  Effect.withConfigProvider(ConfigProvider.fromMap(new Map([["LLM_FALLBACK_MODELS", list]])))
 
 /** Starting the breaker preset with a list: what start fails with. */
 const start = (list: string) =>
@@ -28,8 +29,8 @@ const start = (list: string) =>
     listed(list)
   )
 
-const breaker = (places: Scripted.Script["places"], list = "claude-sonnet-5,gpt-5") =>
-  <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+const breaker =
+  (places: Scripted.Script["places"], list = "claude-sonnet-5,gpt-5") => <A, E, R>(effect: Effect.Effect<A, E, R>) =>
     effect.pipe(
       Effect.provide(Preset.breakerSteps(opus)),
       Effect.provide(world({ script: { places, capabilities }, breaker: Preset.breaker.breaker })),
@@ -94,7 +95,10 @@ describe("breaker preset (003)", () => {
         "claude/claude-opus-5 is parked after failing too often in a row for another 1ms; skipping it"
       ])
     }).pipe(breaker({
-      [requested]: [...Array.from({ length: 6 }, () => Scripted.fail("Unknown")), Scripted.answer(`ok from ${requested}`)]
+      [requested]: [
+        ...Array.from({ length: 6 }, () => Scripted.fail("Unknown")),
+        Scripted.answer(`ok from ${requested}`)
+      ]
     })))
 
   it.scoped("a single success clears the count: a model that fails now and then is never tripped", () =>
@@ -141,4 +145,3 @@ describe("breaker preset (003)", () => {
     expect(Preset.breaker.options.moved).toBe("returns")
   })
 })
-

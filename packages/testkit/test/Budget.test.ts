@@ -1,5 +1,5 @@
-import { Agent, Failure, Health, Place, Policy, Preset } from "@fallback/core"
 import { describe, expect, it } from "@effect/vitest"
+import { Agent, Failure, Health, Place, Policy, Preset } from "@fallback/core"
 import { Clock, Duration, Effect, Either, FastCheck as fc, Fiber, Option, TestClock } from "effect"
 import { Scripted } from "../src/index.js"
 import { world } from "./world.js"
@@ -62,7 +62,10 @@ describe("one budget per turn", () => {
         expect(scripted.seen(Place.format(parked)).turns).toBe(0)
       }).pipe(
         Effect.provide(world({
-          script: { places: Object.fromEntries(pool.map((place, i) => [place, config.scripts[i]!])), whole: config.whole },
+          script: {
+            places: Object.fromEntries(pool.map((place, i) => [place, config.scripts[i]!])),
+            whole: config.whole
+          },
           chain: config.chain,
           accounts: { claude: ["work", "home"] },
           retrying: Object.fromEntries(

@@ -6,8 +6,8 @@
  * the failed provider and too-small windows, are health-checked within 10 s, over 3 rounds; a
  * pinned session never falls back; the stand-in starts fresh; a send is given 600 s.
  */
-import { Agent, Compactor, Failure, Health, Preset, Steps } from "@fallback/core"
 import { describe, expect, it } from "@effect/vitest"
+import { Agent, Compactor, Failure, Health, Preset, Steps } from "@fallback/core"
 import { Cause, Duration, Effect, Exit, Fiber, Layer, Option, Stream, TestClock } from "effect"
 import { Scripted } from "../src/index.js"
 import { Heard, type Setup, world } from "./world.js"
@@ -64,7 +64,9 @@ describe("escalating preset (002)", () => {
       const [entry] = yield* Effect.flatMap(Health.Health, (health) => health.snapshot)
       expect(entry!.coolingUntil).toEqual(Option.some(30_000 + 30 * 60_000))
       // The remedy is the escalating table's: no account chain here, unlike the primary's.
-      expect((yield* Heard).lines()[0]).toBe("claude is rate-limited; a wait or another place is what answers it; trying again in 5s (1 of 3)")
+      expect((yield* Heard).lines()[0]).toBe(
+        "claude is rate-limited; a wait or another place is what answers it; trying again in 5s (1 of 3)"
+      )
       expect((yield* Heard).lines().slice(0, 3).map((line) => line.replace(/^.*; /, ""))).toEqual([
         "trying again in 5s (1 of 3)",
         "trying again in 10s (2 of 3)",
@@ -99,7 +101,11 @@ describe("escalating preset (002)", () => {
         expect(entry!.coolingUntil).toEqual(cooling)
       }).pipe(Effect.provide(escalating({
         script: {
-          places: { [a]: [Scripted.fail((place) => new Failure.AuthRefused({ place, said: Failure.said(`HTTP ${status}`), status }))] }
+          places: {
+            [a]: [
+              Scripted.fail((place) => new Failure.AuthRefused({ place, said: Failure.said(`HTTP ${status}`), status }))
+            ]
+          }
         },
         chain: [a, b]
       }))))
@@ -127,12 +133,13 @@ describe("escalating preset (002)", () => {
       for (const prompt of ["1", "2", "3"]) yield* Agent.ask(agent, prompt)
       expect((yield* Effect.flip(Agent.ask(agent, "4")))._tag).toBe("ContextTooLong")
       expect((yield* seen(a)).prompts.map((p) => p.history.length)).toEqual([0, 1, 2, 1, 2, 1, 0])
-      expect((yield* Heard).notices.map(({ notice }) => notice._tag === "Compacting" ? notice.how : notice._tag)).toEqual([
-        "compact",
-        "trim",
-        "trim",
-        "Stopping"
-      ])
+      expect((yield* Heard).notices.map(({ notice }) => notice._tag === "Compacting" ? notice.how : notice._tag))
+        .toEqual([
+          "compact",
+          "trim",
+          "trim",
+          "Stopping"
+        ])
       expect((yield* seen(b)).turns).toBe(0)
     }).pipe(
       Effect.provide(escalating({
@@ -150,9 +157,12 @@ describe("escalating preset (002)", () => {
         chain: [a, b]
       })),
       Effect.provide(Layer.succeed(Compactor.Compactor, {
-        compact: (prompt) => Effect.succeed(prompt.history.length === 2 && prompt.history[0]!.prompt === "1"
-          ? Option.some([{ prompt: "summary", answer: "of 1 and 2" }])
-          : Option.none())
+        compact: (prompt) =>
+          Effect.succeed(
+            prompt.history.length === 2 && prompt.history[0]!.prompt === "1"
+              ? Option.some([{ prompt: "summary", answer: "of 1 and 2" }])
+              : Option.none()
+          )
       }))
     ))
 
@@ -172,13 +182,18 @@ describe("escalating preset (002)", () => {
       const agent = yield* Agent.make(a, undefined, Preset.escalating.options)
       const delivered: Array<string> = []
       const fiber = yield* Effect.fork(
-        Stream.runForEach(agent.turn("hi"), (event) => Effect.sync(() => event._tag === "Text" && delivered.push(event.text)))
+        Stream.runForEach(
+          agent.turn("hi"),
+          (event) => Effect.sync(() => event._tag === "Text" && delivered.push(event.text))
+        )
           .pipe(Effect.exit)
       )
       yield* TestClock.adjust("1 hour")
       const exit = yield* Fiber.join(fiber)
       expect(delivered).toEqual(["part 1 ", "part 2 "])
-      expect(exit._tag === "Failure" && Cause.failureOption(exit.cause)).toEqual(Option.some(expect.objectContaining({ _tag: "Unresponsive" })))
+      expect(exit._tag === "Failure" && Cause.failureOption(exit.cause)).toEqual(
+        Option.some(expect.objectContaining({ _tag: "Unresponsive" }))
+      )
       expect((yield* Heard).timed()).toEqual(["60000 Probing", "70000 Probing", "80000 Probing"])
       expect((yield* seen(b)).opens).toBe(0)
     }).pipe(Effect.provide(escalating({
@@ -211,7 +226,9 @@ describe("escalating preset (002)", () => {
         "provider",
         "window"
       ])
-    }).pipe(Effect.provide(escalating({ script: { places: { [a]: [Scripted.fail("Unknown")] } }, chain: [a, a2, s, b] }))))
+    }).pipe(
+      Effect.provide(escalating({ script: { places: { [a]: [Scripted.fail("Unknown")] } }, chain: [a, a2, s, b] }))
+    ))
 
   it.scoped("candidates are health-checked within 10 s before use", () =>
     Effect.gen(function*() {
@@ -270,7 +287,12 @@ describe("escalating preset (002)", () => {
   it("its numbers", () => {
     const o = Preset.escalating.options
     expect(Option.map(o.send, Duration.toSeconds)).toEqual(Option.some(600))
-    expect(Option.map(o.watchdog, (w) => [Duration.toSeconds(w.every), Duration.toSeconds(w.retry), w.failures, Duration.toSeconds(w.within)]))
+    expect(
+      Option.map(
+        o.watchdog,
+        (w) => [Duration.toSeconds(w.every), Duration.toSeconds(w.retry), w.failures, Duration.toSeconds(w.within)]
+      )
+    )
       .toEqual(Option.some([30, 10, 3, 10]))
     expect([o.candidates.rounds, Option.map(o.candidates.check, Duration.toSeconds)]).toEqual([3, Option.some(10)])
   })

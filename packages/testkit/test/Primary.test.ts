@@ -2,8 +2,8 @@
  * Conformance with the primary design (reference 000): every failure kind's answer, walked on the
  * TestClock, with the tries, the waits to the millisecond, where the turn ends, and the notices.
  */
-import { Agent, Failure, Health, Place, Preset } from "@fallback/core"
 import { describe, expect, it } from "@effect/vitest"
+import { Agent, Failure, Health, Place, Preset } from "@fallback/core"
 import { DateTime, Duration, Effect, Exit, Fiber, Option, TestClock } from "effect"
 import { Scripted } from "../src/index.js"
 import { Heard, world } from "./world.js"
@@ -183,7 +183,11 @@ describe("primary preset (000): each kind's answer", () => {
     }).pipe(Effect.provide(world({
       script: {
         places: {
-          [work]: [Scripted.fail((place) => new Failure.RateLimited({ place, said: Failure.said("429"), retryAfter: Duration.seconds(45) }))]
+          [work]: [
+            Scripted.fail((place) =>
+              new Failure.RateLimited({ place, said: Failure.said("429"), retryAfter: Duration.seconds(45) })
+            )
+          ]
         }
       },
       accounts: { claude: ["work", "home"] }
@@ -212,7 +216,11 @@ describe("primary preset (000): each kind's answer", () => {
       script: {
         places: {
           [work]: [Scripted.fail((place) =>
-            new Failure.QuotaExhausted({ place, said: Failure.said("402"), until: DateTime.unsafeMake(Duration.toMillis(Duration.hours(5))) })
+            new Failure.QuotaExhausted({
+              place,
+              said: Failure.said("402"),
+              until: DateTime.unsafeMake(Duration.toMillis(Duration.hours(5)))
+            })
           )]
         }
       },
@@ -253,23 +261,23 @@ describe("primary preset (000): each kind's answer", () => {
     }).pipe(Effect.provide(setup(row("NotInstalled")))))
 
   for (const whole of [false, true]) {
-  // A first byte that does not come is "anything else" (000): the step's goes (none here), then the account chain.
-  it.scoped(`a first byte that does not come in 30 s yields to the next account${whole ? ", answered whole" : ""}`, () =>
-    Effect.gen(function*() {
-      const agent = yield* Agent.make(work)
-      const fiber = yield* Effect.fork(Agent.ask(agent, "hello"))
-      yield* TestClock.adjust("29999 millis")
-      expect((yield* Scripted.Scripted).seen(home).turns).toBe(0)
-      yield* TestClock.adjust("1 millis")
-      expect(yield* Fiber.join(fiber)).toBe(`ok from ${home}`)
-      expect((yield* Heard).lines()).toEqual([
-        "claude@work sent nothing within 30s; another account or another place is what answers it; carrying on as home"
-      ])
-      expect((yield* Scripted.Scripted).seen(work).closes).toBe(0)
-    }).pipe(Effect.provide(world({
-      script: { places: { [work]: [Scripted.hang] }, whole },
-      chain: [work, codex],
-      accounts: { claude: ["work", "home"] }
-    }))))
+    // A first byte that does not come is "anything else" (000): the step's goes (none here), then the account chain.
+    it.scoped(`a first byte that does not come in 30 s yields to the next account${whole ? ", answered whole" : ""}`, () =>
+      Effect.gen(function*() {
+        const agent = yield* Agent.make(work)
+        const fiber = yield* Effect.fork(Agent.ask(agent, "hello"))
+        yield* TestClock.adjust("29999 millis")
+        expect((yield* Scripted.Scripted).seen(home).turns).toBe(0)
+        yield* TestClock.adjust("1 millis")
+        expect(yield* Fiber.join(fiber)).toBe(`ok from ${home}`)
+        expect((yield* Heard).lines()).toEqual([
+          "claude@work sent nothing within 30s; another account or another place is what answers it; carrying on as home"
+        ])
+        expect((yield* Scripted.Scripted).seen(work).closes).toBe(0)
+      }).pipe(Effect.provide(world({
+        script: { places: { [work]: [Scripted.hang] }, whole },
+        chain: [work, codex],
+        accounts: { claude: ["work", "home"] }
+      }))))
   }
 })

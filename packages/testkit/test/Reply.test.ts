@@ -3,8 +3,8 @@
  * nothing opened, written or published), the limits a reply is given, when the engine times a
  * reply itself, and the conversation an agent keeps for a backend that does not keep it.
  */
-import { Agent, Backend, Failure, Health, Notice, Place, Steps } from "@fallback/core"
 import { describe, expect, it } from "@effect/vitest"
+import { Agent, Backend, Failure, Health, Notice, Place, Steps } from "@fallback/core"
 import { Duration, Effect, Fiber, Layer, Option, Stream, TestClock } from "effect"
 import { Fibers } from "../src/index.js"
 
@@ -19,7 +19,11 @@ interface Seen {
  * A backend whose sessions reply whole at once (`never` at a `hang…` model, a failure at a
  * `down…` model), with `keepsLimits` and `keepsConversation` as given.
  */
-const replying = (cli: string, seen: Map<string, Seen>, keeps: { limits: boolean; conversation: boolean }): Backend.Backend => ({
+const replying = (
+  cli: string,
+  seen: Map<string, Seen>,
+  keeps: { limits: boolean; conversation: boolean }
+): Backend.Backend => ({
   cli,
   capabilities: { webSearchOff: true, callbacks: true, resume: true, models: [] },
   open: (place) =>
@@ -50,7 +54,11 @@ const replying = (cli: string, seen: Map<string, Seen>, keeps: { limits: boolean
 
 const counted = { notices: 0, writes: 0 }
 
-const world = (chain: ReadonlyArray<string>, seen: Map<string, Seen>, keeps = { limits: true, conversation: false }) => {
+const world = (
+  chain: ReadonlyArray<string>,
+  seen: Map<string, Seen>,
+  keeps = { limits: true, conversation: false }
+) => {
   const clis = [...new Set(chain.map((place) => place.slice(0, place.search(/[@/]/))))]
   const health = Layer.effect(
     Health.Health,
@@ -58,17 +66,20 @@ const world = (chain: ReadonlyArray<string>, seen: Map<string, Seen>, keeps = { 
       Health.Health.of({
         ...health,
         succeeded: (place) => Effect.andThen(Effect.sync(() => void (counted.writes += 1)), health.succeeded(place)),
-        failed: (place, failed) => Effect.andThen(Effect.sync(() => void (counted.writes += 1)), health.failed(place, failed))
+        failed: (place, failed) =>
+          Effect.andThen(Effect.sync(() => void (counted.writes += 1)), health.failed(place, failed))
       }))
   )
   const notices = Layer.succeed(Notice.Notices, {
     publish: () => Effect.sync(() => void (counted.notices += 1)),
     watch: Effect.succeed(Stream.empty)
   })
-  const steps = Layer.effectDiscard(Effect.gen(function*() {
-    const steps = yield* Steps.Steps
-    for (let i = 1; i < chain.length; i++) yield* steps.points(chain[i - 1]!, chain[i]!)
-  }).pipe(Effect.orDie))
+  const steps = Layer.effectDiscard(
+    Effect.gen(function*() {
+      const steps = yield* Steps.Steps
+      for (let i = 1; i < chain.length; i++) yield* steps.points(chain[i - 1]!, chain[i]!)
+    }).pipe(Effect.orDie)
+  )
   return Layer.provideMerge(
     steps,
     Layer.mergeAll(

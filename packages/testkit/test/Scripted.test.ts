@@ -1,5 +1,5 @@
-import { Backend, Place, Settings } from "@fallback/core"
 import { describe, expect, it } from "@effect/vitest"
+import { Backend, Place, Settings } from "@fallback/core"
 import { Chunk, Effect, Exit, Fiber, Option, Stream, TestClock } from "effect"
 import { Scripted } from "../src/index.js"
 
@@ -34,7 +34,13 @@ describe("Scripted", () => {
         expect(session.id).toBe("abc")
         yield* Stream.runDrain(session.turn(prompt))
       }))
-      expect(scripted.seen("claude@work/opus")).toMatchObject({ opens: 1, closes: 1, turns: 1, resumed: ["abc"], prompts: [prompt] })
+      expect(scripted.seen("claude@work/opus")).toMatchObject({
+        opens: 1,
+        closes: 1,
+        turns: 1,
+        resumed: ["abc"],
+        prompts: [prompt]
+      })
       expect(scripted.requests()).toBe(1)
     }).pipe(Effect.provide(Scripted.Scripted.layer({ places: {}, clis: ["claude"] }))))
 
@@ -58,5 +64,9 @@ describe("Scripted", () => {
       const results = yield* Effect.all([0, 1, 2].map(() => Effect.exit(backend.check!(place))))
       expect(results.map((exit) => exit._tag)).toEqual(["Failure", "Success", "Success"])
       expect((yield* Scripted.Scripted).seen("claude@work/opus").checks).toBe(3)
-    }).pipe(Effect.provide(Scripted.Scripted.layer({ places: {}, clis: ["claude"], checks: { "claude@work/opus": [false, true] } }))))
+    }).pipe(
+      Effect.provide(
+        Scripted.Scripted.layer({ places: {}, clis: ["claude"], checks: { "claude@work/opus": [false, true] } })
+      )
+    ))
 })

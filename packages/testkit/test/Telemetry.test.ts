@@ -5,21 +5,11 @@
  */
 import * as NodeSdk from "@effect/opentelemetry/NodeSdk"
 import { describe, expect, it } from "@effect/vitest"
-import { Agent, Backend, Failure, Place, Telemetry } from "@fallback/core"
+import type { Place } from "@fallback/core"
+import { Agent, Backend, Failure, Telemetry } from "@fallback/core"
 import { SpanKind } from "@opentelemetry/api"
 import { InMemorySpanExporter, type ReadableSpan, SimpleSpanProcessor } from "@opentelemetry/sdk-trace-base"
-import {
-  Chunk,
-  Duration,
-  Effect,
-  FastCheck,
-  Fiber,
-  Logger,
-  Metric,
-  MetricState,
-  Stream,
-  TestClock
-} from "effect"
+import { Chunk, Duration, Effect, FastCheck, Fiber, Logger, Metric, MetricState, Stream, TestClock } from "effect"
 import { Scripted } from "../src/index.js"
 import { world } from "./world.js"
 
@@ -143,13 +133,53 @@ describe("spans of a recovering turn", () => {
           status: span.status.code,
           operation: span.attributes["gen_ai.operation.name"]
         }))).toEqual([
-          { attempt: 1, place: work, account: "work", by: "start", outcome: "RateLimited", error: "RateLimited", status: 2, operation: "chat" },
-          { attempt: 2, place: work, account: "work", by: "start", outcome: "RateLimited", error: "RateLimited", status: 2, operation: "chat" },
-          { attempt: 3, place: home, account: "home", by: "account", outcome: "AuthRefused", error: "AuthRefused", status: 2, operation: "chat" },
-          { attempt: 4, place: codex, account: undefined, by: "place", outcome: "answered", error: undefined, status: 1, operation: "chat" }
+          {
+            attempt: 1,
+            place: work,
+            account: "work",
+            by: "start",
+            outcome: "RateLimited",
+            error: "RateLimited",
+            status: 2,
+            operation: "chat"
+          },
+          {
+            attempt: 2,
+            place: work,
+            account: "work",
+            by: "start",
+            outcome: "RateLimited",
+            error: "RateLimited",
+            status: 2,
+            operation: "chat"
+          },
+          {
+            attempt: 3,
+            place: home,
+            account: "home",
+            by: "account",
+            outcome: "AuthRefused",
+            error: "AuthRefused",
+            status: 2,
+            operation: "chat"
+          },
+          {
+            attempt: 4,
+            place: codex,
+            account: undefined,
+            by: "place",
+            outcome: "answered",
+            error: undefined,
+            status: 1,
+            operation: "chat"
+          }
         ])
         const wait = spans.find((span) => span.name === Telemetry.spanName.wait)!
-        expect(wait.attributes).toEqual({ "fallback.place": work, "error.type": "RateLimited", "fallback.wait_ms": 30000 })
+        expect(wait.attributes).toEqual({
+          "fallback.place": work,
+          "error.type": "RateLimited",
+          "fallback.wait_ms": 30000
+        })
       }).pipe((effect) => traced(exporter, effect), Effect.provide(layer))
     })
   }
@@ -169,7 +199,9 @@ describe("spans of a recovering turn", () => {
       expect(root.attributes["error.type"]).toBe("Unknown")
       expect(root.status.code).toBe(2)
       expect(root.events.map((event) => event.name)).toEqual(["fallback.stop", "exception"])
-      const exported = JSON.stringify(exporter.getFinishedSpans().map((span) => [span.attributes, span.events, span.status]))
+      const exported = JSON.stringify(
+        exporter.getFinishedSpans().map((span) => [span.attributes, span.events, span.status])
+      )
       expect(exported).toContain("sk-ant-***")
       expect(exported).not.toContain(secret.slice("sk-ant-".length))
     }).pipe(
@@ -208,14 +240,23 @@ const series = (name: string, labels: Record<string, string>) =>
   Metric.snapshot.pipe(Effect.map((pairs) =>
     pairs.filter((pair) =>
       pair.metricKey.name === name &&
-      Object.entries(labels).every(([key, value]) => pair.metricKey.tags.some((tag) => tag.key === key && tag.value === value))
+      Object.entries(labels).every(([key, value]) =>
+        pair.metricKey.tags.some((tag) => tag.key === key && tag.value === value)
+      )
     ).map((pair) => pair.metricState)
   ))
 
 const count = (name: string, labels: Record<string, string>) =>
-  Effect.map(series(name, labels), (states) =>
-    states.reduce((total, state) =>
-      total + (MetricState.isCounterState(state) ? Number(state.count) : MetricState.isHistogramState(state) ? state.count : 0), 0))
+  Effect.map(
+    series(name, labels),
+    (states) =>
+      states.reduce((total, state) =>
+        total + (MetricState.isCounterState(state)
+          ? Number(state.count)
+          : MetricState.isHistogramState(state)
+          ? state.count
+          : 0), 0)
+  )
 
 describe("metrics of a recovering turn", () => {
   it.effect("after 429 → wait → account move → place move → answer, each counter and histogram is exact", () =>
@@ -235,7 +276,10 @@ describe("metrics of a recovering turn", () => {
       expect(waits).toMatchObject({ count: 1, sum: 30, min: 30, max: 30 })
       const [first] = yield* series("fallback.turn.time_to_first_content", { "fallback.place": codex })
       expect(first).toMatchObject({ count: 1, sum: 30 })
-      const [whole] = yield* series("fallback.turn.duration", { "fallback.place": work, "fallback.outcome": "answered" })
+      const [whole] = yield* series("fallback.turn.duration", {
+        "fallback.place": work,
+        "fallback.outcome": "answered"
+      })
       expect(whole).toMatchObject({ count: 1, sum: 30 })
       expect(yield* count("fallback.breaker.openings", { "fallback.place": work })).toBe(0)
     }))
@@ -244,11 +288,15 @@ describe("metrics of a recovering turn", () => {
     Effect.gen(function*() {
       const flaky = "claude/flaky-metrics"
       const layer = world({
-        script: { places: { [flaky]: [Scripted.fail("ModelNotFound"), Scripted.fail("ModelNotFound"), Scripted.answer("ok")] } },
+        script: {
+          places: { [flaky]: [Scripted.fail("ModelNotFound"), Scripted.fail("ModelNotFound"), Scripted.answer("ok")] }
+        },
         breaker: { failures: 2, park: Duration.minutes(1) }
       })
-      const parked = Effect.map(series("fallback.breaker.parked", { "fallback.place": flaky }), (states) =>
-        states.map((state) => (state as MetricState.MetricState.Gauge<number>).value))
+      const parked = Effect.map(
+        series("fallback.breaker.parked", { "fallback.place": flaky }),
+        (states) => states.map((state) => (state as MetricState.MetricState.Gauge<number>).value)
+      )
       yield* Effect.gen(function*() {
         const agent = yield* Agent.make(flaky)
         yield* Effect.flip(Agent.ask(agent, "one"))
@@ -281,7 +329,9 @@ describe("notices in a program's logger", () => {
         Effect.provide(layer),
         Effect.provide(Logger.replace(Logger.defaultLogger, mine))
       )
-      expect(logged.map(({ annotations, level }) => [level, annotations["fallback.notice"], annotations["fallback.place"]]))
+      expect(
+        logged.map(({ annotations, level }) => [level, annotations["fallback.notice"], annotations["fallback.place"]])
+      )
         .toEqual([
           ["INFO", "Retrying", work],
           ["INFO", "Moving", work],

@@ -1,4 +1,5 @@
-import { Accounts, ConfigFile, Health, Notice, Policy, Steps } from "@fallback/core"
+import type { Policy } from "@fallback/core"
+import { Accounts, ConfigFile, Health, Notice, Steps } from "@fallback/core"
 import type { Duration } from "effect"
 import { Clock, Effect, Layer } from "effect"
 import { Scripted } from "../src/index.js"
@@ -33,18 +34,20 @@ const heard = Layer.effect(
 )
 
 const written = (setup: Setup) =>
-  Layer.effectDiscard(Effect.gen(function*() {
-    const steps = yield* Steps.Steps
-    const accounts = yield* Accounts.Accounts
-    const chain = setup.chain ?? []
-    for (let i = 1; i < chain.length; i++) yield* steps.points(chain[i - 1]!, chain[i]!)
-    for (const [place, [tries, policy, timeout]] of Object.entries(setup.retrying ?? {})) {
-      yield* steps.retrying(place, tries, policy, timeout)
-    }
-    for (const [cli, names] of Object.entries(setup.accounts ?? {})) {
-      for (const name of names) yield* accounts.add(cli, new ConfigFile.Account({ name }))
-    }
-  }).pipe(Effect.orDie))
+  Layer.effectDiscard(
+    Effect.gen(function*() {
+      const steps = yield* Steps.Steps
+      const accounts = yield* Accounts.Accounts
+      const chain = setup.chain ?? []
+      for (let i = 1; i < chain.length; i++) yield* steps.points(chain[i - 1]!, chain[i]!)
+      for (const [place, [tries, policy, timeout]] of Object.entries(setup.retrying ?? {})) {
+        yield* steps.retrying(place, tries, policy, timeout)
+      }
+      for (const [cli, names] of Object.entries(setup.accounts ?? {})) {
+        for (const name of names) yield* accounts.add(cli, new ConfigFile.Account({ name }))
+      }
+    }).pipe(Effect.orDie)
+  )
 
 /** The layer of a world. */
 export const world = (setup: Setup) => {
@@ -66,4 +69,3 @@ export const world = (setup: Setup) => {
 /** Texts of a turn's events. */
 export const texts = (events: ReadonlyArray<{ readonly _tag: string }>) =>
   events.flatMap((event) => "text" in event && event._tag === "Text" ? [event.text as string] : [])
-

@@ -50,10 +50,17 @@ export const readOutcome = (finished: Cli.Finished, place: Place.Place): Cli.Out
   const logged = outcome.left._tag === "Unknown" ? statusInLog(finished.log ?? "") : undefined
   if (logged !== undefined) return Either.left(Classify.byStatus(logged.status, logged.line.slice(-400), place))
   if (outcome.left._tag === "Unknown" && terminated.test(finished.stderr)) {
-    return Either.left(new Failure.Unknown({ place, said: Failure.said("Agent execution terminated due to error (its log names no HTTP status)") }))
+    return Either.left(
+      new Failure.Unknown({
+        place,
+        said: Failure.said("Agent execution terminated due to error (its log names no HTTP status)")
+      })
+    )
   }
   return Either.left(
-    outcome.left._tag === "NotInstalled" ? new Failure.NotInstalled({ place, install, said: outcome.left.said }) : outcome.left
+    outcome.left._tag === "NotInstalled"
+      ? new Failure.NotInstalled({ place, install, said: outcome.left.said })
+      : outcome.left
   )
 }
 

@@ -3,7 +3,7 @@ import type { ConfigFile, Place, Settings } from "@fallback/core"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
-import * as Option from "effect/Option"
+import type * as Option from "effect/Option"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import type * as Cli from "../Cli.js"
@@ -91,16 +91,21 @@ export const make = (description: Description, options: Cli.Options): Backend.Ba
     settings: Settings.Settings,
     opening: Backend.Opening
   ) {
-    const env = yield* Either.match(environment(process.env, account, { ...description, quiet: description.quiet(options) }, options.env ?? {}), {
-      onLeft: (unset) =>
-        Effect.fail(
-          new Failure.AuthRefused({
-            place,
-            said: Failure.said(`account ${unset.account} takes ${unset.variable} from ${unset.from}, which is not set`)
-          })
-        ),
-      onRight: Effect.succeed
-    })
+    const env = yield* Either.match(
+      environment(process.env, account, { ...description, quiet: description.quiet(options) }, options.env ?? {}),
+      {
+        onLeft: (unset) =>
+          Effect.fail(
+            new Failure.AuthRefused({
+              place,
+              said: Failure.said(
+                `account ${unset.account} takes ${unset.variable} from ${unset.from}, which is not set`
+              )
+            })
+          ),
+        onRight: Effect.succeed
+      }
+    )
     const prepared = description.prepare === undefined ? env : { ...env, ...yield* description.prepare(settings, env) }
     const sessions = description.sessions?.(prepared)
     let current = opening.resume === undefined || opening.resume === "" ? undefined : opening.resume
@@ -119,10 +124,20 @@ export const make = (description: Description, options: Cli.Options): Backend.Ba
         const history = transcripts.get(error.id) ?? prompt.history
         return Stream.concat(
           Stream.drain(Stream.fromEffect(
-            Effect.flatMap(Notice.Notices, (notices) => notices.publish(Notice.Notice.Fresh({ place, session: error.id })))
+            Effect.flatMap(
+              Notice.Notices,
+              (notices) => notices.publish(Notice.Notice.Fresh({ place, session: error.id }))
+            )
           )),
-          Stream.catchAll(once(prompt, carried(history, prompt.text), history), (again) =>
-            Stream.fail(again._tag === "SessionLost" ? new Failure.Unknown({ place, said: Failure.said(`no session ${again.id}`) }) : again))
+          Stream.catchAll(
+            once(prompt, carried(history, prompt.text), history),
+            (again) =>
+              Stream.fail(
+                again._tag === "SessionLost"
+                  ? new Failure.Unknown({ place, said: Failure.said(`no session ${again.id}`) })
+                  : again
+              )
+          )
         )
       })
     const once = (

@@ -1,5 +1,3 @@
-import { spawn } from "node:child_process"
-import { StringDecoder } from "node:string_decoder"
 import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -8,6 +6,8 @@ import * as Mailbox from "effect/Mailbox"
 import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
 import type * as Stream from "effect/Stream"
+import { spawn } from "node:child_process"
+import { StringDecoder } from "node:string_decoder"
 
 /**
  * What to run: the binary (a path, or a name looked up on the child's `PATH`), its arguments, the
@@ -217,7 +217,9 @@ export const start = (spec: Spec, grace: Duration.Duration): Effect.Effect<Child
         Deferred.unsafeDone(ended, Exit.succeed({ exitCode, signal }))
       }
       child.once("error", (error: NodeJS.ErrnoException) => {
-        if (child.pid === undefined) resume(Effect.fail(new Unstarted({ code: error.code ?? "UNKNOWN", reason: error.message })))
+        if (child.pid === undefined) {
+          resume(Effect.fail(new Unstarted({ code: error.code ?? "UNKNOWN", reason: error.message })))
+        }
       })
       child.once("exit", (exitCode, signal) => {
         if (child.pid !== undefined) signalGroup(child.pid, "SIGKILL")

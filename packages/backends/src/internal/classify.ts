@@ -1,10 +1,9 @@
-import * as DateTime from "effect/DateTime"
-import * as Duration from "effect/Duration"
 import { Failure } from "@fallback/core"
 import type { Place } from "@fallback/core"
+import * as DateTime from "effect/DateTime"
+import * as Duration from "effect/Duration"
 import type * as Cli from "../Cli.js"
 import { brokenInstall, trappedSignal } from "./turned.js"
-
 
 const unknown = (place: Place.Place, said: Failure.Said): Failure.Failure => new Failure.Unknown({ place, said })
 
@@ -31,7 +30,9 @@ const timeoutWords = /\b(?:idle timeout|timed out|timeout|ETIMEDOUT)\b/i
  * decide a kind by themselves, and its words. Read in order where only words decide, so the
  * narrower kinds are tried first.
  */
-const table: ReadonlyArray<{ readonly kind: Failure.Kind; readonly words: RegExp; readonly statuses: ReadonlyArray<number> }> = [
+const table: ReadonlyArray<
+  { readonly kind: Failure.Kind; readonly words: RegExp; readonly statuses: ReadonlyArray<number> }
+> = [
   { kind: "StoreBusy", words: storeWords, statuses: [] },
   { kind: "ContextTooLong", words: contextWords, statuses: [413] },
   { kind: "QuotaExhausted", words: quotaWords, statuses: [402] },
@@ -99,7 +100,11 @@ export const judge = (report: Report, place: Place.Place): Failure.Failure => {
         ...(report.until === undefined ? {} : { until: DateTime.unsafeMake(report.until) })
       })
     case "RateLimited":
-      return new Failure.RateLimited({ place, said, ...(wait === undefined ? {} : { retryAfter: Duration.millis(wait) }) })
+      return new Failure.RateLimited({
+        place,
+        said,
+        ...(wait === undefined ? {} : { retryAfter: Duration.millis(wait) })
+      })
     case "AuthRefused":
       return new Failure.AuthRefused({ place, said, ...(report.status === undefined ? {} : { status: report.status }) })
     case "ModelNotFound":
@@ -128,7 +133,8 @@ export const byWords = (message: string, place: Place.Place): Failure.Failure | 
  * @internal
  */
 export const retryAfterIn = (message: string): number | undefined => {
-  const found = /retry[- ]after:?\s*(\d+(?:\.\d+)?)\s*s?\b/i.exec(message) ?? /try again in (\d+(?:\.\d+)?)\s*s\b/i.exec(message)
+  const found = /retry[- ]after:?\s*(\d+(?:\.\d+)?)\s*s?\b/i.exec(message) ??
+    /try again in (\d+(?:\.\d+)?)\s*s\b/i.exec(message)
   return found === null ? undefined : Number(found[1])
 }
 
@@ -144,7 +150,10 @@ export const byStatus = (
   place: Place.Place,
   retryAfter?: number
 ): Failure.Failure =>
-  judge({ status, words: message, said: message, retryAfter: retryAfter === undefined ? undefined : retryAfter * 1000 }, place)
+  judge(
+    { status, words: message, said: message, retryAfter: retryAfter === undefined ? undefined : retryAfter * 1000 },
+    place
+  )
 
 /**
  * The failure an error message names, or `Unknown` saying it.
@@ -181,7 +190,11 @@ export const ended = (
   const trapped = options.trapped === false ? undefined : trappedSignal(finished.exitCode)
   if (trapped !== undefined) return killed(trapped, place, `${place.cli} exited ${finished.exitCode} on ${trapped}`)
   if (options.mayBeBroken !== false && brokenInstall(finished)) {
-    return new Failure.NotInstalled({ place, install: options.install, said: Failure.said(tail(finished.stderr) || `${place.cli} would not start`) })
+    return new Failure.NotInstalled({
+      place,
+      install: options.install,
+      said: Failure.said(tail(finished.stderr) || `${place.cli} would not start`)
+    })
   }
   if (options.message.length > 0) return (options.read ?? byMessage)(options.message, place)
   return other(`${place.cli} ended (exit ${finished.exitCode}) without ${options.without}`, place)
@@ -230,7 +243,9 @@ export const quotaUntil = (headers: Readonly<Record<string, unknown>> | undefine
   const date = typeof headers?.date === "string" ? Date.parse(headers.date) : NaN
   if (headers === undefined || Number.isNaN(date)) return undefined
   const resets = Object.entries(headers).flatMap(([name, value]) => {
-    const after = name.toLowerCase().startsWith("x-ratelimit-reset-") && typeof value === "string" ? spelled(value) : undefined
+    const after = name.toLowerCase().startsWith("x-ratelimit-reset-") && typeof value === "string"
+      ? spelled(value)
+      : undefined
     return after === undefined ? [] : [after]
   })
   return resets.length === 0 ? undefined : DateTime.unsafeMake(date + Math.max(...resets))

@@ -38,7 +38,9 @@ const content = (fields: Json.Fields): ReadonlyArray<Backend.Event> =>
       const kind = Json.text(block, "type")
       if (kind === "text") return [Backend.Event.Text({ text: Json.text(block, "text") ?? "" })]
       if (kind === "tool_use") {
-        return [Backend.Event.ToolUse({ name: Json.text(block, "name") ?? "", input: Json.field(block, "input") ?? {} })]
+        return [
+          Backend.Event.ToolUse({ name: Json.text(block, "name") ?? "", input: Json.field(block, "input") ?? {} })
+        ]
       }
       return []
     })
@@ -103,7 +105,10 @@ const failure = (
   // A retry with no status is a connection that was refused or reset: claude keeps retrying it until
   // stopped, and the stop is not what went wrong.
   if (retry !== undefined && retry.error_status === null) {
-    return new Failure.ConnectionLost({ place, said: Failure.said(Json.text(retry, "error") ?? "claude could not connect to the API") })
+    return new Failure.ConnectionLost({
+      place,
+      said: Failure.said(Json.text(retry, "error") ?? "claude could not connect to the API")
+    })
   }
   return Classify.ended(finished, place, {
     install,
@@ -119,7 +124,15 @@ export const description: Description = {
   module: "Claude",
   cli: "claude",
   install,
-  capabilities: { webSearchOff: true, callbacks: false, effort: true, permission: true, skills: false, resume: true, models: [] },
+  capabilities: {
+    webSearchOff: true,
+    callbacks: false,
+    effort: true,
+    permission: true,
+    skills: false,
+    resume: true,
+    models: []
+  },
   argv,
   quiet: (options) => ({
     CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
@@ -129,7 +142,13 @@ export const description: Description = {
     ...(options.retries === true ? {} : { CLAUDE_CODE_MAX_RETRIES: "0" })
   }),
   home: (configDir) => ({ CLAUDE_CONFIG_DIR: configDir }),
-  passes: ["ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "ANTHROPIC_BASE_URL", "CLAUDE_CONFIG_DIR", "CLAUDE_CODE_OAUTH_TOKEN"],
+  passes: [
+    "ANTHROPIC_API_KEY",
+    "ANTHROPIC_AUTH_TOKEN",
+    "ANTHROPIC_BASE_URL",
+    "CLAUDE_CONFIG_DIR",
+    "CLAUDE_CODE_OAUTH_TOKEN"
+  ],
   live,
   settled,
   readOutcome,

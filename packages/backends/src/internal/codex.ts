@@ -1,8 +1,8 @@
-import * as fs from "node:fs"
-import { Backend, Failure } from "@fallback/core"
-import type { Place } from "@fallback/core"
+import { Backend } from "@fallback/core"
+import type { Failure, Place } from "@fallback/core"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
+import * as fs from "node:fs"
 import type * as Cli from "../Cli.js"
 import type { Description } from "./backend.js"
 import * as Classify from "./classify.js"
@@ -63,7 +63,9 @@ export const argv = (turn: Cli.Turn, options: Cli.Options & { readonly provider?
 /** @internal */
 export const live = (fields: Json.Fields): ReadonlyArray<Backend.Event> => {
   const threadId = Json.text(fields, "thread_id")
-  if (fields.type === "thread.started" && threadId !== undefined) return [Backend.Event.SessionStarted({ sessionId: threadId })]
+  if (fields.type === "thread.started" && threadId !== undefined) {
+    return [Backend.Event.SessionStarted({ sessionId: threadId })]
+  }
   if (fields.type !== "item.completed") return []
   const item = Json.field(fields, "item")
   switch (Json.text(item, "type")) {
@@ -72,7 +74,9 @@ export const live = (fields: Json.Fields): ReadonlyArray<Backend.Event> => {
     case "command_execution":
       return [Backend.Event.ToolUse({ name: "shell", input: { command: Json.text(item, "command") ?? "" } })]
     case "mcp_tool_call":
-      return [Backend.Event.ToolUse({ name: Json.text(item, "tool") ?? "mcp", input: Json.field(item, "arguments") ?? {} })]
+      return [
+        Backend.Event.ToolUse({ name: Json.text(item, "tool") ?? "mcp", input: Json.field(item, "arguments") ?? {} })
+      ]
     case "web_search":
       return [Backend.Event.ToolUse({ name: "web_search", input: { query: Json.text(item, "query") ?? "" } })]
     default:
@@ -128,7 +132,9 @@ export const readOutcome = (finished: Cli.Finished, place: Place.Place): Cli.Out
     return Either.left(judge(inner === null ? errorMessage : inner[1]!, place))
   }
   const stderr = Classify.tail(finished.stderr.split("\n").filter((line) => !noise.test(line)).join("\n"))
-  return Either.left(Classify.ended(finished, place, { install, message: stderr, without: "completing its turn", read: judge }))
+  return Either.left(
+    Classify.ended(finished, place, { install, message: stderr, without: "completing its turn", read: judge })
+  )
 }
 
 /** @internal */
@@ -136,11 +142,24 @@ export const description = (options: Cli.Options & { readonly provider?: Provide
   module: "Codex",
   cli: "codex",
   install,
-  capabilities: { webSearchOff: true, callbacks: false, effort: true, permission: true, skills: false, resume: true, models: [] },
+  capabilities: {
+    webSearchOff: true,
+    callbacks: false,
+    effort: true,
+    permission: true,
+    skills: false,
+    resume: true,
+    models: []
+  },
   argv: (turn) => argv(turn, options),
   quiet: () => ({}),
   home: (configDir) => ({ CODEX_HOME: configDir }),
-  passes: ["OPENAI_API_KEY", "OPENAI_BASE_URL", "CODEX_HOME", ...(options.provider === undefined ? [] : [options.provider.envKey])],
+  passes: [
+    "OPENAI_API_KEY",
+    "OPENAI_BASE_URL",
+    "CODEX_HOME",
+    ...(options.provider === undefined ? [] : [options.provider.envKey])
+  ],
   live,
   settled,
   readOutcome,

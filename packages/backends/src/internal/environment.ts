@@ -59,5 +59,9 @@ export const environment = (
       variables[variable] = found
     }
   }
-  return Either.right({ ...base, ...(configDir === undefined ? {} : cli.home(ConfigFile.expandHome(configDir, parent.HOME ?? ""))), ...variables })
+  return Either.right({
+    ...base,
+    ...(configDir === undefined ? {} : cli.home(ConfigFile.expandHome(configDir, parent.HOME ?? ""))),
+    ...variables
+  })
 }

@@ -30,7 +30,12 @@ export const live = (fields: Json.Fields): ReadonlyArray<Backend.Event> => {
     return [Backend.Event.Text({ text: Json.text(fields, "content") ?? "" })]
   }
   if (fields.type === "tool_use") {
-    return [Backend.Event.ToolUse({ name: Json.text(fields, "tool_name") ?? "", input: Json.field(fields, "parameters") ?? {} })]
+    return [
+      Backend.Event.ToolUse({
+        name: Json.text(fields, "tool_name") ?? "",
+        input: Json.field(fields, "parameters") ?? {}
+      })
+    ]
   }
   return []
 }
@@ -74,7 +79,9 @@ export const readOutcome = (finished: Cli.Finished, place: Place.Place): Cli.Out
   const status = statusOfExit(finished.exitCode) ?? statusIn(message)
   if (status !== undefined) return Either.left(Classify.byStatus(status, message, place))
   if (finished.exitCode === 41 && finished.signal === null) {
-    return Either.left(new Failure.AuthRefused({ place, said: Failure.said(message || "gemini could not authenticate") }))
+    return Either.left(
+      new Failure.AuthRefused({ place, said: Failure.said(message || "gemini could not authenticate") })
+    )
   }
   return Either.left(Classify.ended(finished, place, {
     install,
@@ -89,7 +96,15 @@ export const description: Description = {
   module: "Gemini",
   cli: "gemini",
   install,
-  capabilities: { webSearchOff: false, callbacks: false, effort: false, permission: true, skills: false, resume: true, models: [] },
+  capabilities: {
+    webSearchOff: false,
+    callbacks: false,
+    effort: false,
+    permission: true,
+    skills: false,
+    resume: true,
+    models: []
+  },
   argv,
   quiet: () => ({}),
   home: (configDir) => ({ GEMINI_CLI_HOME: configDir }),

@@ -83,7 +83,9 @@ export class Answer {
   end(out: Array<Backend.Event>): Effect.Effect<void, Failure.Failure> {
     if (this.over) return Effect.void
     this.over = true
-    if (!this.reading.finished) return Effect.fail(lost(this.place, "the stream ended before the answer was finished", undefined))
+    if (!this.reading.finished) {
+      return Effect.fail(lost(this.place, "the stream ended before the answer was finished", undefined))
+    }
     out.push(this.result())
     return Effect.void
   }

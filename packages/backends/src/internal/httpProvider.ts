@@ -1,8 +1,9 @@
-import { Backend, type ConfigFile, Failure, Place, type Settings } from "@fallback/core"
 import * as HttpClient from "@effect/platform/HttpClient"
 import type * as HttpClientError from "@effect/platform/HttpClientError"
 import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import type * as HttpClientResponse from "@effect/platform/HttpClientResponse"
+import { Backend, type ConfigFile, Failure, Place, type Settings } from "@fallback/core"
+import * as Secret from "@fallback/core/Secret"
 import * as Chunk from "effect/Chunk"
 import * as Clock from "effect/Clock"
 import * as Config from "effect/Config"
@@ -12,15 +13,14 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import * as Option from "effect/Option"
-import * as Secret from "@fallback/core/Secret"
 import * as Redacted from "effect/Redacted"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import * as Tracer from "effect/Tracer"
 import { randomUUID } from "node:crypto"
 import type { Provider } from "../HttpProvider.js"
-import { anthropic } from "./httpAnthropic.js"
 import { Answer, cut, lost } from "./httpAnswer.js"
+import { anthropic } from "./httpAnthropic.js"
 import { classify } from "./httpFailure.js"
 import { openAi } from "./httpOpenAi.js"
 import type { Wire } from "./httpWire.js"
@@ -185,14 +185,22 @@ const bounded = <R, A>(
   const { by, whole } = limits
   if (!Number.isFinite(by) && !Number.isFinite(whole)) return Effect.flatMap(answered, read)
   if (clock !== liveClock) {
-    return within(Effect.flatMap(within(answered, place, "first-byte", sent, by), read), place, "whole-send", sent, whole)
+    return within(
+      Effect.flatMap(within(answered, place, "first-byte", sent, by), read),
+      place,
+      "whole-send",
+      sent,
+      whole
+    )
   }
   let phase: "first-byte" | "whole-send" = "first-byte"
   let timer: ReturnType<typeof setTimeout> | undefined
   let fire: (() => void) | undefined
   const arm = (at: number) => {
     clearTimeout(timer)
-    timer = Number.isFinite(at) ? setTimeout(() => fire!(), Math.max(0, at - clock.unsafeCurrentTimeMillis())) : undefined
+    timer = Number.isFinite(at)
+      ? setTimeout(() => fire!(), Math.max(0, at - clock.unsafeCurrentTimeMillis()))
+      : undefined
   }
   const work = Effect.flatMap(answered, (response) =>
     Effect.suspend(() => {
@@ -211,7 +219,12 @@ const bounded = <R, A>(
       }
       fire = () => {
         const late = phase === "first-byte" && by <= whole ? "first-byte" : "whole-send"
-        finish(Effect.zipRight(Fiber.interrupt(fiber), Effect.fail(timeout(place, late, (late === "first-byte" ? by : whole) - sent))))
+        finish(
+          Effect.zipRight(
+            Fiber.interrupt(fiber),
+            Effect.fail(timeout(place, late, (late === "first-byte" ? by : whole) - sent))
+          )
+        )
       }
       arm(phase === "first-byte" ? Math.min(by, whole) : whole)
       fiber.addObserver(finish)

@@ -49,7 +49,10 @@ export const live = (fields: Json.Fields): ReadonlyArray<Backend.Event> => {
       return [Backend.Event.Text({ text: Json.text(part, "text") ?? "" })]
     case "tool_use":
       return [
-        Backend.Event.ToolUse({ name: Json.text(part, "tool") ?? "", input: Json.field(Json.field(part, "state"), "input") ?? {} })
+        Backend.Event.ToolUse({
+          name: Json.text(part, "tool") ?? "",
+          input: Json.field(Json.field(part, "state"), "input") ?? {}
+        })
       ]
     default:
       return []
@@ -103,7 +106,15 @@ export const description = (options: Cli.Options & { readonly config?: object | 
   module: "OpenCode",
   cli: "opencode",
   install,
-  capabilities: { webSearchOff: true, callbacks: false, effort: true, permission: false, skills: false, resume: true, models: [] },
+  capabilities: {
+    webSearchOff: true,
+    callbacks: false,
+    effort: true,
+    permission: false,
+    skills: false,
+    resume: true,
+    models: []
+  },
   argv,
   quiet: () => ({
     OPENCODE_DISABLE_AUTOUPDATE: "1",
@@ -113,7 +124,14 @@ export const description = (options: Cli.Options & { readonly config?: object | 
     OPENCODE_DISABLE_DEFAULT_PLUGINS: "1"
   }),
   home: (configDir) => ({ XDG_DATA_HOME: configDir }),
-  passes: ["ANTHROPIC_API_KEY", "OPENAI_API_KEY", "GEMINI_API_KEY", "OPENROUTER_API_KEY", "XDG_DATA_HOME", "XDG_CONFIG_HOME"],
+  passes: [
+    "ANTHROPIC_API_KEY",
+    "OPENAI_API_KEY",
+    "GEMINI_API_KEY",
+    "OPENROUTER_API_KEY",
+    "XDG_DATA_HOME",
+    "XDG_CONFIG_HOME"
+  ],
   live,
   settled: () => false,
   readOutcome,

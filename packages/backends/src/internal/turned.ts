@@ -28,7 +28,15 @@ export const landed = (
  * @internal
  */
 export const trappedSignal = (exitCode: number | null): string | undefined =>
-  exitCode === 130 ? "SIGINT" : exitCode === 137 ? "SIGKILL" : exitCode === 143 ? "SIGTERM" : exitCode === 129 ? "SIGHUP" : undefined
+  exitCode === 130
+    ? "SIGINT"
+    : exitCode === 137
+    ? "SIGKILL"
+    : exitCode === 143
+    ? "SIGTERM"
+    : exitCode === 129
+    ? "SIGHUP"
+    : undefined
 
 /**
  * Whether a CLI's stderr says its install is broken: the stub npm leaves when a postinstall did

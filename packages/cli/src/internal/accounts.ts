@@ -33,31 +33,41 @@ const describeEnv = (env: ConfigFile.Account["env"]) =>
     typeof value === "string" ? `${key}=${value}` : `${key}=fromEnv:${value.fromEnv}`
   ).join(" ")
 
-const show = Command.make("accounts", { config, json, cli: cli.pipe(Args.optional) }, ({ cli, config, json }) =>
-  Effect.gen(function*() {
-    const accounts = yield* Accounts.Accounts
-    const names = cli._tag === "Some" ? [cli.value] : Object.keys((yield* (yield* ConfigFile.Store).read).accounts).sort()
-    const rows = yield* Effect.forEach(names, (name) =>
-      Effect.map(accounts.list(name), (list) =>
-        list.map((account, i) => ({
-          cli: name,
-          order: i + 1,
-          name: account.name,
-          configDir: account.configDir ?? null,
-          env: account.env ?? {}
-        }))))
-    const flat = rows.flat()
-    if (json) return yield* Console.log(JSON.stringify(flat, null, 2))
-    if (flat.length === 0) {
-      return yield* Console.log(
-        `No accounts${cli._tag === "Some" ? ` for ${cli.value}` : ""} yet. Add one with: fallback accounts add CLI NAME`
-      )
-    }
-    yield* Console.log(table(
-      ["CLI", "#", "ACCOUNT", "CONFIG DIR", "ENVIRONMENT"],
-      flat.map((row) => [row.cli, String(row.order), row.name, row.configDir ?? "-", describeEnv(row.env) || "-"])
-    ))
-  }).pipe(Effect.provide(editing(config))))
+const show = Command.make(
+  "accounts",
+  { config, json, cli: cli.pipe(Args.optional) },
+  ({ cli, config, json }) =>
+    Effect.gen(function*() {
+      const accounts = yield* Accounts.Accounts
+      const names = cli._tag === "Some"
+        ? [cli.value]
+        : Object.keys((yield* (yield* ConfigFile.Store).read).accounts).sort()
+      const rows = yield* Effect.forEach(names, (name) =>
+        Effect.map(accounts.list(name), (list) =>
+          list.map((account, i) => ({
+            cli: name,
+            order: i + 1,
+            name: account.name,
+            configDir: account.configDir ?? null,
+            env: account.env ?? {}
+          }))))
+      const flat = rows.flat()
+      if (json) {
+        return yield* Console.log(JSON.stringify(flat, null, 2))
+      }
+      if (flat.length === 0) {
+        return yield* Console.log(
+          `No accounts${
+            cli._tag === "Some" ? ` for ${cli.value}` : ""
+          } yet. Add one with: fallback accounts add CLI NAME`
+        )
+      }
+      yield* Console.log(table(
+        ["CLI", "#", "ACCOUNT", "CONFIG DIR", "ENVIRONMENT"],
+        flat.map((row) => [row.cli, String(row.order), row.name, row.configDir ?? "-", describeEnv(row.env) || "-"])
+      ))
+    }).pipe(Effect.provide(editing(config)))
+)
 
 const configDir = Options.text("config-dir").pipe(
   Options.withDescription("the CLI's own config folder for this account (CLAUDE_CONFIG_DIR, CODEX_HOME…)"),
@@ -103,18 +113,22 @@ const accountOf = (name: string, configDir: string | undefined, env: ReadonlyArr
   })
 
 /** @internal */
-export const add = Command.make("add", { config, cli, name, configDir, env }, ({ cli, config, configDir, env, name }) =>
-  Effect.gen(function*() {
-    const account = yield* accountOf(name, configDir._tag === "Some" ? configDir.value : undefined, env)
-    yield* (yield* Accounts.Accounts).add(cli, account)
-    yield* Console.log(`${cli}: added account ${name}`)
-  }).pipe(Effect.provide(editing(config)))).pipe(
-    Command.withDescription(
-      "Adds an account at the end of CLI's account chain.\n\n" +
-        "  fallback accounts add claude work --config-dir ~/.claude-work\n" +
-        "  fallback accounts add claude key --env ANTHROPIC_API_KEY=fromEnv:ANTHROPIC_KEY_2"
-    )
+export const add = Command.make(
+  "add",
+  { config, cli, name, configDir, env },
+  ({ cli, config, configDir, env, name }) =>
+    Effect.gen(function*() {
+      const account = yield* accountOf(name, configDir._tag === "Some" ? configDir.value : undefined, env)
+      yield* (yield* Accounts.Accounts).add(cli, account)
+      yield* Console.log(`${cli}: added account ${name}`)
+    }).pipe(Effect.provide(editing(config)))
+).pipe(
+  Command.withDescription(
+    "Adds an account at the end of CLI's account chain.\n\n" +
+      "  fallback accounts add claude work --config-dir ~/.claude-work\n" +
+      "  fallback accounts add claude key --env ANTHROPIC_API_KEY=fromEnv:ANTHROPIC_KEY_2"
   )
+)
 
 /** @internal */
 export const remove = Command.make("remove", { config, cli, name }, ({ cli, config, name }) =>
@@ -136,7 +150,9 @@ export const remove = Command.make("remove", { config, cli, name }, ({ cli, conf
     yield* (yield* Accounts.Accounts).remove(cli, name)
     yield* Console.log(`${cli}: removed account ${name}`)
   }).pipe(Effect.provide(editing(config)))).pipe(
-    Command.withDescription("Removes an account (refused while a step names it).\n\n  fallback accounts remove claude key")
+    Command.withDescription(
+      "Removes an account (refused while a step names it).\n\n  fallback accounts remove claude key"
+    )
   )
 
 /** @internal */

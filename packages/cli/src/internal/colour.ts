@@ -1,4 +1,4 @@
-import * as Console from "effect/Console"
+import type * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 
 const escapes = /\u001b\[[0-9;]*m/g
@@ -11,7 +11,8 @@ const escapes = /\u001b\[[0-9;]*m/g
 export const colourful = (env: NodeJS.ProcessEnv, stream: { readonly isTTY?: boolean }): boolean =>
   (env.NO_COLOR === undefined || env.NO_COLOR === "") && stream.isTTY === true
 
-const plain = (args: ReadonlyArray<unknown>) => args.map((arg) => typeof arg === "string" ? arg.replace(escapes, "") : arg)
+const plain = (args: ReadonlyArray<unknown>) =>
+  args.map((arg) => typeof arg === "string" ? arg.replace(escapes, "") : arg)
 
 /**
  * Runs an effect with a console that drops colour codes from what it prints.

@@ -16,7 +16,10 @@ export const config = Options.text("config").pipe(
 )
 
 /** @internal */
-export const json = Options.boolean("json").pipe(Options.withAlias("j"), Options.withDescription("print JSON instead of a table"))
+export const json = Options.boolean("json").pipe(
+  Options.withAlias("j"),
+  Options.withDescription("print JSON instead of a table")
+)
 
 /**
  * The steps and accounts of the config file the command line names, or the default one.
@@ -25,7 +28,11 @@ export const json = Options.boolean("json").pipe(Options.withAlias("j"), Options
  */
 export const editing = (
   file: Option.Option<string>
-): Layer.Layer<Steps.Steps | Accounts.Accounts | ConfigFile.Store, ConfigError.ConfigError, FileSystem.FileSystem | Path.Path> =>
+): Layer.Layer<
+  Steps.Steps | Accounts.Accounts | ConfigFile.Store,
+  ConfigError.ConfigError,
+  FileSystem.FileSystem | Path.Path
+> =>
   Layer.mergeAll(Steps.Steps.layer, Accounts.Accounts.layer).pipe(
     Layer.provideMerge(
       Option.match(file, {

@@ -38,8 +38,18 @@ const world = (url: string): ConfigFile.Document => ({
     ]
   },
   providers: {
-    anthropic: { kind: "anthropic-messages", baseUrl: url, key: { fromEnv: "ANTHROPIC_API_KEY" }, models: [{ name: "claude-opus-5" }] },
-    openai: { kind: "openai-compatible", baseUrl: `${url}/v1`, key: { fromEnv: "OPENAI_API_KEY" }, models: [{ name: "gpt-4.5-preview" }] },
+    anthropic: {
+      kind: "anthropic-messages",
+      baseUrl: url,
+      key: { fromEnv: "ANTHROPIC_API_KEY" },
+      models: [{ name: "claude-opus-5" }]
+    },
+    openai: {
+      kind: "openai-compatible",
+      baseUrl: `${url}/v1`,
+      key: { fromEnv: "OPENAI_API_KEY" },
+      models: [{ name: "gpt-4.5-preview" }]
+    },
     local: { kind: "openai-compatible", baseUrl: `${url}/v1`, models: [{ name: "qwen3:8b", contextWindow: 32768 }] }
   },
   clis: {}
@@ -117,8 +127,11 @@ const play = (mock: MockProvider.MockProvider["Type"]) =>
     const took = (yield* Clock.currentTimeMillis) - began
     const counts = yield* mock.requests
     const rows = counts.log.map((request) => [
-      request.key === "demo-key-work" ? start : request.key === "demo-key-spare" ? "anthropic@spare/claude-opus-5" :
-        request.model === "gpt-4.5-preview" ? "openai/gpt-4.5-preview" : `local/${request.model}`,
+      request.key === "demo-key-work" ? start : request.key === "demo-key-spare" ?
+        "anthropic@spare/claude-opus-5" :
+        request.model === "gpt-4.5-preview"
+        ? "openai/gpt-4.5-preview"
+        : `local/${request.model}`,
       request.route,
       what[request.fault] ?? request.fault
     ])

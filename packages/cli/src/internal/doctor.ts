@@ -60,7 +60,9 @@ export const binaryOf = (cli: string, bin: string | undefined) =>
   Effect.gen(function*() {
     const path = yield* Path.Path
     if (bin !== undefined) return (yield* executable(bin)) ? Option.some(bin) : Option.none()
-    const dirs = (yield* Config.string("PATH").pipe(Config.withDefault(""))).split(process.platform === "win32" ? ";" : ":").filter((d) => d !== "")
+    const dirs = (yield* Config.string("PATH").pipe(Config.withDefault(""))).split(
+      process.platform === "win32" ? ";" : ":"
+    ).filter((d) => d !== "")
     for (const dir of dirs) {
       if (yield* executable(path.join(dir, cli))) return Option.some(path.join(dir, cli))
     }
@@ -98,7 +100,8 @@ const cliChecks = (document: ConfigFile.Document, used: ReadonlySet<string>, fil
             subject: cli,
             ok: false,
             detail: `${bin} (clis.${cli}.bin) is not an executable file`,
-            fix: `set clis.${cli}.bin in ${file} to the ${cli} program (\`command -v ${cli}\` shows it), or remove it to use ${cli} on PATH`
+            fix:
+              `set clis.${cli}.bin in ${file} to the ${cli} program (\`command -v ${cli}\` shows it), or remove it to use ${cli} on PATH`
           }
       }
       const version = yield* versionOf(found.value)
@@ -201,7 +204,9 @@ const usedClis = (document: ConfigFile.Document): ReadonlySet<string> =>
 const count = (n: number, what: string) => `${n} ${what}${n === 1 ? "" : "s"}`
 
 const show = (check: Check) =>
-  `${check.ok ? "✓" : "✗"} ${check.subject.padEnd(16)} ${check.detail}${check.fix === undefined ? "" : `\n    fix: ${check.fix}`}`
+  `${check.ok ? "✓" : "✗"} ${check.subject.padEnd(16)} ${check.detail}${
+    check.fix === undefined ? "" : `\n    fix: ${check.fix}`
+  }`
 
 /**
  * The doctor's verdict on the config in hand: every check printed, failing when one found a problem.
@@ -223,7 +228,12 @@ export const examine = (json: boolean) =>
             count(Object.values(document.accounts).flat().length, "account")
           }, ${count(Object.keys(document.providers).length, "provider")}`
         }
-        : { subject: "config", ok: false, detail: read.left.message, fix: `mend ${shellWord(file)} where the message says, or move it away` },
+        : {
+          subject: "config",
+          ok: false,
+          detail: read.left.message,
+          fix: `mend ${shellWord(file)} where the message says, or move it away`
+        },
       ...yield* cliChecks(document, usedClis(document), file),
       ...yield* accountChecks(document)
     ]
@@ -233,12 +243,15 @@ export const examine = (json: boolean) =>
   })
 
 /** @internal */
-export const doctor = Command.make("doctor", { config, json }, ({ config, json }) =>
-  examine(json).pipe(Effect.provide(editing(config)))).pipe(
-    Command.withDescription(
-      "Checks what the config needs: every CLI its steps and accounts name is installed and starts (with its\n" +
-        "version), every account's config dir exists, every variable a key is taken from is set (never showing\n" +
-        "its value). Each problem comes with the line that fixes it; the exit status is 1 when there is one.\n\n" +
-        "  fallback doctor\n  fallback doctor --json"
-    )
+export const doctor = Command.make(
+  "doctor",
+  { config, json },
+  ({ config, json }) => examine(json).pipe(Effect.provide(editing(config)))
+).pipe(
+  Command.withDescription(
+    "Checks what the config needs: every CLI its steps and accounts name is installed and starts (with its\n" +
+      "version), every account's config dir exists, every variable a key is taken from is set (never showing\n" +
+      "its value). Each problem comes with the line that fixes it; the exit status is 1 when there is one.\n\n" +
+      "  fallback doctor\n  fallback doctor --json"
   )
+)

@@ -1,6 +1,6 @@
 import * as Command from "@effect/cli/Command"
-import * as Terminal from "@effect/platform/Terminal"
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
+import * as Terminal from "@effect/platform/Terminal"
 import * as Backend from "@fallback/core/Backend"
 import * as ConfigFile from "@fallback/core/ConfigFile"
 import * as Place from "@fallback/core/Place"

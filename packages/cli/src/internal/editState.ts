@@ -41,7 +41,8 @@ export const make = (file: string, steps: ReadonlyArray<Steps.Step>): Page => ({
 
 const key = (place: Place.Place) => String(place)
 
-const find = (steps: ReadonlyArray<Steps.Step>, place: Place.Place) => steps.find((step) => key(step.place) === key(place))
+const find = (steps: ReadonlyArray<Steps.Step>, place: Place.Place) =>
+  steps.find((step) => key(step.place) === key(place))
 
 /**
  * Whether a row is new, changed, or as the file has it.

@@ -1,8 +1,8 @@
 import * as Args from "@effect/cli/Args"
 import * as Command from "@effect/cli/Command"
 import * as Options from "@effect/cli/Options"
-import * as Terminal from "@effect/platform/Terminal"
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
+import * as Terminal from "@effect/platform/Terminal"
 import * as Agent from "@fallback/core/Agent"
 import * as Answer from "@fallback/core/Answer"
 import type * as Backend from "@fallback/core/Backend"
@@ -98,7 +98,9 @@ export class InvalidRun extends Schema.TaggedError<InvalidRun>("@fallback/cli/In
  *
  * @internal
  */
-export class InvalidPrompt extends Schema.TaggedError<InvalidPrompt>("@fallback/cli/InvalidPrompt")("InvalidPrompt", {}) {
+export class InvalidPrompt
+  extends Schema.TaggedError<InvalidPrompt>("@fallback/cli/InvalidPrompt")("InvalidPrompt", {})
+{
   override get message(): string {
     return "the prompt holds a NUL byte (\\u0000), which no agent CLI can be given; remove it"
   }

@@ -40,7 +40,17 @@ export const Line = Schema.Union(
   }),
   Schema.Struct({
     type: Schema.Literal("notice"),
-    notice: Schema.Literal("Retrying", "Moving", "Skipping", "Compacting", "Probing", "Stalled", "Fresh", "Stopping", "Sharing"),
+    notice: Schema.Literal(
+      "Retrying",
+      "Moving",
+      "Skipping",
+      "Compacting",
+      "Probing",
+      "Stalled",
+      "Fresh",
+      "Stopping",
+      "Sharing"
+    ),
     message: Schema.String,
     place: Schema.optional(Schema.String),
     kind: Schema.optional(Schema.Literal(...Failure.kinds)),

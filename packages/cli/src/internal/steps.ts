@@ -83,7 +83,9 @@ export const retry = Command.make("retry", { config, place: place("place", "the 
     const waits = Policy.ladder(policy, tries).map(formatTime).join(", ")
     yield* Console.log(
       `${place}: ${tries} ${tries === 1 ? "try" : "tries"} beyond the first, ${policy}` +
-        (tries === 0 ? "" : ` (${policy === "exponential-jitter" ? "up to " : ""}${policy === "none" ? "no waits" : waits})`) +
+        (tries === 0
+          ? ""
+          : ` (${policy === "exponential-jitter" ? "up to " : ""}${policy === "none" ? "no waits" : waits})`) +
         (Duration.isZero(budget) ? "" : `, within ${formatTime(budget)}`)
     )
   }).pipe(Effect.provide(editing(config)))).pipe(
@@ -94,15 +96,23 @@ export const retry = Command.make("retry", { config, place: place("place", "the 
   )
 
 /** @internal */
-export const clear = Command.make("clear", { config, place: place("place", "the place") }, ({ config, place }) =>
-  Effect.gen(function*() {
-    const steps = yield* Steps.Steps
-    const had = yield* steps.get(place)
-    yield* steps.clear(place)
-    yield* Console.log(Option.isSome(had) ? `${place}: cleared` : `${place}: nothing was written against it (to forget its failures: fallback status --clear ${place})`)
-  }).pipe(Effect.provide(editing(config)))).pipe(
-    Command.withDescription("Removes what is written against PLACE.\n\n  fallback clear claude@work/claude-opus-5")
-  )
+export const clear = Command.make(
+  "clear",
+  { config, place: place("place", "the place") },
+  ({ config, place }) =>
+    Effect.gen(function*() {
+      const steps = yield* Steps.Steps
+      const had = yield* steps.get(place)
+      yield* steps.clear(place)
+      yield* Console.log(
+        Option.isSome(had)
+          ? `${place}: cleared`
+          : `${place}: nothing was written against it (to forget its failures: fallback status --clear ${place})`
+      )
+    }).pipe(Effect.provide(editing(config)))
+).pipe(
+  Command.withDescription("Removes what is written against PLACE.\n\n  fallback clear claude@work/claude-opus-5")
+)
 
 /** @internal */
 export const chain = Command.make("chain", { config, json, place: place("place", "where the walk starts") }, (

@@ -20,6 +20,8 @@ export const exported = <A, E, R>(effect: Effect.Effect<A, E, R>, variables: Var
   Effect.suspend(() => {
     const endpoint = variables.OTEL_EXPORTER_OTLP_ENDPOINT?.trim()
     if (endpoint === undefined || endpoint === "") return effect
-    return Effect.flatMap(Effect.promise(() => import("./otlp.js")), (otlp) =>
-      Effect.provide(effect, otlp.layer(endpoint, variables)))
+    return Effect.flatMap(
+      Effect.promise(() => import("./otlp.js")),
+      (otlp) => Effect.provide(effect, otlp.layer(endpoint, variables))
+    )
   })

@@ -20,30 +20,34 @@ const tries = Options.integer("tries").pipe(
 )
 
 /** @internal */
-export const waits = Command.make("waits", { json, policy, tries }, ({ json, policy, tries }) =>
-  Effect.gen(function*() {
-    if (!Number.isSafeInteger(tries) || tries < 0 || tries > Policy.mostTries) {
-      return yield* Effect.fail(new Policy.InvalidRetrying({ reason: `tries is ${String(tries).slice(0, 24)}` }))
-    }
-    const names = Option.match(policy, { onNone: () => Policy.names, onSome: (name) => [name] })
-    const ladders = names.map((name) => ({
-      policy: name,
-      waits: Policy.ladder(name, tries).map(Duration.toSeconds),
-      jittered: name === "exponential-jitter"
-    }))
-    if (json) return yield* Console.log(JSON.stringify(ladders, null, 2))
-    yield* Console.log(table(
-      ["POLICY", `WAITS BEFORE THE 2ND, 3RD… TRY (${tries} ${tries === 1 ? "TRY" : "TRIES"})`],
-      ladders.map(({ jittered, policy, waits }) => [
-        policy,
-        policy === "none"
-          ? "no wait at all"
-          : `${jittered ? "anywhere up to " : ""}${waits.map((s) => formatTime(Duration.seconds(s))).join(", ")}`
-      ])
-    ))
-  })).pipe(
-    Command.withDescription(
-      "The wait ladder of each policy: the first wait is one second, no wait is over a minute.\n\n" +
-        "  fallback waits\n  fallback waits --policy fibonacci --tries 10"
-    )
+export const waits = Command.make(
+  "waits",
+  { json, policy, tries },
+  ({ json, policy, tries }) =>
+    Effect.gen(function*() {
+      if (!Number.isSafeInteger(tries) || tries < 0 || tries > Policy.mostTries) {
+        return yield* Effect.fail(new Policy.InvalidRetrying({ reason: `tries is ${String(tries).slice(0, 24)}` }))
+      }
+      const names = Option.match(policy, { onNone: () => Policy.names, onSome: (name) => [name] })
+      const ladders = names.map((name) => ({
+        policy: name,
+        waits: Policy.ladder(name, tries).map(Duration.toSeconds),
+        jittered: name === "exponential-jitter"
+      }))
+      if (json) return yield* Console.log(JSON.stringify(ladders, null, 2))
+      yield* Console.log(table(
+        ["POLICY", `WAITS BEFORE THE 2ND, 3RD… TRY (${tries} ${tries === 1 ? "TRY" : "TRIES"})`],
+        ladders.map(({ jittered, policy, waits }) => [
+          policy,
+          policy === "none"
+            ? "no wait at all"
+            : `${jittered ? "anywhere up to " : ""}${waits.map((s) => formatTime(Duration.seconds(s))).join(", ")}`
+        ])
+      ))
+    })
+).pipe(
+  Command.withDescription(
+    "The wait ladder of each policy: the first wait is one second, no wait is over a minute.\n\n" +
+      "  fallback waits\n  fallback waits --policy fibonacci --tries 10"
   )
+)

@@ -65,13 +65,16 @@ export const make = Effect.fnUntraced(function*(
     moved: (moves: ReadonlyArray<Backend.Event>, answer: A) => A,
     entry: Entry<A> | undefined
   ) =>
-    Effect.flatMap(atPlace(walker, run, start, "start", Effect.void, text, go, entry), (first) =>
-      first._tag === "Answered"
-        ? Effect.succeed(first.answer)
-        : Effect.map(walk(walker, run, start, first, text, go), ({ answer, moves, place }) => {
-          if (options.moved === "stays") state.at = place
-          return moves.length === 0 ? answer : moved(moves, answer)
-        }))
+    Effect.flatMap(
+      atPlace(walker, run, start, "start", Effect.void, text, go, entry),
+      (first) =>
+        first._tag === "Answered"
+          ? Effect.succeed(first.answer)
+          : Effect.map(walk(walker, run, start, first, text, go), ({ answer, moves, place }) => {
+            if (options.moved === "stays") state.at = place
+            return moves.length === 0 ? answer : moved(moves, answer)
+          })
+    )
 
   const streamMoved = (moves: ReadonlyArray<Backend.Event>, answer: Stream.Stream<Backend.Event, Failure.Failure>) =>
     Stream.concat(Stream.fromIterable(moves), answer)
@@ -145,7 +148,9 @@ export const make = Effect.fnUntraced(function*(
   const collectedAt = (run: Run.Run, place: Place.Place, session: Backend.Session, prompt: Backend.Prompt) => {
     if (!repliesWhole(session)) {
       return Effect.andThen(
-        run.scope === undefined ? Effect.map(Scope.make(), (scope) => void (run.scope = run.made = scope)) : Effect.void,
+        run.scope === undefined
+          ? Effect.map(Scope.make(), (scope) => void (run.scope = run.made = scope))
+          : Effect.void,
         Effect.map(
           attempt(run, place, Effect.succeed(session), probe, prompt),
           Either.map((stream) => Effect.map(Stream.runCollect(stream), Chunk.toReadonlyArray))

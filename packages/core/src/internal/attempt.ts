@@ -111,10 +111,18 @@ const firstContent = (
     while (true) {
       const next = yield* Effect.catchAll(Effect.map(pull, Option.some), (end) =>
         Option.match(end, { onNone: () => Effect.succeed(Option.none()), onSome: Effect.fail }))
-      if (Option.isNone(next)) return deliver(limits, session, prompt, before, Option.none())
+      if (Option.isNone(next)) {
+        return deliver(limits, session, prompt, before, Option.none())
+      }
       const chunk = next.value
       const first = Chunk.findFirstIndex(chunk, Backend.isContent)
-      for (const event of Option.match(first, { onNone: () => chunk, onSome: (i) => Chunk.take(chunk, i) })) {
+      for (
+        const event of Option.match(first, {
+          onNone: () =>
+            chunk,
+          onSome: (i) => Chunk.take(chunk, i)
+        })
+      ) {
         note(limits, event)
         before.push(event)
       }
@@ -191,7 +199,11 @@ const liveClock = Context.get(DefaultServices.liveServices, Clock.Clock)
  * on another clock (the TestClock), a timeout on that clock. Interrupting the wait interrupts the
  * fiber.
  */
-const joinBy = <A, E>(fiber: Fiber.RuntimeFiber<A, E>, clock: Clock.Clock, at: number): Effect.Effect<Option.Option<A>, E> => {
+const joinBy = <A, E>(
+  fiber: Fiber.RuntimeFiber<A, E>,
+  clock: Clock.Clock,
+  at: number
+): Effect.Effect<Option.Option<A>, E> => {
   if (!Number.isFinite(at)) return Effect.asSome(Fiber.join(fiber))
   if (clock !== liveClock) {
     return Effect.suspend(() =>
@@ -226,38 +238,52 @@ const joinBy = <A, E>(fiber: Fiber.RuntimeFiber<A, E>, clock: Clock.Clock, at: n
  */
 const cutAt = <A, E>(effect: Effect.Effect<A, E>, clock: Clock.Clock, at: number, late: () => E): Effect.Effect<A, E> =>
   Number.isFinite(at)
-    ? Effect.flatMap(Effect.fork(effect), (fiber) =>
-      Effect.flatMap(joinBy(fiber, clock, at), (got) =>
-        Option.isSome(got) ? Effect.succeed(got.value) : Effect.zipRight(Fiber.interrupt(fiber), Effect.fail(late()))))
+    ? Effect.flatMap(
+      Effect.fork(effect),
+      (fiber) =>
+        Effect.flatMap(joinBy(fiber, clock, at), (got) =>
+          Option.isSome(got)
+            ? Effect.succeed(got.value)
+            : Effect.zipRight(Fiber.interrupt(fiber), Effect.fail(late())))
+    )
     : effect
 
 /**
  * The limits on an attempt before its first content: first byte (no later than the deadline) and
  * send ceiling, as one timer at the earlier; the watchdog.
  */
-const beforeContent = (limits: Limits) => <A>(self: Effect.Effect<A, Failure.Failure>): Effect.Effect<A, Failure.Failure> => {
-  const { place, run, startedAt } = limits
-  const options = run.options
-  const left = Math.max(0, run.deadline - startedAt)
-  const firstByte = Math.min(left, Option.match(options.firstByte, { onNone: () => Infinity, onSome: Duration.toMillis }))
-  const ceiling = Option.isSome(options.send) ? Duration.toMillis(options.send.value) : Infinity
-  let out = cutAt(
-    self,
-    run.clock,
-    startedAt + Math.min(firstByte, ceiling),
-    () =>
-      ceiling < firstByte
-        ? sendCeiling(limits, options.send.pipe(Option.getOrThrow))
-        : new Failure.Timeout({
-          place,
-          said: Failure.said("no first byte"),
-          phase: "first-byte",
-          after: Duration.millis(firstByte)
-        })
-  )
-  if (Option.isSome(options.watchdog)) out = Effect.raceFirst(out, watchdog(limits, options.watchdog.value, () => startedAt))
-  return out
-}
+const beforeContent =
+  (limits: Limits) => <A>(self: Effect.Effect<A, Failure.Failure>): Effect.Effect<A, Failure.Failure> => {
+    const { place, run, startedAt } = limits
+    const options = run.options
+    const left = Math.max(0, run.deadline - startedAt)
+    const firstByte = Math.min(
+      left,
+      Option.match(options.firstByte, { onNone: () => Infinity, onSome: Duration.toMillis })
+    )
+    const ceiling = Option.isSome(options.send) ? Duration.toMillis(options.send.value) : Infinity
+    let out = cutAt(
+      self,
+      run.clock,
+      startedAt + Math.min(firstByte, ceiling),
+      () =>
+        ceiling < firstByte
+          ? sendCeiling(limits, options.send.pipe(Option.getOrThrow))
+          : new Failure.Timeout({
+            place,
+            said: Failure.said("no first byte"),
+            phase: "first-byte",
+            after: Duration.millis(firstByte)
+          })
+    )
+    if (Option.isSome(options.watchdog)) {
+      out = Effect.raceFirst(
+        out,
+        watchdog(limits, options.watchdog.value, () => startedAt)
+      )
+    }
+    return out
+  }
 
 /**
  * The limits on an answer already streaming, kept on each pull: the turn's deadline and the send
@@ -305,7 +331,9 @@ const afterContent = (limits: Limits, pull: Pull): Pull => {
         if (failure !== undefined) return Effect.zipRight(Fiber.interrupt(fiber), Effect.fail(Option.some(failure)))
         told = moved
         return Effect.zipRight(
-          run.notices.publish(Notice.Stalled({ place, quiet: Duration.millis(now - moved), limit: Duration.millis(idle) })),
+          run.notices.publish(
+            Notice.Stalled({ place, quiet: Duration.millis(now - moved), limit: Duration.millis(idle) })
+          ),
           waited(fiber)
         )
       }

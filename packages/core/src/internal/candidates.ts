@@ -15,7 +15,11 @@ import type { Run } from "./run.js"
  *
  * @internal
  */
-export const check = (backend: Backend.Backend, place: Place.Place, within: Duration.Duration): Effect.Effect<boolean> =>
+export const check = (
+  backend: Backend.Backend,
+  place: Place.Place,
+  within: Duration.Duration
+): Effect.Effect<boolean> =>
   backend.check === undefined
     ? Effect.succeed(true)
     : backend.check(place).pipe(

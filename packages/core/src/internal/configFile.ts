@@ -13,8 +13,10 @@ const identifier = /^[A-Za-z_$][A-Za-z0-9_$]*$/
  */
 export const jsonPath = (path: ReadonlyArray<PropertyKey>): string =>
   path.length === 0 ? "the top" : path.map((key, i) =>
-    typeof key === "number" ? `[${key}]` :
-      typeof key === "string" && identifier.test(key) && key.length <= 60 ? `${i === 0 ? "" : "."}${key}` :
+    typeof key === "number" ?
+      `[${key}]` :
+      typeof key === "string" && identifier.test(key) && key.length <= 60 ?
+      `${i === 0 ? "" : "."}${key}` :
       `[${echo(String(key))}]`
   ).join("")
 

@@ -46,7 +46,11 @@ const skipped = (last: Failure.Failure): Unanswered => ({ _tag: "Skipped", last 
  *
  * @internal
  */
-export type Go<A> = (run: Run, place: Place.Place, prompt: Backend.Prompt) => Effect.Effect<Either.Either<A, Failure.Failure>>
+export type Go<A> = (
+  run: Run,
+  place: Place.Place,
+  prompt: Backend.Prompt
+) => Effect.Effect<Either.Either<A, Failure.Failure>>
 
 /**
  * Where a place's turn stands when it starts: its admission, and the first attempt's result if

@@ -104,7 +104,10 @@ export const withLock = <E2>(
     }
   })
   const release = (token: string) =>
-    Effect.flatMap(read(lockFile), (content) => content === token ? fs.remove(lockFile).pipe(Effect.ignore) : Effect.void)
+    Effect.flatMap(
+      read(lockFile),
+      (content) => content === token ? fs.remove(lockFile).pipe(Effect.ignore) : Effect.void
+    )
   return Effect.acquireUseRelease(acquire, () => effect, release)
 }
 

@@ -11,11 +11,17 @@ import * as ScheduleIntervals from "effect/ScheduleIntervals"
  * @internal
  */
 export const beforeDeadline = (deadline: number) => <Out, In, R>(self: Schedule.Schedule<Out, In, R>) =>
-  Schedule.makeWithState(self.initial, (now, input: In, state) =>
-    Effect.map(self.step(now, input, state), ([next, out, decision]) =>
-      ScheduleDecision.isContinue(decision) && ScheduleIntervals.start(decision.intervals) <= deadline
-        ? [next, out, decision] as const
-        : [next, out, ScheduleDecision.done] as const))
+  Schedule.makeWithState(
+    self.initial,
+    (now, input: In, state) =>
+      Effect.map(
+        self.step(now, input, state),
+        ([next, out, decision]) =>
+          ScheduleDecision.isContinue(decision) && ScheduleIntervals.start(decision.intervals) <= deadline
+            ? [next, out, decision] as const
+            : [next, out, ScheduleDecision.done] as const
+      )
+  )
 
 /**
  * Makes a schedule wait at least `least(input)` millis before the next attempt, where it asks for
@@ -24,15 +30,18 @@ export const beforeDeadline = (deadline: number) => <Out, In, R>(self: Schedule.
  * @internal
  */
 export const atLeast = <In>(least: (input: In) => number) => <Out, R>(self: Schedule.Schedule<Out, In, R>) =>
-  Schedule.makeWithState(self.initial, (now, input: In, state) =>
-    Effect.map(self.step(now, input, state), ([next, out, decision]) => {
-      if (ScheduleDecision.isDone(decision)) return [next, out, decision] as const
-      const start = ScheduleIntervals.start(decision.intervals)
-      const floor = now + least(input)
-      return start >= floor
-        ? [next, out, decision] as const
-        : [next, out, ScheduleDecision.continueWith(ScheduleInterval.after(floor))] as const
-    }))
+  Schedule.makeWithState(
+    self.initial,
+    (now, input: In, state) =>
+      Effect.map(self.step(now, input, state), ([next, out, decision]) => {
+        if (ScheduleDecision.isDone(decision)) return [next, out, decision] as const
+        const start = ScheduleIntervals.start(decision.intervals)
+        const floor = now + least(input)
+        return start >= floor
+          ? [next, out, decision] as const
+          : [next, out, ScheduleDecision.continueWith(ScheduleInterval.after(floor))] as const
+      })
+  )
 
 /**
  * The time a continuing step of a schedule asks the next attempt to start at; none when it is done.

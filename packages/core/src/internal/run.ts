@@ -20,7 +20,11 @@ export interface State {
 }
 
 /** @internal */
-export const initial = (origin: Place.Place): State => ({ at: origin, history: Chunk.empty(), conversations: new Map() })
+export const initial = (origin: Place.Place): State => ({
+  at: origin,
+  history: Chunk.empty(),
+  conversations: new Map()
+})
 
 /**
  * One turn in progress: its scope, its budget and what it has spent, and the history it sends

@@ -16,8 +16,14 @@ const shapes: ReadonlyArray<readonly [RegExp, string]> = [
   [/\b(xox[abprs]-)[A-Za-z0-9-]{10,}/g, `$1${mask}`],
   [/\b(AKIA|ASIA)[A-Z0-9]{16}\b/g, `$1${mask}`],
   [/\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}/g, mask],
-  [/\b((?:x-api-key|x-goog-api-key|api-key)["']?\s*[:=]?\s*["']?)(?!fromEnv\b)(?![^\s"',;&]*\*\*\*)[^\s"',;&]{6,}/gi, `$1${mask}`],
-  [/\b((?:proxy-)?authorization["']?\s*[:=]\s*["']?)(?!Bearer\b|Basic\b)(?!fromEnv\b)(?![^\s"',;&]*\*\*\*)[^\s"',;&]{6,}/gi, `$1${mask}`],
+  [
+    /\b((?:x-api-key|x-goog-api-key|api-key)["']?\s*[:=]?\s*["']?)(?!fromEnv\b)(?![^\s"',;&]*\*\*\*)[^\s"',;&]{6,}/gi,
+    `$1${mask}`
+  ],
+  [
+    /\b((?:proxy-)?authorization["']?\s*[:=]\s*["']?)(?!Bearer\b|Basic\b)(?!fromEnv\b)(?![^\s"',;&]*\*\*\*)[^\s"',;&]{6,}/gi,
+    `$1${mask}`
+  ],
   [/\b((?:[a-z0-9]+[_-])*key\s*=\s*["']?)(?!fromEnv\b)(?![^\s"',;&]*\*\*\*)[^\s"',;&]{6,}/gi, `$1${mask}`],
   [
     /\b((?:[a-z0-9]+[_-])*(?:api[_-]?key|apikey|access[_-]?token|auth[_-]?token|secret|password|passwd|token|credentials?)["']?\s*[:=]\s*["']?)(?!fromEnv\b)(?![^\s"',;&]*\*\*\*)[^\s"',;&]{6,}/gi,

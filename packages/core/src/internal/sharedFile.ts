@@ -49,7 +49,10 @@ export const make = (file: string, patience: Duration.Duration) =>
       Effect.gen(function*() {
         const written = yield* target
         const into = path.dirname(written)
-        const temporary = path.join(into, `.${path.basename(written)}.${host.pid}.${(yield* Random.nextInt).toString(36)}.tmp`)
+        const temporary = path.join(
+          into,
+          `.${path.basename(written)}.${host.pid}.${(yield* Random.nextInt).toString(36)}.tmp`
+        )
         yield* fs.writeFileString(temporary, content, { flag: "wx", mode: 0o600 }).pipe(
           Effect.zipRight(Effect.scoped(Effect.flatMap(fs.open(temporary, { flag: "r+" }), (handle) => handle.sync))),
           Effect.zipRight(fs.rename(temporary, written)),

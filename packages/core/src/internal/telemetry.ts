@@ -177,7 +177,6 @@ const placeAttributes = (place: Place.Place): Record<string, unknown> => ({
   ...(place.account === undefined ? {} : { [attribute.account]: place.account })
 })
 
-
 /** What the engine's telemetry reads of a turn. */
 interface Turn {
   readonly startedAt: number
@@ -358,7 +357,11 @@ export const wait = (turn: Turn, place: Place.Place, failure: Failure.Failure, m
     kind: "internal",
     parent,
     captureStackTrace: false,
-    attributes: { [attribute.place]: Place.format(place), [attribute.errorType]: failure._tag, [attribute.waitMs]: millis }
+    attributes: {
+      [attribute.place]: Place.format(place),
+      [attribute.errorType]: failure._tag,
+      [attribute.waitMs]: millis
+    }
   })
 }
 
@@ -412,7 +415,11 @@ const annotationsOf = (notice: Notice): Record<string, string | number> => {
     case "Fresh":
       return { [attribute.place]: Place.format(notice.place) }
     case "Sharing":
-      return { "fallback.health.store": notice.store, "fallback.health.shared": String(notice.shared), [attribute.reason]: notice.reason }
+      return {
+        "fallback.health.store": notice.store,
+        "fallback.health.shared": String(notice.shared),
+        [attribute.reason]: notice.reason
+      }
   }
 }
 

@@ -81,7 +81,9 @@ export const walk = <A>(walker: Walker, run: Run, start: Place.Place, first: Una
           run,
           skippedAt ?? last,
           failure,
-          `the turn's budget is spent (${Duration.format(options.budget.deadline)}, ${options.budget.attempts} requests)`,
+          `the turn's budget is spent (${
+            Duration.format(options.budget.deadline)
+          }, ${options.budget.attempts} requests)`,
           skippedAt !== undefined
         )
       }
@@ -113,7 +115,13 @@ export const walk = <A>(walker: Walker, run: Run, start: Place.Place, first: Una
         }
       }
       if (next === undefined) {
-        return yield* stop(run, skippedAt ?? last, failure, "no account or place is left to try", skippedAt !== undefined)
+        return yield* stop(
+          run,
+          skippedAt ?? last,
+          failure,
+          "no account or place is left to try",
+          skippedAt !== undefined
+        )
       }
       const { move, place } = next
       tried.add(key(place))
