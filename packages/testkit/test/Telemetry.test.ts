@@ -6,10 +6,22 @@
 import * as NodeSdk from "@effect/opentelemetry/NodeSdk"
 import { describe, expect, it } from "@effect/vitest"
 import type { Place } from "@fallback/core"
-import { Agent, Backend, Failure, Telemetry } from "@fallback/core"
+import { Agent, Backend, Failure, Notice, Place as PlaceModule, Secret, Telemetry } from "@fallback/core"
 import { SpanKind } from "@opentelemetry/api"
 import { InMemorySpanExporter, type ReadableSpan, SimpleSpanProcessor } from "@opentelemetry/sdk-trace-base"
-import { Chunk, Duration, Effect, FastCheck, Fiber, Logger, Metric, MetricState, Stream, TestClock } from "effect"
+import {
+  Chunk,
+  Duration,
+  Effect,
+  Either,
+  FastCheck,
+  Fiber,
+  Logger,
+  Metric,
+  MetricState,
+  Stream,
+  TestClock
+} from "effect"
 import { Scripted } from "../src/index.js"
 import { world } from "./world.js"
 
@@ -314,6 +326,31 @@ describe("metrics of a recovering turn", () => {
 })
 
 describe("notices in a program's logger", () => {
+  it.effect("a value the process holds as a secret is masked in a notice's span event and its log line", () => {
+    const exporter = new InMemorySpanExporter()
+    const held = "plain-canary-value-4417"
+    Secret.hold(held)
+    const at = Either.getOrThrow(PlaceModule.parse("claude@work/opus-held"))
+    const notice = Notice.Notice.Stopping({
+      place: at,
+      failure: new Failure.Unknown({ place: at, said: Failure.said("refused") }),
+      reason: `the next place wants ${held}`
+    })
+    const logged: Array<unknown> = []
+    const mine = Logger.make(({ annotations, message }) => logged.push([message, Object.fromEntries(annotations)]))
+    return Effect.gen(function*() {
+      yield* Telemetry.noticed(notice).pipe(Effect.withSpan("outer"))
+      const exported = JSON.stringify(exporter.getFinishedSpans().map((span) => span.events))
+      expect(exported).toContain("fallback.stop")
+      expect(exported).toContain("the next place wants ***")
+      expect(exported).not.toContain(held)
+      expect(JSON.stringify(logged)).toContain("the next place wants ***")
+      expect(JSON.stringify(logged)).not.toContain(held)
+    }).pipe(
+      (effect) => traced(exporter, effect),
+      Effect.provide(Logger.replace(Logger.defaultLogger, mine))
+    )
+  })
   it.effect("a replaced logger gets every notice with its annotations; Effect's console logger gets none", () =>
     Effect.gen(function*() {
       const { layer, work } = outage("logs")

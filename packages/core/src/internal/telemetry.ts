@@ -21,6 +21,7 @@ import type * as Backend from "../Backend.js"
 import type * as Failure from "../Failure.js"
 import { type Channel, format, type Notice } from "../Notice.js"
 import * as Place from "../Place.js"
+import { redact } from "./secret.js"
 
 /** @internal */
 export const attribute = {
@@ -382,6 +383,14 @@ export const opened = (place: Place.Place): void => {
  */
 export const cleared = (place: Place.Place): void => parked.unsafeUpdate(0, setsOf(place).place)
 
+const masked = (annotations: Record<string, string | number>): Record<string, string | number> => {
+  for (const key in annotations) {
+    const value = annotations[key]
+    if (typeof value === "string") annotations[key] = redact(value)
+  }
+  return annotations
+}
+
 const annotationsOf = (notice: Notice): Record<string, string | number> => {
   switch (notice._tag) {
     case "Retrying":
@@ -412,8 +421,6 @@ const annotationsOf = (notice: Notice): Record<string, string | number> => {
         [attribute.errorType]: notice.failure._tag,
         [attribute.reason]: notice.reason
       }
-    case "Fresh":
-      return { [attribute.place]: Place.format(notice.place) }
     case "Sharing":
       return {
         "fallback.health.store": notice.store,
@@ -474,13 +481,14 @@ export const noticed = (notice: Notice): Effect.Effect<void> =>
     const traced = span?._tag === "Span" && tracing(fiber)
     const loggers = installed(fiber.getFiberRef(FiberRef.currentLoggers))
     if (!traced && HashSet.size(loggers) === 0) return Effect.void
-    const annotations = annotationsOf(notice)
+    const annotations = masked(annotationsOf(notice))
+    const text = redact(format(notice))
     if (traced) {
       const now = Context.get(fiber.currentDefaultServices, Clock.Clock).unsafeCurrentTimeNanos()
-      span.event(eventName[notice._tag], now, { ...annotations, [attribute.notice]: format(notice) })
+      span.event(eventName[notice._tag], now, { ...annotations, [attribute.notice]: text })
     }
     if (HashSet.size(loggers) === 0) return Effect.void
-    return (notice._tag === "Stopping" ? Effect.logWarning : Effect.logInfo)(format(notice)).pipe(
+    return (notice._tag === "Stopping" ? Effect.logWarning : Effect.logInfo)(text).pipe(
       Effect.annotateLogs({ ...annotations, [attribute.notice]: notice._tag }),
       Effect.locally(FiberRef.currentLoggers, loggers)
     )
