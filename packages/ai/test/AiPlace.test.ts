@@ -1,9 +1,9 @@
 import type { Prompt } from "@effect/ai"
-import { LanguageModel } from "@effect/ai"
+import { AiError, LanguageModel } from "@effect/ai"
 import { describe, expect, it } from "@effect/vitest"
 import { Agent, Backend, ConfigFile, Health, Notice, Steps } from "@fallback/core"
 import { Scripted } from "@fallback/testkit"
-import { Effect, Layer, Option, Stream } from "effect"
+import { Cause, Effect, Layer, Option, Redacted, Stream } from "effect"
 
 import { AiPlace, FallbackAi } from "../src/index.js"
 
@@ -83,6 +83,38 @@ describe("AiPlace: a LanguageModel layer as a place of a plain agent", () => {
       if (failure._tag === "AuthRefused") {
         expect(failure.said).toBe("no key: the variable NOT_SET_ANYWHERE_KEY is not set")
       }
+    }))
+
+  it.scoped("a key the layer read is held: a model that echoes it has it masked in the failure", () =>
+    Effect.gen(function*() {
+      const value = "plainvalue-without-shape-9921"
+      process.env["AI_PLACE_CANARY_KEY"] = value
+      const backend = yield* AiPlace.make({
+        cli: "model",
+        key: "AI_PLACE_CANARY_KEY",
+        layer: ({ key }) =>
+          Layer.effect(
+            LanguageModel.LanguageModel,
+            Effect.flatMap(key, (read) => {
+              const refused = new AiError.UnknownError({
+                module: "Canary",
+                method: "generateText",
+                description: `bad request for key ${Redacted.value(read)}`
+              })
+              return LanguageModel.make({
+                generateText: () => Effect.fail(refused),
+                streamText: () => Stream.fail(refused)
+              })
+            })
+          )
+      })
+      const exit = yield* Effect.gen(function*() {
+        const agent = yield* Agent.make("model/m", undefined, { fallback: false, firstByte: Option.none() })
+        return yield* Agent.ask(agent, "one")
+      }).pipe(Effect.provide(world(Backend.Backends.layer([backend]))), Effect.exit)
+      delete process.env["AI_PLACE_CANARY_KEY"]
+      const told = JSON.stringify(exit) + String(Cause.pretty(exit._tag === "Failure" ? exit.cause : Cause.empty))
+      expect(told).not.toContain(value)
     }))
 })
 

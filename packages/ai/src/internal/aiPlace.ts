@@ -2,7 +2,7 @@ import * as AiError from "@effect/ai/AiError"
 import * as LanguageModel from "@effect/ai/LanguageModel"
 import type * as Prompt from "@effect/ai/Prompt"
 import type * as Response from "@effect/ai/Response"
-import { Backend, type ConfigFile, Failure, Place, type Settings } from "@fallback/core"
+import { Backend, type ConfigFile, Failure, Place, Secret, type Settings } from "@fallback/core"
 import * as Chunk from "effect/Chunk"
 import * as Config from "effect/Config"
 import * as ConfigError from "effect/ConfigError"
@@ -37,11 +37,18 @@ const keyOf = (
     return { config: Config.fail("this place was registered with no key variable"), variable }
   }
   const own = Option.getOrUndefined(account)?.env?.[variable]
-  if (own === undefined) return { config: Config.redacted(variable), variable }
+  if (own === undefined) return { config: held(Config.redacted(variable)), variable }
   return typeof own === "string"
-    ? { config: Config.succeed(Redacted.make(own)), variable }
-    : { config: Config.redacted(own.fromEnv), variable: own.fromEnv }
+    ? { config: held(Config.succeed(Redacted.make(own))), variable }
+    : { config: held(Config.redacted(own.fromEnv)), variable: own.fromEnv }
 }
+
+/** A key read is a secret the process holds: masked wherever text leaves it. */
+const held = (config: Config.Config<Redacted.Redacted>): Config.Config<Redacted.Redacted> =>
+  Config.map(config, (key) => {
+    Secret.hold(Redacted.value(key))
+    return key
+  })
 
 const unbuilt =
   (place: Place.Place, variable: string | undefined) => (error: unknown): Effect.Effect<never, Failure.Failure> =>
