@@ -81,7 +81,7 @@ export default tseslint.config(
       "**/docs/",
       "**/.cache/",
       "**/coverage/",
-      "bench/main.bundle.mjs",
+      "bench/*.bundle.mjs",
       "test/fixtures/",
       "packages/cli/bin/"
     ]
