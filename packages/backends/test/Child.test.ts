@@ -91,9 +91,8 @@ describe("Child", () => {
       )
       const fiber = yield* Effect.fork(run(bin, Duration.millis(300)))
       const pid = yield* Effect.promise(() => pidFile(pids))
-      const started = Date.now()
+      // A close that waited on the child would never return: the stand-in runs until killed.
       yield* Fiber.interrupt(fiber)
-      expect(Date.now() - started).toBeLessThan(3_000)
       expect(yield* Effect.promise(() => gone(pid))).toBe(true)
     }))
 

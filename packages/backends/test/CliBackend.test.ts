@@ -164,10 +164,9 @@ describe("a CLI backend, run with fake executables", () => {
       process.env.FALLBACK_TEST_CLAUDE_KEY = "sk-ant-api03-testtesttesttesttest"
       const { account, backend, place } = setup("retry")
       const session = yield* backend.open(place("a"), Option.some(account("a")), Settings.plain, {})
-      const started = Date.now()
+      // The stand-in never ends by itself: a turn that waited out its backoff would never end.
       const failure = yield* Effect.flip(Stream.runDrain(session.turn(prompt("hello"))))
       expect(failure._tag).toBe("RateLimited")
-      expect(Date.now() - started).toBeLessThan(10_000)
     }))
 
   it.scopedLive("a deadline on the turn kills the whole process group: nothing it started survives", () =>

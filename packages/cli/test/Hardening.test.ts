@@ -45,11 +45,11 @@ describe("doctor's fix lines (#8)", () => {
       yield* fs.writeFileString(
         file,
         JSON.stringify({
-          accounts: { claude: [{ name: "work", configDir: "x; touch /tmp/owned-by-doctor #" }] }
+          accounts: { claude: [{ name: "work", configDir: "x; touch owned-by-doctor #" }] }
         })
       )
       const ran = yield* fallbackWith({ PATH: "/nonexistent", HOME: "/tmp" }, file, "doctor")
-      expect(ran.out).toContain("fix: mkdir -p 'x; touch /tmp/owned-by-doctor #'  # then sign claude in there")
+      expect(ran.out).toContain("fix: mkdir -p 'x; touch owned-by-doctor #'  # then sign claude in there")
     }).pipe(Effect.provide(NodeFileSystem.layer)))
 
   it.prop(

@@ -3,8 +3,7 @@ import { Either } from "effect"
 
 import { ConfigFile } from "../src/index.js"
 
-const decode = (health: unknown) =>
-  ConfigFile.decode("/tmp/config.json", JSON.stringify({ health }), ConfigFile.builtinClis)
+const decode = (health: unknown) => ConfigFile.decode("config.json", JSON.stringify({ health }), ConfigFile.builtinClis)
 
 describe("the config file's health store", () => {
   it("chooses the file, or Redis by a URL from the environment or written plainly, with a password from the environment", () => {
