@@ -16,7 +16,8 @@ import * as DefaultServices from "effect/DefaultServices"
 import * as Effect from "effect/Effect"
 import * as Stream from "effect/Stream"
 import * as Tracer from "effect/Tracer"
-import { type Figure, figure, repetitions, table } from "./figures.js"
+import { type Figure, figure, table } from "./figures.js"
+import { inEffect } from "./loops.js"
 import { chain, world } from "./world.js"
 
 const turns = Number(process.env.BENCH_TURNS ?? 5_000)
@@ -40,27 +41,16 @@ const variants: ReadonlyArray<readonly [string, Under]> = [
   ["OpenTelemetry SDK installed", (effect) => Effect.provide(effect, sdk)]
 ]
 
-const timed = <E, R>(n: number, turn: Effect.Effect<unknown, E, R>) =>
-  Effect.gen(function*() {
-    const samples: Array<number> = []
-    for (let r = -1; r < repetitions; r++) {
-      const start = performance.now()
-      for (let i = 0; i < n; i++) yield* turn
-      if (r >= 0) samples.push(((performance.now() - start) * 1000) / n)
-    }
-    return samples
-  })
-
 const rows = (bench: string, places: ReadonlyArray<string>, [name, under]: readonly [string, Under]) =>
   Effect.gen(function*() {
     const agent = yield* Agent.make(places[0]!, undefined, { moved: "returns" })
     return [
-      figure(bench, `Agent.ask (held agent), ${name}`, "µs", yield* under(timed(turns, Agent.ask(agent, "hi")))),
+      figure(bench, `Agent.ask (held agent), ${name}`, "µs", yield* under(inEffect(turns, Agent.ask(agent, "hi")))),
       figure(
         bench,
         `agent.turn streamed, ${name}`,
         "µs",
-        yield* under(timed(streamedTurns, Stream.runDrain(agent.turn("hi"))))
+        yield* under(inEffect(streamedTurns, Stream.runDrain(agent.turn("hi"))))
       )
     ]
   }).pipe(Effect.scoped, Effect.provide(world(chain(places))))
