@@ -71,6 +71,14 @@ const urlOf = (url: string): string => {
   }
 }
 
+/** A request as an error carries it, with no credentials in its URL, query or headers. */
+const requestOf = (request: AiError.HttpRequestError["request"]): AiError.HttpRequestError["request"] => ({
+  ...request,
+  url: urlOf(request.url),
+  urlParams: [],
+  headers: maskHeaders(request.headers)
+})
+
 /** @internal */
 export const masked = (error: AiError.AiError): AiError.AiError => {
   switch (error._tag) {
@@ -79,12 +87,7 @@ export const masked = (error: AiError.AiError): AiError.AiError => {
         module: error.module,
         method: error.method,
         reason: error.reason,
-        request: {
-          ...error.request,
-          url: urlOf(error.request.url),
-          urlParams: [],
-          headers: maskHeaders(error.request.headers)
-        },
+        request: requestOf(error.request),
         ...(error.description === undefined ? {} : { description: Failure.said(error.description) })
       }, { disableValidation: true })
     case "HttpResponseError":
@@ -92,12 +95,7 @@ export const masked = (error: AiError.AiError): AiError.AiError => {
         module: error.module,
         method: error.method,
         reason: error.reason,
-        request: {
-          ...error.request,
-          url: urlOf(error.request.url),
-          urlParams: [],
-          headers: maskHeaders(error.request.headers)
-        },
+        request: requestOf(error.request),
         response: { status: error.response.status, headers: maskHeaders(error.response.headers) },
         ...(error.body === undefined ? {} : { body: Failure.said(error.body) }),
         ...(error.description === undefined ? {} : { description: Failure.said(error.description) })
