@@ -2,9 +2,9 @@
 // another commit's (`node --expose-gc bench/ab.mjs <commit> [b2|b3] [rounds]`). Each side is bundled
 // with its own copy of Effect; the other commit's packages/core and bench are taken by `git archive`
 // into .ab/ (ignored), with bench/ab.ts from this tree.
+import { build } from "esbuild"
 import { execSync } from "node:child_process"
 import { copyFileSync, mkdirSync, rmSync } from "node:fs"
-import { build } from "esbuild"
 
 const root = new URL("..", import.meta.url).pathname
 const [commit = "HEAD", only = "both", roundsArg = "9"] = process.argv.slice(2)
@@ -27,7 +27,13 @@ const bundle = async (tree, out, side) => {
   // Effect keeps its global values (the default services, fiber refs) in one store on globalThis:
   // each side gets a store of its own, or the second bundle would run on the first one's services.
   const { readFileSync, writeFileSync } = await import("node:fs")
-  writeFileSync(out, readFileSync(out, "utf8").replace("var globalStoreId = `effect/GlobalValue`", `var globalStoreId = \`effect/GlobalValue/${side}\``))
+  writeFileSync(
+    out,
+    readFileSync(out, "utf8").replace(
+      "var globalStoreId = `effect/GlobalValue`",
+      `var globalStoreId = \`effect/GlobalValue/${side}\``
+    )
+  )
   return import(out)
 }
 
@@ -40,7 +46,8 @@ const A = await bundle(base, `${root}.ab/a.bundle.mjs`, "a")
 const B = await bundle(root.replace(/\/$/, ""), `${root}.ab/b.bundle.mjs`, "b")
 
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]
-const show = (name, xs) => `${name} ${median(xs).toFixed(2)} [${Math.min(...xs).toFixed(1)}–${Math.max(...xs).toFixed(1)}]`
+const show = (name, xs) =>
+  `${name} ${median(xs).toFixed(2)} [${Math.min(...xs).toFixed(1)}–${Math.max(...xs).toFixed(1)}]`
 const { loadavg } = await import("node:os")
 console.log(`A = ${commit}, B = working tree; load ${loadavg().map((l) => l.toFixed(2)).join(" ")}`)
 
@@ -53,10 +60,18 @@ if (only !== "b3") {
     const y0 = flip ? await B.b2(n) : undefined
     const x = await A.b2(n)
     const y = flip ? y0 : await B.b2(n)
-    a.push(x), b.push(y), c.push(cc), ra.push(x / cc), rb.push(y / cc)
+    a.push(x)
+    b.push(y)
+    c.push(cc)
+    ra.push(x / cc)
+    rb.push(y / cc)
   }
   console.log(`B2 µs: ${show("A", a)}  ${show("B", b)}  ${show("catchAll", c)}`)
-  console.log(`B2 ratios to catchAll: A ${median(ra).toFixed(2)}×  B ${median(rb).toFixed(2)}×  B/A ${median(b.map((y, i) => y / a[i])).toFixed(3)}`)
+  console.log(
+    `B2 ratios to catchAll: A ${median(ra).toFixed(2)}×  B ${median(rb).toFixed(2)}×  B/A ${
+      median(b.map((y, i) => y / a[i])).toFixed(3)
+    }`
+  )
 }
 if (only !== "b2") {
   const aw = [], bw = [], ah = [], bh = [], cw = [], ch = [], ai = [], bi = []
@@ -66,10 +81,25 @@ if (only !== "b2") {
     const y0 = flip ? await B.b3() : undefined
     const x = await A.b3()
     const y = flip ? y0 : await B.b3()
-    cw.push(c.wall), ch.push(c.heap), aw.push(x.wall), ah.push(x.heap), bw.push(y.wall), bh.push(y.heap), ai.push(x.idle), bi.push(y.idle)
+    cw.push(c.wall)
+    ch.push(c.heap)
+    aw.push(x.wall)
+    ah.push(x.heap)
+    bw.push(y.wall)
+    bh.push(y.heap)
+    ai.push(x.idle)
+    bi.push(y.idle)
   }
-  console.log(`B3 wall ms: ${show("A", aw)}  ${show("B", bw)}  ${show("cockatiel", cw)}  ratio A ${(median(aw) / median(cw)).toFixed(2)}× B ${(median(bw) / median(cw)).toFixed(2)}×`)
-  console.log(`B3 heap MB: ${show("A", ah)}  ${show("B", bh)}  ${show("cockatiel", ch)}  ratio A ${(median(ah) / median(ch)).toFixed(2)}× B ${(median(bh) / median(ch)).toFixed(2)}×`)
+  console.log(
+    `B3 wall ms: ${show("A", aw)}  ${show("B", bw)}  ${show("cockatiel", cw)}  ratio A ${
+      (median(aw) / median(cw)).toFixed(2)
+    }× B ${(median(bw) / median(cw)).toFixed(2)}×`
+  )
+  console.log(
+    `B3 heap MB: ${show("A", ah)}  ${show("B", bh)}  ${show("cockatiel", ch)}  ratio A ${
+      (median(ah) / median(ch)).toFixed(2)
+    }× B ${(median(bh) / median(ch)).toFixed(2)}×`
+  )
   console.log(`B3 idle KB/place: A ${median(ai).toFixed(1)}  B ${median(bi).toFixed(1)}`)
 }
 console.log(`load ${loadavg().map((l) => l.toFixed(2)).join(" ")}`)

@@ -25,10 +25,12 @@ const loop = <E, R>(n: number, turn: Effect.Effect<unknown, E, R>) =>
 /** µs a turn: B2's held agent failing over, and the hand-written catchAll. */
 export const b2 = (n: number) => {
   const places = ["claude/down", "codex/b", "gemini/c"]
-  return Effect.runPromise(Effect.scoped(Effect.gen(function*() {
-    const agent = yield* Agent.make(places[0]!, undefined, { moved: "returns" })
-    return yield* loop(n, Agent.ask(agent, "hi"))
-  })).pipe(Effect.provide(world(chain(places), false))))
+  return Effect.runPromise(
+    Effect.scoped(Effect.gen(function*() {
+      const agent = yield* Agent.make(places[0]!, undefined, { moved: "returns" })
+      return yield* loop(n, Agent.ask(agent, "hi"))
+    })).pipe(Effect.provide(world(chain(places), false)))
+  )
 }
 
 export const catchAll = (n: number) =>
