@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Agent, Health, Place, Preset } from "@fallback/core"
-import { ConfigProvider, Effect, Fiber, TestClock } from "effect"
+import { ConfigProvider, Effect, Fiber, Stream, TestClock } from "effect"
 
 import { Scripted } from "../src/index.js"
 import { world } from "./world.js"
@@ -37,6 +37,26 @@ describe("the trial after a park", () => {
       expect(yield* Agent.ask(agent, "the next turn takes the trial")).toBe(`ok from ${requested}`)
       expect((yield* seen(requested)).turns).toBe(7)
       expect(yield* (yield* Health.Health).snapshot).toEqual([])
+    }).pipe(inBreaker({
+      [requested]: [
+        ...Array.from({ length: 5 }, () => Scripted.fail("Unknown")),
+        Scripted.delay("20 seconds", Scripted.answer("too late")),
+        Scripted.answer(`ok from ${requested}`)
+      ]
+    })))
+
+  it.scoped("the same when the trial's turn is read as a stream", () =>
+    Effect.gen(function*() {
+      const agent = yield* Agent.make(requested, undefined, Preset.breaker.options)
+      for (let i = 0; i < 5; i++) expect(yield* Agent.ask(agent, `turn ${i}`)).toBe(`ok from ${sonnet}`)
+      yield* TestClock.adjust("60 seconds")
+      const trial = yield* Effect.fork(Stream.runCollect(agent.turn("the trial, interrupted")))
+      yield* TestClock.adjust("1 second")
+      expect((yield* seen(requested)).turns).toBe(6)
+      expect((yield* (yield* Health.Health).snapshot)[0]!.breaker).toBe("trial")
+      yield* Fiber.interrupt(trial)
+      expect(yield* Agent.ask(agent, "the next turn takes the trial")).toBe(`ok from ${requested}`)
+      expect((yield* seen(requested)).turns).toBe(7)
     }).pipe(inBreaker({
       [requested]: [
         ...Array.from({ length: 5 }, () => Scripted.fail("Unknown")),

@@ -66,7 +66,7 @@ export const make = Effect.fnUntraced(function*(
     entry: Entry<A> | undefined
   ) =>
     Effect.flatMap(
-      atPlace(walker, run, start, "start", Effect.void, text, go, entry),
+      atPlace(walker, run, start, "start", undefined, text, go, entry),
       (first) =>
         first._tag === "Answered"
           ? Effect.succeed(first.answer)
@@ -98,7 +98,12 @@ export const make = Effect.fnUntraced(function*(
       const clock = yield* Effect.clock
       const run = newRun(clock, clock.unsafeCurrentTimeMillis(), yield* Effect.scope)
       const start = startOf()
-      return yield* telemetry.streamedTurn(run, start, whole(run, start, text, streamed, streamMoved, undefined))
+      return yield* telemetry.streamedTurn(
+        run,
+        start,
+        whole(run, start, text, streamed, streamMoved, undefined),
+        () => settled(run)
+      )
     }))
 
   /**
@@ -189,6 +194,12 @@ export const make = Effect.fnUntraced(function*(
       })
     })
 
+  /**
+   * The end of a turn: a trial it took and neither answered nor failed (it was interrupted) is
+   * given back, so the next turn takes it instead of skipping the place for a whole lease.
+   */
+  const settled = (run: Run.Run) => run.trial === undefined ? Effect.void : health.giveBack(run.trial)
+
   /** The rest of a whole turn; the scope a stream it reads needs is made then, and closed at its end. */
   const rest = (
     run: Run.Run,
@@ -201,10 +212,11 @@ export const make = Effect.fnUntraced(function*(
       run,
       start,
       traced,
-      Effect.onExit(
-        Effect.flatten(whole(run, start, text, collected, wholeMoved, entry)),
-        (exit) => run.made === undefined ? Effect.void : Scope.close(run.made, exit)
-      )
+      Effect.flatten(whole(run, start, text, collected, wholeMoved, entry)),
+      (exit) =>
+        run.made === undefined
+          ? settled(run)
+          : Effect.zipRight(settled(run), Scope.close(run.made, exit))
     )
 
   return {

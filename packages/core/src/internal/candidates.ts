@@ -1,4 +1,3 @@
-import * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
@@ -45,6 +44,19 @@ export interface Walk {
   readonly backendOf: (place: Place.Place) => Either.Either<Backend.Backend, Failure.Failure>
 }
 
+/** @internal */
+export type Next =
+  | {
+    readonly _tag: "Found"
+    readonly place: Place.Place
+    readonly index: number
+    readonly links: ReadonlyArray<Place.Place>
+  }
+  | { readonly _tag: "Refused"; readonly place: Place.Place; readonly reason: string }
+  | { readonly _tag: "None" }
+
+const none: Next = { _tag: "None" }
+
 /**
  * The next place in the chain that may take the turn (`Found`), the place whose backend cannot
  * honour the agent's settings (`Refused`: the walk stops there), or `None`. Candidates already
@@ -52,48 +64,61 @@ export interface Walk {
  * context window smaller than the prompt, and a place failing its health check, going over the
  * list up to `rounds` times, reading it again for each round after the first.
  *
+ * Worked out without an effect where nothing is skipped, checked or read again (the common
+ * failover): an Effect only when one is needed.
+ *
  * @internal
  */
-export const nextLink = (walk: Walk) =>
-  Effect.gen(function*() {
-    const { backendOf, failedProviders, run, tried } = walk
-    let links = walk.links
-    let from = walk.from
-    const candidates = run.options.candidates
-    const size = Backend.tokens({ text: walk.text, history: [] })
-    const skip = (place: Place.Place, why: "provider" | "window" | "unhealthy") =>
-      run.notices.publish(Notice.Skipping({ place, why, until: undefined }))
-    for (let round = 0; round < candidates.rounds; round++) {
-      if (round > 0) {
-        const at = links[from]
-        links = yield* walk.relist
-        from = at === undefined ? -1 : links.findIndex((place) => Place.format(place) === Place.format(at))
-      }
-      for (let index = from + 1; index < links.length; index++) {
-        const place = links[index]!
-        if (tried.has(Place.format(place))) continue
-        const backend = backendOf(place)
-        if (Either.isLeft(backend)) return { _tag: "Found", place, index, links } as const
-        const refusal = Settings.refusal(walk.settings, backend.right.capabilities)
-        if (Option.isSome(refusal)) return { _tag: "Refused", place, reason: `${place.cli} ${refusal.value}` } as const
-        if (candidates.skipFailedProvider && failedProviders.has(Backend.providerOf(backend.right, place))) {
-          yield* skip(place, "provider")
-          continue
-        }
-        const window = Backend.modelAt(backend.right, place).contextWindow
-        if (candidates.fitWindow && window !== undefined && window < size) {
-          yield* skip(place, "window")
-          continue
-        }
-        if (Option.isSome(candidates.check)) {
-          const left = Duration.millis(Math.max(0, run.deadline - (yield* Clock.currentTimeMillis)))
-          if (!(yield* check(backend.right, place, Duration.min(candidates.check.value, left)))) {
-            yield* skip(place, "unhealthy")
-            continue
-          }
-        }
-        return { _tag: "Found", place, index, links } as const
+export const nextLink = (walk: Walk): Next | Effect.Effect<Next> => scan(walk, walk.links, walk.from, 0, walk.from + 1)
+
+const resolved = (next: Next | Effect.Effect<Next>): Effect.Effect<Next> =>
+  Effect.isEffect(next) ? next : Effect.succeed(next)
+
+const scan = (
+  walk: Walk,
+  links: ReadonlyArray<Place.Place>,
+  from: number,
+  round: number,
+  index: number
+): Next | Effect.Effect<Next> => {
+  const { backendOf, failedProviders, run, tried } = walk
+  const candidates = run.options.candidates
+  if (round >= candidates.rounds) return none
+  const skip = (place: Place.Place, why: "provider" | "window" | "unhealthy", at: number) =>
+    Effect.flatMap(
+      run.notices.publish(Notice.Skipping({ place, why, until: undefined })),
+      () => resolved(scan(walk, links, from, round, at + 1))
+    )
+  for (; index < links.length; index++) {
+    const place = links[index]!
+    if (tried.has(Place.format(place))) continue
+    const backend = backendOf(place)
+    if (Either.isLeft(backend)) return { _tag: "Found", place, index, links }
+    const refusal = Settings.refusal(walk.settings, backend.right.capabilities)
+    if (Option.isSome(refusal)) return { _tag: "Refused", place, reason: `${place.cli} ${refusal.value}` }
+    if (candidates.skipFailedProvider && failedProviders.has(Backend.providerOf(backend.right, place))) {
+      return skip(place, "provider", index)
+    }
+    if (candidates.fitWindow) {
+      const window = Backend.modelAt(backend.right, place).contextWindow
+      if (window !== undefined && window < Backend.tokens({ text: walk.text, history: [] })) {
+        return skip(place, "window", index)
       }
     }
-    return { _tag: "None" } as const
+    if (Option.isSome(candidates.check)) {
+      const left = Duration.millis(Math.max(0, run.deadline - run.clock.unsafeCurrentTimeMillis()))
+      const found: Next = { _tag: "Found", place, index, links }
+      const at = index
+      return Effect.flatMap(
+        check(backend.right, place, Duration.min(candidates.check.value, left)),
+        (passes) => passes ? Effect.succeed(found) : skip(place, "unhealthy", at)
+      )
+    }
+    return { _tag: "Found", place, index, links }
+  }
+  const at = links[from]
+  return Effect.flatMap(walk.relist, (relisted) => {
+    const again = at === undefined ? -1 : relisted.findIndex((place) => Place.format(place) === Place.format(at))
+    return resolved(scan(walk, relisted, again, round + 1, again + 1))
   })
+}

@@ -130,9 +130,28 @@ interface Waits {
 const goesOf = (answer: Answer.Answer, retrying: Policy.Retrying) =>
   answer.here.length + (answer.step ? retrying.tries : 0)
 
+/** One place's goes as they stand: what the place admitted, and the waits so far. */
+interface Here<A> {
+  readonly goes: Goes
+  readonly run: Run
+  readonly place: Place.Place
+  readonly move: Move
+  readonly text: string
+  readonly go: Go<A>
+  readonly admission: Health.Admission
+  readonly placeStartedAt: number
+  retried: boolean
+  stepRetrying: Policy.Retrying | undefined
+  waits: Waits | undefined
+}
+
 /**
  * Step 3: goes at one place, with the waits the step and the failure's answer ask for. `entry`
  * is given when the place was already admitted, and its first attempt perhaps already made.
+ * `announce`, called once the place is admitted, says the turn is moving there.
+ *
+ * A trial the place hands out is noted on the run until the place answers or fails (the turn
+ * gives back, when it ends, a trial still noted then): no finalizer per place.
  *
  * @internal
  */
@@ -141,94 +160,158 @@ export const atPlace = <A>(
   run: Run,
   place: Place.Place,
   move: Move,
-  announce: Effect.Effect<void>,
+  announce: (() => Effect.Effect<void>) | undefined,
   text: string,
   go: Go<A>,
   entry: Entry<A> | undefined
-): Effect.Effect<Outcome<A>> =>
-  Effect.gen(function*() {
-    const { compactor, health, standIns } = goes
-    const { notices, options } = run
-    const admission = entry?.admission ?? (yield* health.admit(place))
-    if (admission._tag === "Skip") {
-      const now = run.clock.unsafeCurrentTimeMillis()
-      yield* notices.publish(Notice.Skipping({
-        place,
-        why: admission.why,
-        until: admission.until,
-        left: admission.until === undefined ? undefined : Duration.millis(Math.max(0, admission.until - now))
-      }))
-      return skipped(admission.last)
-    }
-    yield* announce
+): Effect.Effect<Outcome<A>> => {
+  const enter = (admission: Health.Admission): Effect.Effect<Outcome<A>> => {
+    if (admission._tag === "Skip") return skip(run, place, admission)
     if (move === "place") run.history = Chunk.empty()
-    const placeStartedAt = entry?.first === undefined ? run.clock.unsafeCurrentTimeMillis() : run.startedAt
-    let first = entry?.first
-    let retried = false
-    let stepRetrying: Policy.Retrying | undefined = undefined
-    let waits = undefined as Waits | undefined
-    while (true) {
-      const prompt = promptOf(text, run.history)
-      const result = first ?? (yield* telemetry.attempt(run, place, move, go(run, place, prompt)))
-      telemetry.attempted(run, place, result)
-      first = undefined
-      if (Either.isRight(result)) {
-        if (admission._tag !== "Go" || admission.held || retried) yield* health.succeeded(place)
-        return answered(result.right)
-      }
-      const failure = result.left
-      const now = run.clock.unsafeCurrentTimeMillis()
-      const answer = Answer.of(options.answers, failure)
-      yield* health.failed(place, {
-        failure,
-        counts: failure._tag !== "ContextTooLong",
-        coolUntil: coolUntil(answer, failure, now)
-      })
-      if (failure._tag === "ContextTooLong") {
-        if (Option.isNone(compactor) || spent(run, now)) return failed(failure)
-        const shorter = yield* compactor.value.compact(prompt)
-        if (Option.isSome(shorter) && shorter.value.length < Chunk.size(run.history)) {
-          run.history = Chunk.fromIterable(shorter.value)
-          yield* notices.publish(Notice.Compacting({ place, failure, how: "compact" }))
-          continue
-        }
-        if (Chunk.isEmpty(run.history)) return failed(failure)
-        run.history = Chunk.drop(run.history, 1)
-        yield* notices.publish(Notice.Compacting({ place, failure, how: "trim" }))
-        continue
-      }
-      if (answer.here.length === 0 && !answer.step) return failed(failure)
-      const retrying = answer.step ? (stepRetrying ??= yield* retryingAt(goes, place)) : Policy.never
-      if (goesOf(answer, retrying) === 0 || spent(run, now)) return failed(failure)
-      if (waits?.answer !== answer) {
-        const schedule = waitsAt(answer, retrying, placeStartedAt, run.deadline)
-        waits = { answer, schedule, state: schedule.initial, goes: 0 }
-      }
-      const [state, , decision] = yield* waits.schedule.step(now, failure, waits.state)
-      const at = nextAt(decision)
-      if (at === undefined) return failed(failure)
-      waits.state = state
-      waits.goes += 1
-      retried = true
-      const wait = Duration.millis(at - now)
-      yield* notices.publish(
-        Notice.Retrying({
-          place,
-          failure,
-          wait,
-          go: waits.goes,
-          of: goesOf(answer, retrying),
-          reopen: answer.reopen,
-          remedy: Answer.remedy(answer)
-        })
-      )
-      yield* telemetry.wait(run, place, failure, Duration.toMillis(wait))
-      if (answer.reopen) {
-        yield* standIns.reopen(place, Option.fromNullable(run.state.conversations.get(Place.format(place))))
-      }
+    const first = entry?.first
+    const here: Here<A> = {
+      goes,
+      run,
+      place,
+      move,
+      text,
+      go,
+      admission,
+      placeStartedAt: first === undefined ? run.clock.unsafeCurrentTimeMillis() : run.startedAt,
+      retried: false,
+      stepRetrying: undefined,
+      waits: undefined
     }
-    // A trial this turn took and will not answer is given back (a no-op when it holds none).
-  }).pipe(Effect.onInterrupt(() => goes.health.giveBack(place)))
+    const begin = first === undefined ? request(here) : settle(here, promptOf(text, run.history), first)
+    const begun = announce === undefined ? begin : Effect.zipRight(announce(), begin)
+    if (admission._tag !== "Trial") return begun
+    run.trial = place
+    return Effect.map(begun, (outcome) => {
+      run.trial = undefined
+      return outcome
+    })
+  }
+  return entry === undefined ? Effect.flatMap(goes.health.admit(place), enter) : enter(entry.admission)
+}
+
+const skip = (run: Run, place: Place.Place, admission: Extract<Health.Admission, { _tag: "Skip" }>) => {
+  const now = run.clock.unsafeCurrentTimeMillis()
+  return Effect.as(
+    run.notices.publish(Notice.Skipping({
+      place,
+      why: admission.why,
+      until: admission.until,
+      left: admission.until === undefined ? undefined : Duration.millis(Math.max(0, admission.until - now))
+    })),
+    skipped(admission.last)
+  )
+}
+
+/** One request at the place, and what it gave. */
+const request = <A>(here: Here<A>): Effect.Effect<Outcome<A>> => {
+  const { go, move, place, run } = here
+  const prompt = promptOf(here.text, run.history)
+  return Effect.flatMap(
+    telemetry.attempt(run, place, move, go(run, place, prompt)),
+    (result) => settle(here, prompt, result)
+  )
+}
+
+/** What one request gave: the answer, or its failure recorded and answered as the table says. */
+const settle = <A>(
+  here: Here<A>,
+  prompt: Backend.Prompt,
+  result: Either.Either<A, Failure.Failure>
+): Effect.Effect<Outcome<A>> => {
+  const { admission, goes, place, run } = here
+  telemetry.attempted(run, place, result)
+  if (Either.isRight(result)) {
+    const outcome = answered(result.right)
+    return admission._tag !== "Go" || admission.held || here.retried
+      ? Effect.as(goes.health.succeeded(place), outcome)
+      : Effect.succeed(outcome)
+  }
+  const failure = result.left
+  const now = run.clock.unsafeCurrentTimeMillis()
+  const answer = Answer.of(run.options.answers, failure)
+  const recorded = goes.health.failed(place, {
+    failure,
+    counts: failure._tag !== "ContextTooLong",
+    coolUntil: coolUntil(answer, failure, now)
+  })
+  // A kind that moves at once: nothing more to work out here.
+  if (failure._tag !== "ContextTooLong" && answer.here.length === 0 && !answer.step) {
+    return Effect.as(recorded, failed(failure))
+  }
+  return Effect.zipRight(
+    recorded,
+    Effect.flatMap(
+      again(here, prompt, failure, answer, now),
+      (next) => next === undefined ? request(here) : Effect.succeed(next)
+    )
+  )
+}
+
+/**
+ * After a failure the place may answer: a shorter history (ContextTooLong), or a wait before the
+ * next go. `undefined`: go again.
+ */
+const again = <A>(
+  here: Here<A>,
+  prompt: Backend.Prompt,
+  failure: Failure.Failure,
+  answer: Answer.Answer,
+  now: number
+): Effect.Effect<Outcome<A> | undefined> =>
+  Effect.gen(function*() {
+    const { goes, place, run } = here
+    const { compactor, standIns } = goes
+    const notices = run.notices
+    if (failure._tag === "ContextTooLong") {
+      if (Option.isNone(compactor) || spent(run, now)) return failed(failure)
+      const shorter = yield* compactor.value.compact(prompt)
+      if (Option.isSome(shorter) && shorter.value.length < Chunk.size(run.history)) {
+        run.history = Chunk.fromIterable(shorter.value)
+        yield* notices.publish(Notice.Compacting({ place, failure, how: "compact" }))
+        return undefined
+      }
+      if (Chunk.isEmpty(run.history)) return failed(failure)
+      run.history = Chunk.drop(run.history, 1)
+      yield* notices.publish(Notice.Compacting({ place, failure, how: "trim" }))
+      return undefined
+    }
+    if (answer.here.length === 0 && !answer.step) return failed(failure)
+    const retrying = answer.step ? (here.stepRetrying ??= yield* retryingAt(goes, place)) : Policy.never
+    if (goesOf(answer, retrying) === 0 || spent(run, now)) return failed(failure)
+    if (here.waits?.answer !== answer) {
+      const schedule = waitsAt(answer, retrying, here.placeStartedAt, run.deadline)
+      here.waits = { answer, schedule, state: schedule.initial, goes: 0 }
+    }
+    const waits = here.waits
+    const [state, , decision] = yield* waits.schedule.step(now, failure, waits.state)
+    const at = nextAt(decision)
+    if (at === undefined) return failed(failure)
+    waits.state = state
+    waits.goes += 1
+    here.retried = true
+    const wait = Duration.millis(at - now)
+    yield* notices.publish(
+      Notice.Retrying({
+        place,
+        failure,
+        wait,
+        go: waits.goes,
+        of: goesOf(answer, retrying),
+        reopen: answer.reopen,
+        remedy: Answer.remedy(answer)
+      })
+    )
+    yield* telemetry.wait(run, place, failure, Duration.toMillis(wait))
+    if (answer.reopen) {
+      yield* standIns.reopen(place, Option.fromNullable(run.state.conversations.get(Place.format(place))))
+    }
+    return undefined
+  })
 
 const retryingAt = (goes: Goes, place: Place.Place) =>
   goes.steps.get(place).pipe(

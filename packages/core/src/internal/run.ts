@@ -43,6 +43,8 @@ export interface Run {
   readonly clock: Clock.Clock
   deadline: number
   attempts: number
+  /** The place whose trial this turn took and has not yet answered or failed: given back if the turn ends first. */
+  trial: Place.Place | undefined
   history: Chunk.Chunk<Backend.Exchange>
   readonly options: Agent.Options
   readonly notices: Channel
@@ -68,6 +70,7 @@ export const start = (
   clock,
   deadline: startedAt + Duration.toMillis(options.budget.deadline),
   attempts: 0,
+  trial: undefined,
   history: state.history,
   options,
   notices,

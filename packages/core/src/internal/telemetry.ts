@@ -230,10 +230,14 @@ const turnSpan = (turn: Turn, start: Place.Place) =>
 export const streamedTurn = <E>(
   turn: Turn,
   start: Place.Place,
-  answer: Effect.Effect<Stream.Stream<Backend.Event, E>, E>
+  answer: Effect.Effect<Stream.Stream<Backend.Event, E>, E>,
+  after: () => Effect.Effect<void>
 ): Effect.Effect<Stream.Stream<Backend.Event, E>, E, Scope.Scope> =>
   Effect.withFiberRuntime((fiber) => {
-    const end = Effect.addFinalizer((exit) => Effect.sync(() => ended(turn, start, exit)))
+    const end = Effect.addFinalizer((exit) => {
+      ended(turn, start, exit)
+      return after()
+    })
     if (!tracing(fiber)) return Effect.zipRight(end, answer)
     return Effect.flatMap(turnSpan(turn, start), (span) =>
       Effect.zipRight(
@@ -262,7 +266,8 @@ export const turnWith = <A, E, R>(f: (clock: Clock.Clock, traced: boolean) => Ef
   Effect.withFiberRuntime<A, E, R>((fiber) => f(Context.get(fiber.currentDefaultServices, Clock.Clock), tracing(fiber)))
 
 /**
- * A turn answered whole, past the bare landing: its span when `traced`, and its duration.
+ * A turn answered whole, past the bare landing: its span when `traced`, and its duration; `after`
+ * runs at its end, whatever the end, once the duration is recorded.
  *
  * @internal
  */
@@ -270,9 +275,13 @@ export const wholeTurn = <R>(
   turn: Turn,
   start: Place.Place,
   traced: boolean,
-  answer: Effect.Effect<ReadonlyArray<Backend.Event>, Failure.Failure, R>
+  answer: Effect.Effect<ReadonlyArray<Backend.Event>, Failure.Failure, R>,
+  after: (exit: Exit.Exit<ReadonlyArray<Backend.Event>, Failure.Failure>) => Effect.Effect<void>
 ): Effect.Effect<ReadonlyArray<Backend.Event>, Failure.Failure, R> => {
-  const timed = Effect.onExit(answer, (exit) => Effect.sync(() => ended(turn, start, exit)))
+  const timed = Effect.onExit(answer, (exit) => {
+    ended(turn, start, exit)
+    return after(exit)
+  })
   if (!traced) return timed
   return Effect.scoped(Effect.flatMap(turnSpan(turn, start), (span) =>
     Effect.withParentSpan(

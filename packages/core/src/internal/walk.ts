@@ -10,7 +10,7 @@ import type * as Failure from "../Failure.js"
 import { Notice } from "../Notice.js"
 import * as Place from "../Place.js"
 import type * as Settings from "../Settings.js"
-import { nextLink } from "./candidates.js"
+import { type Next, nextLink } from "./candidates.js"
 import { atPlace, type Go, type Goes, type Unanswered } from "./goes.js"
 import { type Run, spent } from "./run.js"
 
@@ -34,123 +34,194 @@ const stop = (run: Run, place: Place.Place, failure: Failure.Failure, reason: st
   )
 
 /**
+ * What the walk gave: the answer, the place that gave it, and the moves that took the turn there.
+ *
+ * @internal
+ */
+export interface Walked<A> {
+  readonly answer: A
+  readonly place: Place.Place
+  readonly moves: ReadonlyArray<Backend.Event>
+}
+
+/**
  * Steps 4 and 5: the account chain, then the place chain, from a place whose goes did not
  * answer. Succeeds with the answer, the place that gave it, and the moves that took the turn there.
  *
  * @internal
  */
-export const walk = <A>(walker: Walker, run: Run, start: Place.Place, first: Unanswered, text: string, go: Go<A>) =>
-  Effect.gen(function*() {
-    const { compactor, origin, settings, standIns, steps } = walker
-    const options = run.options
-    let last = start
-    let failure = first._tag === "Failed" ? first.failure : first.last
-    // A place skipped since the last failure: what the turn says next is about the skip, not an
-    // old failure told as if it had just happened.
-    let skippedAt: Place.Place | undefined = first._tag === "Skipped" ? start : undefined
-    const tried = new Set<string>([key(start)])
-    const failedProviders = new Set<string>()
-    const noteProvider = (place: Place.Place) =>
-      Either.map(standIns.backendOf(place), (backend) => failedProviders.add(Backend.providerOf(backend, place)))
-    if (first._tag === "Failed") noteProvider(start)
-    const chain = yield* steps.chain(origin).pipe(Effect.either)
-    if (Either.isLeft(chain)) {
-      return yield* stop(run, start, failure, `the steps could not be read (${chain.left.message})`)
-    }
-    let links = chain.right
-    // Made only when a round needs it: a failover that finds its place in the first round pays nothing.
-    const relist = Effect.suspend(() => steps.chain(origin).pipe(Effect.orElseSucceed(() => links)))
-    let link = Math.max(0, links.findIndex((p) => p.cli === start.cli && p.model === start.model))
-    let arrived = start
-    let accountQueue: Array<Place.Place> | undefined = undefined
-    const moves: Array<Backend.Event> = []
-    while (true) {
-      const answer = Answer.of(options.answers, failure)
-      const now = run.clock.unsafeCurrentTimeMillis()
-      if (answer.once) {
-        return yield* stop(
-          run,
-          last,
-          failure,
-          Option.isSome(compactor) ? "nothing is left to trim" : "it is taken once, whatever a chain says"
-        )
-      }
-      if (!options.fallback) return yield* stop(run, last, failure, "the agent is pinned to its place")
-      if (spent(run, now)) {
-        return yield* stop(
-          run,
-          skippedAt ?? last,
-          failure,
-          `the turn's budget is spent (${
-            Duration.format(options.budget.deadline)
-          }, ${options.budget.attempts} requests)`,
-          skippedAt !== undefined
-        )
-      }
-      let next: { readonly place: Place.Place; readonly move: "account" | "place" } | undefined = undefined
-      if (answer.accounts) {
-        accountQueue ??= yield* accountPlaces(walker, arrived, tried)
-        const place = accountQueue.shift()
-        if (place !== undefined) next = { place, move: "account" }
-      }
-      if (next === undefined && answer.places) {
-        const found = yield* nextLink({
-          run,
-          links,
-          from: link,
-          relist,
-          tried,
-          failedProviders,
-          text,
-          settings,
-          backendOf: standIns.backendOf
-        })
-        if (found._tag === "Refused") return yield* stop(run, found.place, failure, found.reason)
-        if (found._tag === "Found") {
-          links = found.links
-          link = found.index
-          arrived = found.place
-          accountQueue = undefined
-          next = { place: found.place, move: "place" }
-        }
-      }
-      if (next === undefined) {
-        return yield* stop(
-          run,
-          skippedAt ?? last,
-          failure,
-          "no account or place is left to try",
-          skippedAt !== undefined
-        )
-      }
-      const { move, place } = next
-      tried.add(key(place))
-      if (move === "account") standIns.openNext(place, Option.fromNullable(run.state.conversations.get(key(last))))
-      const from = skippedAt ?? last
-      const moved = failure
-      const announce = Effect.andThen(
-        run.notices.publish(Notice.Moving({
-          from,
-          to: place,
-          failure: moved,
-          by: move,
-          remedy: Answer.remedy(answer),
-          skipped: skippedAt !== undefined
-        })),
-        Effect.sync(() => void moves.push(Backend.Event.Moved({ from, to: place, by: move, failure: moved })))
-      )
-      const outcome = yield* atPlace(walker, run, place, move, announce, text, go, undefined)
-      if (outcome._tag === "Answered") return { answer: outcome.answer, place, moves }
-      if (outcome._tag === "Failed") {
-        failure = outcome.failure
-        last = place
-        skippedAt = undefined
-        noteProvider(place)
-      } else {
-        skippedAt = place
-      }
-    }
+export const walk = <A>(
+  walker: Walker,
+  run: Run,
+  start: Place.Place,
+  first: Unanswered,
+  text: string,
+  go: Go<A>
+): Effect.Effect<Walked<A>, Failure.Failure> =>
+  Effect.matchEffect(walker.steps.chain(walker.origin), {
+    onFailure: (error) =>
+      stop(
+        run,
+        start,
+        first._tag === "Failed" ? first.failure : first.last,
+        `the steps could not be read (${error.message})`
+      ),
+    onSuccess: (links) => new Walking(walker, run, start, first, text, go, links).next()
   })
+
+/** One walk as it goes: where it has been, what failed last, and where it stands in the chains. */
+class Walking<A> {
+  last: Place.Place
+  failure: Failure.Failure
+  /**
+   * A place skipped since the last failure: what the turn says next is about the skip, not an
+   * old failure told as if it had just happened.
+   */
+  skippedAt: Place.Place | undefined
+  readonly tried: Set<string>
+  readonly failedProviders = new Set<string>()
+  link: number
+  arrived: Place.Place
+  accountQueue: Array<Place.Place> | undefined = undefined
+  readonly moves: Array<Backend.Event> = []
+
+  constructor(
+    readonly walker: Walker,
+    readonly run: Run,
+    start: Place.Place,
+    first: Unanswered,
+    readonly text: string,
+    readonly go: Go<A>,
+    public links: ReadonlyArray<Place.Place>
+  ) {
+    this.last = start
+    this.arrived = start
+    this.failure = first._tag === "Failed" ? first.failure : first.last
+    this.skippedAt = first._tag === "Skipped" ? start : undefined
+    this.tried = new Set([key(start)])
+    if (first._tag === "Failed") this.noteProvider(start)
+    this.link = Math.max(0, links.findIndex((p) => p.cli === start.cli && p.model === start.model))
+  }
+
+  noteProvider(place: Place.Place) {
+    const backend = this.walker.standIns.backendOf(place)
+    if (Either.isRight(backend)) this.failedProviders.add(Backend.providerOf(backend.right, place))
+  }
+
+  /** The chain read again, for each round after the first: a failover found in the first pays nothing. */
+  get relist() {
+    const { origin, steps } = this.walker
+    return Effect.suspend(() => steps.chain(origin).pipe(Effect.orElseSucceed(() => this.links)))
+  }
+
+  next(): Effect.Effect<Walked<A>, Failure.Failure> {
+    const { run } = this
+    const options = run.options
+    const answer = Answer.of(options.answers, this.failure)
+    if (answer.once) {
+      return stop(
+        run,
+        this.last,
+        this.failure,
+        Option.isSome(this.walker.compactor) ? "nothing is left to trim" : "it is taken once, whatever a chain says"
+      )
+    }
+    if (!options.fallback) return stop(run, this.last, this.failure, "the agent is pinned to its place")
+    if (spent(run, run.clock.unsafeCurrentTimeMillis())) {
+      return stop(
+        run,
+        this.skippedAt ?? this.last,
+        this.failure,
+        `the turn's budget is spent (${Duration.format(options.budget.deadline)}, ${options.budget.attempts} requests)`,
+        this.skippedAt !== undefined
+      )
+    }
+    if (!answer.accounts) return this.nextPlace(answer)
+    if (this.accountQueue === undefined) {
+      return Effect.flatMap(accountPlaces(this.walker, this.arrived, this.tried), (queue) => {
+        this.accountQueue = queue
+        return this.nextAccount(answer)
+      })
+    }
+    return this.nextAccount(answer)
+  }
+
+  nextAccount(answer: Answer.Answer): Effect.Effect<Walked<A>, Failure.Failure> {
+    const place = this.accountQueue!.shift()
+    return place === undefined ? this.nextPlace(answer) : this.moveTo(place, "account", answer)
+  }
+
+  nextPlace(answer: Answer.Answer): Effect.Effect<Walked<A>, Failure.Failure> {
+    if (!answer.places) return this.noneLeft()
+    const found = nextLink({
+      run: this.run,
+      links: this.links,
+      from: this.link,
+      relist: this.relist,
+      tried: this.tried,
+      failedProviders: this.failedProviders,
+      text: this.text,
+      settings: this.walker.settings,
+      backendOf: this.walker.standIns.backendOf
+    })
+    return Effect.isEffect(found)
+      ? Effect.flatMap(found, (next) => this.found(next, answer))
+      : this.found(found, answer)
+  }
+
+  found(found: Next, answer: Answer.Answer): Effect.Effect<Walked<A>, Failure.Failure> {
+    if (found._tag === "Refused") return stop(this.run, found.place, this.failure, found.reason)
+    if (found._tag === "None") return this.noneLeft()
+    this.links = found.links
+    this.link = found.index
+    this.arrived = found.place
+    this.accountQueue = undefined
+    return this.moveTo(found.place, "place", answer)
+  }
+
+  noneLeft() {
+    return stop(
+      this.run,
+      this.skippedAt ?? this.last,
+      this.failure,
+      "no account or place is left to try",
+      this.skippedAt !== undefined
+    )
+  }
+
+  moveTo(
+    place: Place.Place,
+    by: "account" | "place",
+    answer: Answer.Answer
+  ): Effect.Effect<Walked<A>, Failure.Failure> {
+    const { run } = this
+    this.tried.add(key(place))
+    if (by === "account") {
+      this.walker.standIns.openNext(place, Option.fromNullable(run.state.conversations.get(key(this.last))))
+    }
+    const from = this.skippedAt ?? this.last
+    const failure = this.failure
+    const skipped = this.skippedAt !== undefined
+    const announce = () => {
+      this.moves.push(Backend.Event.Moved({ from, to: place, by, failure }))
+      return run.notices.publish(
+        Notice.Moving({ from, to: place, failure, by, remedy: Answer.remedy(answer), skipped })
+      )
+    }
+    return Effect.flatMap(atPlace(this.walker, run, place, by, announce, this.text, this.go, undefined), (outcome) => {
+      if (outcome._tag === "Answered") return Effect.succeed({ answer: outcome.answer, place, moves: this.moves })
+      if (outcome._tag === "Failed") {
+        this.failure = outcome.failure
+        this.last = place
+        this.skippedAt = undefined
+        this.noteProvider(place)
+      } else {
+        this.skippedAt = place
+      }
+      return this.next()
+    })
+  }
+}
 
 /**
  * The account chain from a place: its CLI's accounts after the place's own, in their order, at
