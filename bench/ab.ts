@@ -63,6 +63,26 @@ export const b3 = () => {
   )
 }
 
+/** B3's 10,000 turns `times` times over one set of held agents, for a profiler: ms each time. */
+export const b3turns = (times: number, started: () => Promise<void> = () => Promise.resolve()) => {
+  const names = Array.makeBy(places, nameOf)
+  return Effect.runPromise(
+    Effect.scoped(Effect.gen(function*() {
+      const agents = yield* Effect.forEach(names, (place) => Agent.make(place, undefined, { moved: "returns" }))
+      const run = Runtime.runPromise(yield* Effect.runtime<never>())
+      const walls: Array<number> = []
+      yield* Effect.forEach(agents, (agent) => Agent.ask(agent, "hi"), { concurrency: "unbounded", discard: true })
+      yield* Effect.promise(started)
+      for (let i = 0; i < times; i++) {
+        const start = performance.now()
+        yield* Effect.promise(() => Promise.all(Array.makeBy(turns, (t) => run(Agent.ask(agents[placeOf(t)]!, "hi")))))
+        walls.push(performance.now() - start)
+      }
+      return walls
+    })).pipe(Effect.provide(world(names.map((place) => [place, "codex/b"] as const))))
+  )
+}
+
 /** B3's cockatiel peer. */
 export const b3cockatiel = async () => {
   const callAt = (place: number) => isDown(place) ? peers.refuse() : peers.answer()

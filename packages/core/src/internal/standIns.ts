@@ -1,9 +1,8 @@
-import * as Context from "effect/Context"
+import type * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as ExecutionStrategy from "effect/ExecutionStrategy"
 import * as Exit from "effect/Exit"
-import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Scope from "effect/Scope"
 import type * as Accounts from "../Accounts.js"
@@ -13,13 +12,11 @@ import * as Failure from "../Failure.js"
 import * as Place from "../Place.js"
 import type * as Settings from "../Settings.js"
 
-class StandIn extends Context.Tag("@fallback/core/StandIn")<StandIn, Backend.Session>() {}
-
 const key = Place.format
 
 /**
  * The sessions an agent holds, one per place a turn reached: each built the first time a turn
- * needs it (as a Layer, opened as the place's account with the agent's settings) and held until
+ * needs it (opened in a scope of its own, as the place's account with the agent's settings) and held until
  * the agent's scope closes, or until a go at its place asks for it to be reopened.
  *
  * @internal
@@ -68,13 +65,10 @@ export const make = (options: {
       )
 
   const standIn = (place: Place.Place) =>
-    Layer.scoped(
-      StandIn,
-      Effect.gen(function*() {
-        const backend = yield* backendOf(place)
-        return yield* backend.open(place, yield* accountOf(place), settings, openings.get(key(place)) ?? {})
-      })
-    )
+    Effect.gen(function*() {
+      const backend = yield* backendOf(place)
+      return yield* backend.open(place, yield* accountOf(place), settings, openings.get(key(place)) ?? {})
+    })
 
   const openNext = (place: Place.Place, resume: Option.Option<string>) =>
     void openings.set(key(place), Option.match(resume, { onNone: () => ({}), onSome: (id) => ({ resume: id }) }))
@@ -88,10 +82,11 @@ export const make = (options: {
         if (found !== undefined) return Effect.succeed(found.session)
         return Effect.gen(function*() {
           const scope = yield* Scope.fork(agentScope, ExecutionStrategy.sequential)
-          const built = yield* Layer.buildWithScope(standIn(place), scope).pipe(
-            Effect.tapError(() => Scope.close(scope, Exit.void))
+          // Opened in a scope of its own (not built as a Layer: a Layer's memo map and context
+          // would be held with every idle session), closed when the place is reopened.
+          const session = yield* Scope.extend(standIn(place), scope).pipe(
+            Effect.onError(() => Scope.close(scope, Exit.void))
           )
-          const session = Context.get(built, StandIn)
           held.set(key(place), { session, scope })
           return session
         })
