@@ -162,10 +162,10 @@ export const make = Effect.fnUntraced(function*(
         )
       )
     }
-    return Effect.either(Effect.map(
-      replyAttempt(run, place, session, probe, prompt, run.clock.unsafeCurrentTimeMillis()),
-      (events) => Effect.succeed(landed(run, place, session, prompt, events))
-    ))
+    return Effect.matchEffect(replyAttempt(run, place, session, probe, prompt, run.clock.unsafeCurrentTimeMillis()), {
+      onFailure: (failure) => Effect.succeed(Either.left(failure)),
+      onSuccess: (events) => Effect.succeed(Either.right(Effect.succeed(landed(run, place, session, prompt, events))))
+    })
   }
 
   /**

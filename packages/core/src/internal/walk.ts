@@ -69,6 +69,8 @@ export const walk = <A>(
     onSuccess: (links) => new Walking(walker, run, start, first, text, go, links).next()
   })
 
+const noProviders: ReadonlySet<string> = new Set()
+
 /** One walk as it goes: where it has been, what failed last, and where it stands in the chains. */
 class Walking<A> {
   last: Place.Place
@@ -79,7 +81,8 @@ class Walking<A> {
    */
   skippedAt: Place.Place | undefined
   readonly tried: Set<string>
-  readonly failedProviders = new Set<string>()
+  /** Kept only where the options skip a provider that failed this turn. */
+  readonly failedProviders: Set<string> | undefined
   link: number
   arrived: Place.Place
   accountQueue: Array<Place.Place> | undefined = undefined
@@ -99,11 +102,13 @@ class Walking<A> {
     this.failure = first._tag === "Failed" ? first.failure : first.last
     this.skippedAt = first._tag === "Skipped" ? start : undefined
     this.tried = new Set([key(start)])
+    this.failedProviders = run.options.candidates.skipFailedProvider ? new Set() : undefined
     if (first._tag === "Failed") this.noteProvider(start)
     this.link = Math.max(0, links.findIndex((p) => p.cli === start.cli && p.model === start.model))
   }
 
   noteProvider(place: Place.Place) {
+    if (this.failedProviders === undefined) return
     const backend = this.walker.standIns.backendOf(place)
     if (Either.isRight(backend)) this.failedProviders.add(Backend.providerOf(backend.right, place))
   }
@@ -159,7 +164,7 @@ class Walking<A> {
       from: this.link,
       relist: this.relist,
       tried: this.tried,
-      failedProviders: this.failedProviders,
+      failedProviders: this.failedProviders ?? noProviders,
       text: this.text,
       settings: this.walker.settings,
       backendOf: this.walker.standIns.backendOf
