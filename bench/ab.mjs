@@ -66,7 +66,7 @@ if (only !== "b3") {
     ra.push(x / cc)
     rb.push(y / cc)
   }
-  console.log(`B2 µs: ${show("A", a)}  ${show("B", b)}  ${show("catchAll", c)}`)
+  console.log(`B2 µs of CPU a turn: ${show("A", a)}  ${show("B", b)}  ${show("catchAll", c)}`)
   console.log(
     `B2 ratios to catchAll: A ${median(ra).toFixed(2)}×  B ${median(rb).toFixed(2)}×  B/A ${
       median(b.map((y, i) => y / a[i])).toFixed(3)
@@ -74,7 +74,7 @@ if (only !== "b3") {
   )
 }
 if (only !== "b2") {
-  const aw = [], bw = [], ah = [], bh = [], cw = [], ch = [], ai = [], bi = []
+  const aw = [], bw = [], ah = [], bh = [], cw = [], ch = [], ai = [], bi = [], ac = [], bc = [], cc = []
   for (let r = 0; r < Math.max(3, Math.ceil(rounds / 2)); r++) {
     const c = await A.b3cockatiel()
     const flip = r % 2 === 1
@@ -82,6 +82,9 @@ if (only !== "b2") {
     const x = await A.b3()
     const y = flip ? y0 : await B.b3()
     cw.push(c.wall)
+    cc.push(c.cpu)
+    ac.push(x.cpu)
+    bc.push(y.cpu)
     ch.push(c.heap)
     aw.push(x.wall)
     ah.push(x.heap)
@@ -94,6 +97,11 @@ if (only !== "b2") {
     `B3 wall ms: ${show("A", aw)}  ${show("B", bw)}  ${show("cockatiel", cw)}  ratio A ${
       (median(aw) / median(cw)).toFixed(2)
     }× B ${(median(bw) / median(cw)).toFixed(2)}×`
+  )
+  console.log(
+    `B3 cpu ms: ${show("A", ac)}  ${show("B", bc)}  ${show("cockatiel", cc)}  ratio A ${
+      (median(ac) / median(cc)).toFixed(2)
+    }× B ${(median(bc) / median(cc)).toFixed(2)}×  B/A ${median(bc.map((y, i) => y / ac[i])).toFixed(3)}`
   )
   console.log(
     `B3 heap MB: ${show("A", ah)}  ${show("B", bh)}  ${show("cockatiel", ch)}  ratio A ${
