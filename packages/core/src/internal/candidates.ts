@@ -36,7 +36,7 @@ export interface Walk {
   readonly links: ReadonlyArray<Place.Place>
   readonly from: number
   /** The chain read again, for each round after the first (002: the list is rebuilt each round). */
-  readonly relist: Effect.Effect<ReadonlyArray<Place.Place>>
+  readonly relist: () => Effect.Effect<ReadonlyArray<Place.Place>>
   readonly tried: ReadonlySet<string>
   readonly failedProviders: ReadonlySet<string>
   readonly text: string
@@ -117,7 +117,7 @@ const scan = (
     return { _tag: "Found", place, index, links }
   }
   const at = links[from]
-  return Effect.flatMap(walk.relist, (relisted) => {
+  return Effect.flatMap(walk.relist(), (relisted) => {
     const again = at === undefined ? -1 : relisted.findIndex((place) => Place.format(place) === Place.format(at))
     return resolved(scan(walk, relisted, again, round + 1, again + 1))
   })

@@ -128,7 +128,9 @@ interface Sets {
   /** The place and `fallback.outcome` = `answered`, counted and timed: what a landing records. */
   readonly answered: ReadonlyArray<MetricLabel.MetricLabel>
   readonly answeredSeconds: ReadonlyArray<MetricLabel.MetricLabel>
-  readonly by: Map<string, ReadonlyArray<MetricLabel.MetricLabel>>
+  /** By the extra label's key, then its value: constant strings, so no string is built to look one up. */
+  readonly by: Map<string, Map<string, ReadonlyArray<MetricLabel.MetricLabel>>>
+  readonly timedBy: Map<string, Map<string, ReadonlyArray<MetricLabel.MetricLabel>>>
 }
 
 /** By the place as written: a turn's walk reads its places afresh, as new objects of the same places. */
@@ -145,7 +147,8 @@ const setsOf = (place: Place.Place): Sets => {
       seconds: [label, unit],
       answered: [label, answered],
       answeredSeconds: [label, unit, answered],
-      by: new Map()
+      by: new Map(),
+      timedBy: new Map()
     }
     setsByPlace.set(written, sets)
   }
@@ -155,11 +158,13 @@ const setsOf = (place: Place.Place): Sets => {
 /** The labels of a place and one more (`key` = `value`), with the unit when `timed`. */
 const labels = (place: Place.Place, key: string, value: string, timed = false) => {
   const sets = setsOf(place)
-  const id = `${timed ? "s" : ""}${key}=${value}`
-  let found = sets.by.get(id)
+  const byKey = timed ? sets.timedBy : sets.by
+  let byValue = byKey.get(key)
+  if (byValue === undefined) byKey.set(key, byValue = new Map())
+  let found = byValue.get(value)
   if (found === undefined) {
     found = [...(timed ? sets.seconds : sets.place), MetricLabel.make(key, value)]
-    sets.by.set(id, found)
+    byValue.set(value, found)
   }
   return found
 }

@@ -114,10 +114,7 @@ class Walking<A> {
   }
 
   /** The chain read again, for each round after the first: a failover found in the first pays nothing. */
-  get relist() {
-    const { origin, steps } = this.walker
-    return Effect.suspend(() => steps.chain(origin).pipe(Effect.orElseSucceed(() => this.links)))
-  }
+  readonly relist = () => this.walker.steps.chain(this.walker.origin).pipe(Effect.orElseSucceed(() => this.links))
 
   next(): Effect.Effect<Walked<A>, Failure.Failure> {
     const { run } = this
