@@ -42,7 +42,7 @@ const serverError = new AiError.HttpResponseError({
  * call costs what the caller's side costs (`LanguageModel.make` compiles a response schema on
  * every call, about a millisecond, which would hide everything else).
  */
-const scripted = (name: string, fails: boolean): Layer.Layer<LanguageModel.LanguageModel> => {
+export const scripted = (name: string, fails: boolean): Layer.Layer<LanguageModel.LanguageModel> => {
   const response = new LanguageModel.GenerateTextResponse([
     Response.makePart("text", { text: `answered by ${name}` }),
     Response.makePart("finish", {
@@ -61,7 +61,7 @@ const scripted = (name: string, fails: boolean): Layer.Layer<LanguageModel.Langu
   )
 }
 
-const ask = LanguageModel.generateText({ prompt: "hi" })
+export const ask = LanguageModel.generateText({ prompt: "hi" })
 
 /** A breaker that never parks, so that every turn of a failover row fails over. */
 const never: Health.Breaker = { failures: Number.MAX_SAFE_INTEGER, park: Duration.seconds(60) }
@@ -70,7 +70,7 @@ const never: Health.Breaker = { failures: Number.MAX_SAFE_INTEGER, park: Duratio
 const silent = Layer.succeed(Notice.Notices, { publish: () => Effect.void, watch: Effect.succeed(Stream.empty) })
 
 /** The chain first → second as a LanguageModel, its agent moving back to the first each turn. */
-const chained = <R>(
+export const chained = <R>(
   backends: ReadonlyArray<Effect.Effect<Backend.Backend, never, R>>,
   places: readonly [string, string],
   firstByte: boolean
@@ -137,7 +137,7 @@ const rows = <R>(
 
 class Second extends Context.Tag("bench/Second")<Second, LanguageModel.Service>() {}
 
-const scriptedPlace = (cli: string, fails: boolean) => AiPlace.make({ cli, layer: () => scripted(cli, fails) })
+export const scriptedPlace = (cli: string, fails: boolean) => AiPlace.make({ cli, layer: () => scripted(cli, fails) })
 
 /** B6's figures. */
 export const effectAi = async (): Promise<Array<Figure>> => {

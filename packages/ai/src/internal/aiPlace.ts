@@ -7,7 +7,6 @@ import * as Chunk from "effect/Chunk"
 import * as Config from "effect/Config"
 import * as ConfigError from "effect/ConfigError"
 import * as Context from "effect/Context"
-import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
@@ -16,6 +15,7 @@ import * as Stream from "effect/Stream"
 
 import type * as AiPlace from "../AiPlace.js"
 import { toFailure } from "./aiFailure.js"
+import { within } from "./within.js"
 import { type Call, carried, CurrentCall, models, Passed, raised } from "./call.js"
 
 /** The failure an `@effect/ai` error is; the error itself is kept (masked when it is handed back) for a chain that gives up. */
@@ -120,21 +120,13 @@ const eventsOf = (
   )
 
 /** Bounds a whole answer by the time its first byte was due: all of it is its first content. */
-const within = <A>(
+const timed = <A>(
   place: Place.Place,
   by: number,
   effect: Effect.Effect<A, Failure.Failure>
 ): Effect.Effect<A, Failure.Failure> =>
-  Number.isFinite(by)
-    ? Effect.clockWith((clock) => {
-      const after = Duration.millis(Math.max(0, by - clock.unsafeCurrentTimeMillis()))
-      return Effect.timeoutFail(effect, {
-        duration: after,
-        onTimeout: () =>
-          new Failure.Timeout({ place, said: Failure.said("no answer in time"), phase: "first-byte", after })
-      })
-    })
-    : effect
+  within(effect, by, (after) =>
+    new Failure.Timeout({ place, said: Failure.said("no answer in time"), phase: "first-byte", after }))
 
 const whole = (lm: LanguageModel.Service, place: Place.Place, call: Call) =>
   Effect.map(
@@ -166,7 +158,7 @@ const session = (lm: LanguageModel.Service, place: Place.Place, id: string): Bac
       ))),
   reply: (prompt, limits) =>
     Effect.flatMap(Effect.serviceOption(CurrentCall), (call) =>
-      within(
+      timed(
         place,
         limits.by,
         Option.isSome(call) && call.value.kind !== "stream"

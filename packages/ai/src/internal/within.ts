@@ -1,0 +1,73 @@
+import * as Clock from "effect/Clock"
+import * as Context from "effect/Context"
+import * as DefaultServices from "effect/DefaultServices"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Fiber from "effect/Fiber"
+import * as Option from "effect/Option"
+import * as Runtime from "effect/Runtime"
+
+// The timers of the platform the library runs on (Node, Bun, Deno, a browser all have them).
+declare const setTimeout: (run: () => void, millis: number) => unknown
+declare const clearTimeout: (timer: unknown) => void
+
+/** The clock a program has unless it installs one (a test installs the TestClock). */
+const liveClock = Context.get(DefaultServices.liveServices, Clock.Clock)
+
+/**
+ * `effect` bounded by `by` (Clock millis), failing with `late()` once the time has come (the
+ * effect interrupted first). The effect is started at once, on a fiber of its own that runs in
+ * this call's context: one that answers without waiting (an in-process model) is done before
+ * anything is scheduled, and costs no timer; one that waits is raced with one timer (on the live
+ * clock a platform timer, on any other clock a timeout on it). `Effect.timeoutFail` forks two
+ * fibers, sleeps in one and suspends the caller, several times a whole in-process call.
+ *
+ * @internal
+ */
+export const within = <A, E, R>(
+  effect: Effect.Effect<A, E, R>,
+  by: number,
+  late: (after: Duration.Duration) => E
+): Effect.Effect<A, E, R> =>
+  Number.isFinite(by)
+    ? Effect.clockWith((clock) => {
+      const after = Duration.millis(Math.max(0, by - clock.unsafeCurrentTimeMillis()))
+      return Effect.flatMap(Effect.runtime<R>(), (runtime) => {
+        const fiber = Runtime.runFork(runtime, effect)
+        const done = fiber.unsafePoll()
+        if (done !== null) return done
+        const cut = Effect.zipRight(Fiber.interrupt(fiber), Effect.fail(late(after)))
+        return Effect.flatMap(
+          clock === liveClock ? joinBy(fiber, Duration.toMillis(after)) : joinOn(fiber, after),
+          Option.match({ onNone: () => cut, onSome: Effect.succeed })
+        )
+      })
+    })
+    : effect
+
+/** The fiber's result, or None when `after` has passed on the clock the caller runs on (a TestClock). */
+const joinOn = <A, E>(fiber: Fiber.RuntimeFiber<A, E>, after: Duration.Duration) =>
+  Effect.onInterrupt(Effect.timeoutOption(Fiber.join(fiber), after), () => Fiber.interrupt(fiber))
+
+/** The fiber's result, or None when `millis` have passed: one platform timer beside the fiber's observer. */
+const joinBy = <A, E>(fiber: Fiber.RuntimeFiber<A, E>, millis: number): Effect.Effect<Option.Option<A>, E> =>
+  Effect.async<Option.Option<A>, E>((resume) => {
+    let settled = false
+    const timer = setTimeout(() => {
+      if (settled) return
+      settled = true
+      resume(Effect.succeedNone)
+    }, millis)
+    fiber.addObserver((exit) => {
+      if (settled) return
+      settled = true
+      clearTimeout(timer)
+      resume(Exit.map(exit, Option.some))
+    })
+    return Effect.suspend(() => {
+      settled = true
+      clearTimeout(timer)
+      return Fiber.interrupt(fiber)
+    })
+  })
