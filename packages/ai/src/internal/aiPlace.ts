@@ -8,6 +8,7 @@ import * as Config from "effect/Config"
 import * as ConfigError from "effect/ConfigError"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
+import * as FiberRef from "effect/FiberRef"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
@@ -16,7 +17,7 @@ import * as Stream from "effect/Stream"
 import type * as AiPlace from "../AiPlace.js"
 import { toFailure } from "./aiFailure.js"
 import { within } from "./within.js"
-import { type Call, carried, CurrentCall, models, Passed, raised } from "./call.js"
+import { type Call, carried, currentCall, models, Passed, raised } from "./call.js"
 
 /** The failure an `@effect/ai` error is; the error itself is kept (masked when it is handed back) for a chain that gives up. */
 const failed = (place: Place.Place) => (error: unknown): Effect.Effect<never, Failure.Failure> =>
@@ -148,21 +149,21 @@ const whole = (lm: LanguageModel.Service, place: Place.Place, call: Call) =>
 const session = (lm: LanguageModel.Service, place: Place.Place, id: string): Backend.Session => ({
   id,
   turn: (prompt) =>
-    Stream.unwrap(Effect.map(Effect.serviceOption(CurrentCall), (call) =>
+    Stream.unwrap(Effect.map(FiberRef.get(currentCall), (call) =>
       eventsOf(
         place,
         id,
-        Option.isSome(call) && call.value.kind === "stream"
-          ? lm.streamText(call.value.options) as Stream.Stream<Response.AnyPart, unknown>
+        call !== undefined && call.kind === "stream"
+          ? lm.streamText(call.options) as Stream.Stream<Response.AnyPart, unknown>
           : lm.streamText({ prompt: promptOf(prompt) })
       ))),
   reply: (prompt, limits) =>
-    Effect.flatMap(Effect.serviceOption(CurrentCall), (call) =>
+    Effect.flatMap(FiberRef.get(currentCall), (call) =>
       timed(
         place,
         limits.by,
-        Option.isSome(call) && call.value.kind !== "stream"
-          ? whole(lm, place, call.value)
+        call !== undefined && call.kind !== "stream"
+          ? whole(lm, place, call)
           : Effect.map(Effect.catchAll(lm.generateText({ prompt: promptOf(prompt) }), failed(place)), (response) => [
             Backend.Event.Text({ text: response.text })
           ])

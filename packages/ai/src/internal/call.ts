@@ -1,7 +1,7 @@
 import type * as AiError from "@effect/ai/AiError"
 import type * as Response from "@effect/ai/Response"
 import type { Backend, Failure, Place } from "@fallback/core"
-import * as Context from "effect/Context"
+import * as FiberRef from "effect/FiberRef"
 
 /**
  * One `LanguageModel` call a chain is answering: how it was made and with what options (passed
@@ -20,8 +20,14 @@ export interface Call {
   asked: string | undefined
 }
 
-/** @internal */
-export class CurrentCall extends Context.Tag("@fallback/ai/CurrentCall")<CurrentCall, Call>() {}
+/**
+ * The call a chain is answering on this fiber (and the fibers it forks), for the places it
+ * reaches to read: set for the length of the call, a fiber ref rather than a service because
+ * providing a service copies and compares the whole context, several times a call's own cost.
+ *
+ * @internal
+ */
+export const currentCall: FiberRef.FiberRef<Call | undefined> = FiberRef.unsafeMake<Call | undefined>(undefined)
 
 /**
  * The response parts an `@effect/ai` place streamed, by the event that carried them through the

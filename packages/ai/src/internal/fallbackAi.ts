@@ -4,6 +4,7 @@ import * as Response from "@effect/ai/Response"
 import { Agent, Backend, type Failure, Place } from "@fallback/core"
 import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
+import * as FiberRef from "effect/FiberRef"
 import * as JSONSchema from "effect/JSONSchema"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
@@ -11,7 +12,7 @@ import * as Stream from "effect/Stream"
 
 import type * as FallbackAi from "../FallbackAi.js"
 import { masked } from "./aiFailure.js"
-import { type Call, carried, CurrentCall, models, Passed, raised } from "./call.js"
+import { type Call, carried, currentCall, models, Passed, raised } from "./call.js"
 import { flatten } from "./prompt.js"
 
 /**
@@ -39,10 +40,10 @@ const statelessBackend = (backend: Backend.Backend): Backend.Backend => {
       Effect.map(backend.open(place, account, settings, opening), (session): Backend.Session => {
         const reply = session.reply
         const noted = <A>(prompt: Backend.Prompt, go: (prompt: Backend.Prompt) => A) =>
-          Effect.map(Effect.serviceOption(CurrentCall), (call) => {
-            if (Option.isNone(call)) return go(prompt)
-            call.value.at = place
-            return go(model ? prompt : textFor(call.value, prompt))
+          Effect.map(FiberRef.get(currentCall), (call) => {
+            if (call === undefined) return go(prompt)
+            call.at = place
+            return go(model ? prompt : textFor(call, prompt))
           })
         return {
           ...session,
@@ -76,11 +77,16 @@ const failedWith = (method: string) => (failure: Failure.Failure) => {
   )
 }
 
-const passedOn = <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, unknown, R> =>
-  Effect.catchSomeDefect(
-    self,
-    (defect) => defect instanceof Passed ? Option.some(Effect.fail(defect.error)) : Option.none()
-  )
+/**
+ * What a call that failed fails with: the chain's giving up as {@link failedWith} says, an error
+ * from the caller's own code (carried as a `Passed` defect) as it was, anything else as it is.
+ */
+const failedCall = (method: string) => (cause: Cause.Cause<Failure.Failure>): Effect.Effect<never, unknown> => {
+  const failure = Cause.failureOption(cause)
+  if (Option.isSome(failure)) return failedWith(method)(failure.value)
+  const defect = Option.getOrUndefined(Cause.dieOption(cause))
+  return defect instanceof Passed ? Effect.fail(defect.error) : Effect.failCause(cause)
+}
 
 /** Where a call was answered, as the caller reads it on the finish part's metadata. */
 const annotation = (start: Place.Place, at: Place.Place | undefined) =>
@@ -116,12 +122,14 @@ export const make = Effect.fnUntraced(function*(place: Place.Place | string, con
   const whole = (kind: "text" | "object", method: string) => (options: any): Effect.Effect<any, any, any> =>
     Effect.flatMap(agent.at, (start) => {
       const call: Call = { kind, options, at: undefined, response: undefined, asked: undefined }
-      return agent.reply(flatten(options.prompt)).pipe(
-        Effect.provideService(CurrentCall, call),
-        Effect.catchAll(failedWith(method)),
-        passedOn,
-        Effect.flatMap((events) => answered(call, start, events))
-      )
+      // The call is set on the fiber for its length and the one it was made in put back after,
+      // without Effect.locally's uninterruptible acquire and release: a fiber interrupted in the
+      // call ends there, and a forked one is not joined back.
+      return Effect.flatMap(FiberRef.getAndSet(currentCall, call), (outer) =>
+        Effect.matchCauseEffect(agent.reply(flatten(options.prompt)), {
+          onFailure: (cause) => Effect.zipRight(FiberRef.set(currentCall, outer), failedCall(method)(cause)),
+          onSuccess: (events) => Effect.zipRight(FiberRef.set(currentCall, outer), answered(call, start, events))
+        }))
     })
 
   const answered = (
@@ -197,16 +205,12 @@ export const make = Effect.fnUntraced(function*(place: Place.Place | string, con
           note === undefined ? finish : annotated(finish, note)
         )
       })
-      return agent.turn(flatten(options.prompt)).pipe(
+      const answer = agent.turn(flatten(options.prompt)).pipe(
         Stream.mapConcat(partsFor),
         Stream.concat(ending),
-        Stream.catchAll((failure) => Stream.fromEffect(failedWith("streamText")(failure))),
-        Stream.catchAllCause((cause) => {
-          const defect = Option.getOrUndefined(Cause.dieOption(cause))
-          return defect instanceof Passed ? Stream.fail(defect.error) : Stream.failCause(cause)
-        }),
-        Stream.provideService(CurrentCall, call)
+        Stream.catchAllCause((cause) => Stream.fromEffect(failedCall("streamText")(cause)))
       )
+      return Stream.unwrapScoped(Effect.as(Effect.locallyScoped(currentCall, call), answer))
     }))
 
   return LanguageModel.LanguageModel.of({
