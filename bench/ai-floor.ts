@@ -1,8 +1,7 @@
 /**
  * B6's in-process rows interleaved round by round in one process, each read as its median ratio
  * to the bare call of the same round (and to ExecutionPlan): what a FallbackAi chain adds over the
- * bare `LanguageModel` call, on the happy path and with one failover. Also the engine's own floor
- * for the same place: a plain agent's `reply` on the scripted `AiPlace`.
+ * bare `LanguageModel` call, on the happy path and with one failover.
  * `node bench/build.mjs ai-floor && node bench/ai-floor.bundle.mjs`.
  */
 import { LanguageModel } from "@effect/ai"

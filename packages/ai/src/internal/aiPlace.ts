@@ -120,15 +120,6 @@ const eventsOf = (
     })
   )
 
-/** Bounds a whole answer by the time its first byte was due: all of it is its first content. */
-const timed = <A>(
-  place: Place.Place,
-  by: number,
-  effect: Effect.Effect<A, Failure.Failure>
-): Effect.Effect<A, Failure.Failure> =>
-  within(effect, by, (after) =>
-    new Failure.Timeout({ place, said: Failure.said("no answer in time"), phase: "first-byte", after }))
-
 const whole = (lm: LanguageModel.Service, place: Place.Place, call: Call) =>
   Effect.map(
     Effect.catchAll(
@@ -149,25 +140,33 @@ const whole = (lm: LanguageModel.Service, place: Place.Place, call: Call) =>
 const session = (lm: LanguageModel.Service, place: Place.Place, id: string): Backend.Session => ({
   id,
   turn: (prompt) =>
-    Stream.unwrap(Effect.map(FiberRef.get(currentCall), (call) =>
-      eventsOf(
+    Stream.unwrap(Effect.map(FiberRef.get(currentCall), (call) => {
+      if (call !== undefined) call.at = place
+      return eventsOf(
         place,
         id,
         call !== undefined && call.kind === "stream"
           ? lm.streamText(call.options) as Stream.Stream<Response.AnyPart, unknown>
           : lm.streamText({ prompt: promptOf(prompt) })
-      ))),
+      )
+    })),
+  // A whole answer is bounded by the time its first byte was due: all of it is its first content.
   reply: (prompt, limits) =>
-    Effect.flatMap(FiberRef.get(currentCall), (call) =>
-      timed(
-        place,
-        limits.by,
+    Effect.withFiberRuntime((fiber, status) => {
+      const call = fiber.getFiberRef(currentCall)
+      if (call !== undefined) call.at = place
+      return within(
+        fiber,
+        status.runtimeFlags,
         call !== undefined && call.kind !== "stream"
           ? whole(lm, place, call)
           : Effect.map(Effect.catchAll(lm.generateText({ prompt: promptOf(prompt) }), failed(place)), (response) => [
             Backend.Event.Text({ text: response.text })
-          ])
-      )),
+          ]),
+        limits.by,
+        (after) => new Failure.Timeout({ place, said: Failure.said("no answer in time"), phase: "first-byte", after })
+      )
+    }),
   keepsLimits: true
 })
 

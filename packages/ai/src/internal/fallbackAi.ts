@@ -29,31 +29,34 @@ const textFor = (call: Call, prompt: Backend.Prompt): Backend.Prompt => {
 
 /**
  * A backend as a chain's place: each call carries its whole conversation in its prompt, so no
- * session keeps exchanges of its own, and each attempt notes where it went (a place that takes
- * only text is given the call as text).
+ * session keeps exchanges of its own. An `@effect/ai` place reads the call itself and notes where
+ * it went; any other place is given the call as text, and its attempts are noted here.
  */
-const statelessBackend = (backend: Backend.Backend): Backend.Backend => {
-  const model = models.has(backend)
+const statelessBackend = (backend: Backend.Backend): Backend.Backend => ({
+  ...backend,
+  open: (place, account, settings, opening) =>
+    Effect.map(
+      backend.open(place, account, settings, opening),
+      (session): Backend.Session => models.has(backend) ? { ...session, keepsConversation: true } : texted(place, session)
+    )
+})
+
+/** A session of a place that takes only text, as a chain's place. */
+const texted = (place: Place.Place, session: Backend.Session): Backend.Session => {
+  const reply = session.reply
+  const noted = <A>(prompt: Backend.Prompt, go: (prompt: Backend.Prompt) => A) =>
+    Effect.map(FiberRef.get(currentCall), (call) => {
+      if (call === undefined) return go(prompt)
+      call.at = place
+      return go(textFor(call, prompt))
+    })
   return {
-    ...backend,
-    open: (place, account, settings, opening) =>
-      Effect.map(backend.open(place, account, settings, opening), (session): Backend.Session => {
-        const reply = session.reply
-        const noted = <A>(prompt: Backend.Prompt, go: (prompt: Backend.Prompt) => A) =>
-          Effect.map(FiberRef.get(currentCall), (call) => {
-            if (call === undefined) return go(prompt)
-            call.at = place
-            return go(model ? prompt : textFor(call, prompt))
-          })
-        return {
-          ...session,
-          keepsConversation: true,
-          turn: (prompt) => Stream.unwrap(noted(prompt, session.turn)),
-          reply: reply === undefined
-            ? undefined
-            : (prompt, limits) => Effect.flatten(noted(prompt, (prompt) => reply(prompt, limits)))
-        }
-      })
+    ...session,
+    keepsConversation: true,
+    turn: (prompt) => Stream.unwrap(noted(prompt, session.turn)),
+    reply: reply === undefined
+      ? undefined
+      : (prompt, limits) => Effect.flatten(noted(prompt, (prompt) => reply(prompt, limits)))
   }
 }
 

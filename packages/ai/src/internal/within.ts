@@ -7,6 +7,7 @@ import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
 import * as Option from "effect/Option"
 import * as Runtime from "effect/Runtime"
+import type * as RuntimeFlags from "effect/RuntimeFlags"
 
 // The timers of the platform the library runs on (Node, Bun, Deno, a browser all have them).
 declare const setTimeout: (run: () => void, millis: number) => unknown
@@ -17,34 +18,37 @@ const liveClock = Context.get(DefaultServices.liveServices, Clock.Clock)
 
 /**
  * `effect` bounded by `by` (Clock millis), failing with `late()` once the time has come (the
- * effect interrupted first). The effect is started at once, on a fiber of its own that runs in
- * this call's context: one that answers without waiting (an in-process model) is done before
- * anything is scheduled, and costs no timer; one that waits is raced with one timer (on the live
- * clock a platform timer, on any other clock a timeout on it). `Effect.timeoutFail` forks two
- * fibers, sleeps in one and suspends the caller, several times a whole in-process call.
+ * effect interrupted first), for a caller running on `fiber`. The effect is started at once, on a
+ * fiber of its own that runs in the caller's context: one that answers without waiting (an
+ * in-process model) is done before anything is scheduled, and costs no timer; one that waits is
+ * raced with one timer (on the live clock a platform timer, on any other clock a timeout on it).
+ * `Effect.timeoutFail` forks two fibers, sleeps in one and suspends the caller, several times a
+ * whole in-process call.
  *
  * @internal
  */
-export const within = <A, E, R>(
-  effect: Effect.Effect<A, E, R>,
+export const within = <A, E>(
+  fiber: Fiber.RuntimeFiber<unknown, unknown>,
+  runtimeFlags: RuntimeFlags.RuntimeFlags,
+  effect: Effect.Effect<A, E>,
   by: number,
   late: (after: Duration.Duration) => E
-): Effect.Effect<A, E, R> =>
-  Number.isFinite(by)
-    ? Effect.clockWith((clock) => {
-      const after = Duration.millis(Math.max(0, by - clock.unsafeCurrentTimeMillis()))
-      return Effect.flatMap(Effect.runtime<R>(), (runtime) => {
-        const fiber = Runtime.runFork(runtime, effect)
-        const done = fiber.unsafePoll()
-        if (done !== null) return done
-        const cut = Effect.zipRight(Fiber.interrupt(fiber), Effect.fail(late(after)))
-        return Effect.flatMap(
-          clock === liveClock ? joinBy(fiber, Duration.toMillis(after)) : joinOn(fiber, after),
-          Option.match({ onNone: () => cut, onSome: Effect.succeed })
-        )
-      })
-    })
-    : effect
+): Effect.Effect<A, E> => {
+  if (!Number.isFinite(by)) return effect
+  const clock = Context.get(fiber.currentDefaultServices, Clock.Clock)
+  const after = Duration.millis(Math.max(0, by - clock.unsafeCurrentTimeMillis()))
+  const running = Runtime.runFork(
+    Runtime.make({ context: fiber.currentContext, fiberRefs: fiber.getFiberRefs(), runtimeFlags }),
+    effect
+  )
+  const done = running.unsafePoll()
+  if (done !== null) return done
+  const cut = Effect.zipRight(Fiber.interrupt(running), Effect.fail(late(after)))
+  return Effect.flatMap(
+    clock === liveClock ? joinBy(running, Duration.toMillis(after)) : joinOn(running, after),
+    Option.match({ onNone: () => cut, onSome: Effect.succeed })
+  )
+}
 
 /** The fiber's result, or None when `after` has passed on the clock the caller runs on (a TestClock). */
 const joinOn = <A, E>(fiber: Fiber.RuntimeFiber<A, E>, after: Duration.Duration) =>
