@@ -17,12 +17,18 @@ const rounds = Number(process.env.BENCH_ROUNDS ?? 15)
 
 const median = (samples: Array<number>) => [...samples].sort((a, b) => a - b)[Math.floor(samples.length / 2)]!
 
-/** µs a run of `effect`, over `runs` runs in a row. */
+/**
+ * µs a run of `effect`, over `runs` runs in a row: wall time, and the CPU time the process was
+ * given meanwhile (on a machine others load, the wall time also counts the waits for a core).
+ */
 const time = (effect: Effect.Effect<unknown, unknown>, runs: number) =>
   Effect.gen(function*() {
+    const cpu = process.cpuUsage()
     const start = performance.now()
     for (let i = 0; i < runs; i++) yield* effect
-    return ((performance.now() - start) * 1000) / runs
+    const wall = ((performance.now() - start) * 1000) / runs
+    const used = process.cpuUsage(cpu)
+    return [wall, (used.user + used.system) / runs] as const
   })
 
 const model = (layer: Layer.Layer<LanguageModel.LanguageModel>) =>
@@ -47,16 +53,20 @@ const section = (failover: boolean) =>
       ["fallback chain, no first-byte limit", on(chainNoLimit)]
     ]
     const took = rows.map(() => [] as Array<number>)
+    const cpu = rows.map(() => [] as Array<number>)
     const toBare = rows.map(() => [] as Array<number>)
     const toPlan = rows.map(() => [] as Array<number>)
+    const cpuOver = rows.map(() => [] as Array<number>)
     for (const [, effect] of rows) yield* time(effect, n / 10)
     for (let round = 0; round < rounds; round++) {
-      const t = [] as Array<number>
+      const t = [] as Array<readonly [number, number]>
       for (const [, effect] of rows) t.push(yield* time(effect, n / rounds))
-      t.forEach((x, i) => {
-        took[i]!.push(x)
-        toBare[i]!.push(x / t[0]!)
-        toPlan[i]!.push(x / t[1]!)
+      t.forEach(([wall, used], i) => {
+        took[i]!.push(wall)
+        cpu[i]!.push(used)
+        toBare[i]!.push(wall / t[0]![0])
+        toPlan[i]!.push(wall / t[1]![0])
+        cpuOver[i]!.push(used - t[0]![1])
       })
     }
     console.log(failover ? "one failover" : "happy path")
@@ -64,7 +74,9 @@ const section = (failover: boolean) =>
       console.log(
         `  ${name.padEnd(40)} ${median(took[i]!).toFixed(1).padStart(8)} µs  ${median(toBare[i]!).toFixed(2)}× bare  ${
           median(toPlan[i]!).toFixed(2)
-        }× plan  (+${(median(took[i]!) - median(took[0]!)).toFixed(1)} µs)`
+        }× plan  (+${(median(took[i]!) - median(took[0]!)).toFixed(1)} µs) | CPU ${
+          median(cpu[i]!).toFixed(1)
+        } µs, +${median(cpuOver[i]!).toFixed(1)} over bare`
       )
     }
   }))

@@ -201,5 +201,6 @@ export const effectAiFailoverLoop = (n: number, happy = false) =>
     const context = yield* Layer.build(
       chained([scriptedPlace("first", !happy), scriptedPlace("second", false)], ["first/m", "second/m"], true)
     )
-    for (let i = 0; i < n; i++) yield* Effect.provide(ask, context)
+    const call = Effect.provideService(ask, LanguageModel.LanguageModel, Context.get(context, LanguageModel.LanguageModel))
+    for (let i = 0; i < n; i++) yield* call
   })))

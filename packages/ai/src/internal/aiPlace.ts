@@ -8,7 +8,6 @@ import * as Config from "effect/Config"
 import * as ConfigError from "effect/ConfigError"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
-import * as FiberRef from "effect/FiberRef"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
@@ -17,7 +16,7 @@ import * as Stream from "effect/Stream"
 import type * as AiPlace from "../AiPlace.js"
 import { toFailure } from "./aiFailure.js"
 import { within } from "./within.js"
-import { type Call, carried, currentCall, models, Passed, raised } from "./call.js"
+import { type Call, callOn, carried, models, Passed, raised } from "./call.js"
 
 /** The failure an `@effect/ai` error is; the error itself is kept (masked when it is handed back) for a chain that gives up. */
 const failed = (place: Place.Place) => (error: unknown): Effect.Effect<never, Failure.Failure> =>
@@ -140,20 +139,21 @@ const whole = (lm: LanguageModel.Service, place: Place.Place, call: Call) =>
 const session = (lm: LanguageModel.Service, place: Place.Place, id: string): Backend.Session => ({
   id,
   turn: (prompt) =>
-    Stream.unwrap(Effect.map(FiberRef.get(currentCall), (call) => {
+    Stream.unwrap(Effect.withFiberRuntime((fiber) => {
+      const call = callOn(fiber)
       if (call !== undefined) call.at = place
-      return eventsOf(
+      return Effect.succeed(eventsOf(
         place,
         id,
         call !== undefined && call.kind === "stream"
           ? lm.streamText(call.options) as Stream.Stream<Response.AnyPart, unknown>
           : lm.streamText({ prompt: promptOf(prompt) })
-      )
+      ))
     })),
   // A whole answer is bounded by the time its first byte was due: all of it is its first content.
   reply: (prompt, limits) =>
     Effect.withFiberRuntime((fiber, status) => {
-      const call = fiber.getFiberRef(currentCall)
+      const call = callOn(fiber)
       if (call !== undefined) call.at = place
       return within(
         fiber,

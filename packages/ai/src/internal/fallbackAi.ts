@@ -12,7 +12,7 @@ import * as Stream from "effect/Stream"
 
 import type * as FallbackAi from "../FallbackAi.js"
 import { masked } from "./aiFailure.js"
-import { type Call, carried, currentCall, models, Passed, raised } from "./call.js"
+import { type Call, callOn, carried, currentCall, models, Passed, raised } from "./call.js"
 import { flatten } from "./prompt.js"
 
 /**
@@ -45,10 +45,11 @@ const statelessBackend = (backend: Backend.Backend): Backend.Backend => ({
 const texted = (place: Place.Place, session: Backend.Session): Backend.Session => {
   const reply = session.reply
   const noted = <A>(prompt: Backend.Prompt, go: (prompt: Backend.Prompt) => A) =>
-    Effect.map(FiberRef.get(currentCall), (call) => {
-      if (call === undefined) return go(prompt)
+    Effect.withFiberRuntime<A>((fiber) => {
+      const call = callOn(fiber)
+      if (call === undefined) return Effect.succeed(go(prompt))
       call.at = place
-      return go(textFor(call, prompt))
+      return Effect.succeed(go(textFor(call, prompt)))
     })
   return {
     ...session,
@@ -124,15 +125,20 @@ export const make = Effect.fnUntraced(function*(place: Place.Place | string, con
 
   const whole = (kind: "text" | "object", method: string) => (options: any): Effect.Effect<any, any, any> =>
     Effect.flatMap(agent.at, (start) => {
-      const call: Call = { kind, options, at: undefined, response: undefined, asked: undefined }
-      // The call is set on the fiber for its length and the one it was made in put back after,
-      // without Effect.locally's uninterruptible acquire and release: a fiber interrupted in the
-      // call ends there, and a forked one is not joined back.
-      return Effect.flatMap(FiberRef.getAndSet(currentCall, call), (outer) =>
-        Effect.matchCauseEffect(agent.reply(flatten(options.prompt)), {
-          onFailure: (cause) => Effect.zipRight(FiberRef.set(currentCall, outer), failedCall(method)(cause)),
-          onSuccess: (events) => Effect.zipRight(FiberRef.set(currentCall, outer), answered(call, start, events))
-        }))
+      const call: Call = { kind, options, at: undefined, response: undefined, asked: undefined, open: true }
+      // The call is set on the fiber, and closed when it ends, without Effect.locally's
+      // uninterruptible acquire and release: a fiber interrupted in the call ends there, and a
+      // forked one is not joined back. A call it was made in is put back.
+      return Effect.flatMap(FiberRef.getAndSet(currentCall, call), (outer) => {
+        const ended = <A, E, R>(then: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> => {
+          call.open = false
+          return outer === undefined || !outer.open ? then : Effect.zipRight(FiberRef.set(currentCall, outer), then)
+        }
+        return Effect.matchCauseEffect(agent.reply(flatten(options.prompt)), {
+          onFailure: (cause) => ended(failedCall(method)(cause)),
+          onSuccess: (events) => ended(answered(call, start, events))
+        })
+      })
     })
 
   const answered = (
@@ -167,7 +173,7 @@ export const make = Effect.fnUntraced(function*(place: Place.Place | string, con
 
   const streamText = (options: any): Stream.Stream<any, any, any> =>
     Stream.unwrap(Effect.map(agent.at, (start) => {
-      const call: Call = { kind: "stream", options, at: undefined, response: undefined, asked: undefined }
+      const call: Call = { kind: "stream", options, at: undefined, response: undefined, asked: undefined, open: true }
       let texted = false
       let result: Backend.Event | undefined = undefined
       const partsFor = (event: Backend.Event): ReadonlyArray<Response.AnyPart> => {
