@@ -1,7 +1,8 @@
 import { LanguageModel } from "@effect/ai"
 import { describe, expect, it } from "@effect/vitest"
 import { Notice } from "@fallback/core"
-import { Duration, Effect, Fiber, Layer, Option, Stream, TestClock } from "effect"
+import { AiError } from "@effect/ai"
+import { Duration, Effect, Fiber, Layer, Logger, LogLevel, Option, Stream, TestClock } from "effect"
 
 import { AiPlace, FallbackAi } from "../src/index.js"
 
@@ -110,5 +111,21 @@ describe("FallbackAi: a whole reply within the first-byte limit (spec 000: first
       )
       expect(response.text).toBe("answered by slow")
       expect(log).toEqual(["call slow"])
+    }))
+
+  it.scoped("a model that fails moves the call, and no fiber reports the failure as its own (even at Debug)", () =>
+    Effect.gen(function*() {
+      const log: Array<string> = []
+      const logged: Array<unknown> = []
+      const refused = Effect.fail(new AiError.UnknownError({ module: "Slow", method: "generateText", description: "no" }))
+      const response = yield* LanguageModel.generateText({ prompt: "hi" }).pipe(
+        Effect.provide(chain(log, refused as unknown as Effect.Effect<void>, "10 seconds")),
+        Effect.provide(Logger.replace(Logger.defaultLogger, Logger.make(({ message }) => logged.push(message)))),
+        Logger.withMinimumLogLevel(LogLevel.Debug)
+      )
+      expect(response.text).toBe("answered by quick")
+      expect(logged.flat().map(String)).toEqual([
+        "slow failed: no; another account or another place is what answers it; carrying on at quick/m"
+      ])
     }))
 })

@@ -94,7 +94,7 @@ const failedCall = (method: string) => (cause: Cause.Cause<Failure.Failure>): Ef
 
 /** Where a call was answered, as the caller reads it on the finish part's metadata. */
 const annotation = (start: Place.Place, at: Place.Place | undefined) =>
-  at === undefined || Place.format(at) === Place.format(start)
+  at === undefined || at === start || Place.format(at) === Place.format(start)
     ? undefined
     : { place: Place.format(at), from: Place.format(start), moved: true }
 

@@ -37,16 +37,17 @@ export const within = <A, E>(
   if (!Number.isFinite(by)) return effect
   const clock = Context.get(fiber.currentDefaultServices, Clock.Clock)
   const after = Duration.millis(Math.max(0, by - clock.unsafeCurrentTimeMillis()))
+  // The fiber ends with the effect's exit, so that a failure is not also reported as its own.
   const running = Runtime.runFork(
     Runtime.make({ context: fiber.currentContext, fiberRefs: fiber.getFiberRefs(), runtimeFlags }),
-    effect
+    Effect.exit(effect)
   )
   const done = running.unsafePoll()
-  if (done !== null) return done
+  if (done !== null) return Exit.isSuccess(done) ? done.value : Effect.flatten(done)
   const cut = Effect.zipRight(Fiber.interrupt(running), Effect.fail(late(after)))
   return Effect.flatMap(
     clock === liveClock ? joinBy(running, Duration.toMillis(after)) : joinOn(running, after),
-    Option.match({ onNone: () => cut, onSome: Effect.succeed })
+    Option.match({ onNone: () => cut, onSome: (exit): Effect.Effect<A, E> => exit })
   )
 }
 
