@@ -108,8 +108,20 @@ export const targets: Array<Target> = [
   ratio("B4", "cold start, chain claude/a", "fallback chain claude/a (empty config)", "node -e 0", 3),
   over("B5", "HTTP, c=1", "through fallback: p50 at concurrency 1", "direct (undici): p50 at concurrency 1", 0.4),
   ratio("B5", "HTTP, c=50", "through fallback: at concurrency 50", "direct (undici): at concurrency 50", 0.5, true),
-  over("B6 in-process, happy", "@effect/ai chain, happy", "fallback chain (FallbackAi.layer)", "bare LanguageModel call", 10),
-  ratio("B6 in-process, failover", "@effect/ai chain, one failover", "fallback chain (FallbackAi.layer)", "ExecutionPlan (Layer steps)", 1)
+  over(
+    "B6 in-process, happy",
+    "@effect/ai chain, happy",
+    "fallback chain (FallbackAi.layer)",
+    "bare LanguageModel call",
+    10
+  ),
+  ratio(
+    "B6 in-process, failover",
+    "@effect/ai chain, one failover",
+    "fallback chain (FallbackAi.layer)",
+    "ExecutionPlan (Layer steps)",
+    1
+  )
 ]
 
 /** The targets read from a run's figures; those whose figures the run does not have are left out. */

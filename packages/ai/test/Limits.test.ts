@@ -1,7 +1,7 @@
 import { LanguageModel } from "@effect/ai"
+import { AiError } from "@effect/ai"
 import { describe, expect, it } from "@effect/vitest"
 import { Notice } from "@fallback/core"
-import { AiError } from "@effect/ai"
 import { Duration, Effect, Fiber, Layer, Logger, LogLevel, Option, Stream, TestClock } from "effect"
 
 import { AiPlace, FallbackAi } from "../src/index.js"
@@ -22,10 +22,12 @@ const model = (name: string, log: Array<string>, answer: Effect.Effect<void>) =>
               log.push(`call ${name}`)
               return answer.pipe(
                 Effect.onInterrupt(() => Effect.sync(() => log.push(`interrupted ${name}`))),
-                Effect.as([
-                  { type: "text", text: `answered by ${name}` },
-                  { type: "finish", reason: "stop", usage: { inputTokens: 1, outputTokens: 1, totalTokens: 2 } }
-                ] as const)
+                Effect.as(
+                  [
+                    { type: "text", text: `answered by ${name}` },
+                    { type: "finish", reason: "stop", usage: { inputTokens: 1, outputTokens: 1, totalTokens: 2 } }
+                  ] as const
+                )
               )
             }),
           streamText: () => Stream.die("not streamed here")
@@ -117,7 +119,9 @@ describe("FallbackAi: a whole reply within the first-byte limit (spec 000: first
     Effect.gen(function*() {
       const log: Array<string> = []
       const logged: Array<unknown> = []
-      const refused = Effect.fail(new AiError.UnknownError({ module: "Slow", method: "generateText", description: "no" }))
+      const refused = Effect.fail(
+        new AiError.UnknownError({ module: "Slow", method: "generateText", description: "no" })
+      )
       const response = yield* LanguageModel.generateText({ prompt: "hi" }).pipe(
         Effect.provide(chain(log, refused as unknown as Effect.Effect<void>, "10 seconds")),
         Effect.provide(Logger.replace(Logger.defaultLogger, Logger.make(({ message }) => logged.push(message)))),

@@ -15,8 +15,8 @@ import * as Stream from "effect/Stream"
 
 import type * as AiPlace from "../AiPlace.js"
 import { toFailure } from "./aiFailure.js"
-import { within } from "./within.js"
 import { type Call, callOn, carried, models, Passed, raised } from "./call.js"
+import { within } from "./within.js"
 
 /** The failure an `@effect/ai` error is; the error itself is kept (masked when it is handed back) for a chain that gives up. */
 const failed = (place: Place.Place) => (error: unknown): Effect.Effect<never, Failure.Failure> =>

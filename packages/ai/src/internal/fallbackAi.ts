@@ -37,7 +37,8 @@ const statelessBackend = (backend: Backend.Backend): Backend.Backend => ({
   open: (place, account, settings, opening) =>
     Effect.map(
       backend.open(place, account, settings, opening),
-      (session): Backend.Session => models.has(backend) ? { ...session, keepsConversation: true } : texted(place, session)
+      (session): Backend.Session =>
+        models.has(backend) ? { ...session, keepsConversation: true } : texted(place, session)
     )
 })
 

@@ -44,10 +44,13 @@ export const within = <A, E>(
   )
   const done = running.unsafePoll()
   if (done !== null) return Exit.isSuccess(done) ? done.value : Effect.flatten(done)
-  const cut = Effect.zipRight(Fiber.interrupt(running), Effect.fail(late(after)))
   return Effect.flatMap(
     clock === liveClock ? joinBy(running, Duration.toMillis(after)) : joinOn(running, after),
-    Option.match({ onNone: () => cut, onSome: (exit): Effect.Effect<A, E> => exit })
+    Option.match({
+      // The failure is made only when the time came: making one (an Error) costs a stack trace.
+      onNone: () => Effect.zipRight(Fiber.interrupt(running), Effect.failSync(() => late(after))),
+      onSome: (exit): Effect.Effect<A, E> => exit
+    })
   )
 }
 
