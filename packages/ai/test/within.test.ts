@@ -42,4 +42,12 @@ describe("within: a whole reply bounded by the time its first byte was due", () 
       expect(yield* Effect.flip(bounded(Effect.fail("refused"), 1_000, made))).toBe("refused")
       expect(made).toEqual([])
     }))
+
+  it.live("on the live clock, a limit past what a platform timer holds (24.8 days) does not cut the reply short", () =>
+    Effect.gen(function*() {
+      const made: Array<Duration.Duration> = []
+      const thirtyDays = 30 * 24 * 60 * 60 * 1000
+      expect(yield* bounded(Effect.as(Effect.sleep("20 millis"), "answered"), thirtyDays, made)).toBe("answered")
+      expect(made).toEqual([])
+    }))
 })

@@ -36,7 +36,7 @@ export const within = <A, E>(
 ): Effect.Effect<A, E> => {
   if (!Number.isFinite(by)) return effect
   const clock = Context.get(fiber.currentDefaultServices, Clock.Clock)
-  const after = Duration.millis(Math.max(0, by - clock.unsafeCurrentTimeMillis()))
+  const left = Math.max(0, by - clock.unsafeCurrentTimeMillis())
   // The fiber ends with the effect's exit, so that a failure is not also reported as its own.
   const running = Runtime.runFork(
     Runtime.make({ context: fiber.currentContext, fiberRefs: fiber.getFiberRefs(), runtimeFlags }),
@@ -44,8 +44,10 @@ export const within = <A, E>(
   )
   const done = running.unsafePoll()
   if (done !== null) return Exit.isSuccess(done) ? done.value : Effect.flatten(done)
+  const after = Duration.millis(left)
   return Effect.flatMap(
-    clock === liveClock ? joinBy(running, Duration.toMillis(after)) : joinOn(running, after),
+    // A platform timer holds at most 2^31 - 1 ms (about 24.8 days); a longer wait is the clock's.
+    clock === liveClock && left <= 2_147_483_647 ? joinBy(running, left) : joinOn(running, after),
     Option.match({
       // The failure is made only when the time came: making one (an Error) costs a stack trace.
       onNone: () => Effect.zipRight(Fiber.interrupt(running), Effect.failSync(() => late(after))),
