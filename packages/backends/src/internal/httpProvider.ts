@@ -21,7 +21,8 @@ import { randomUUID } from "node:crypto"
 import type { Provider } from "../HttpProvider.js"
 import { Answer, cut, lost } from "./httpAnswer.js"
 import { anthropic } from "./httpAnthropic.js"
-import { classify } from "./httpFailure.js"
+import * as Direct from "./httpDirect.js"
+import { classify, type Refusal } from "./httpFailure.js"
 import { openAi } from "./httpOpenAi.js"
 import type { Wire } from "./httpWire.js"
 
@@ -33,11 +34,22 @@ const unreached = (place: Place.Place, error: HttpClientError.HttpClientError): 
     : new Failure.Unknown({ place, said: Failure.said(`${error.reason}: ${error.message}`) })
 
 /** The failure a non-2xx response is, read from its status, headers and body. */
+const refusal = (place: Place.Place, refused: Refusal) =>
+  Effect.flatMap(Clock.currentTimeMillis, (now) => Effect.fail(classify(refused, place, now)))
+
+/** The same, for a response of the HttpClient. */
 const refused = (place: Place.Place, response: HttpClientResponse.HttpClientResponse) =>
   Effect.flatMap(
-    Effect.all([response.text.pipe(Effect.orElseSucceed(() => "")), Clock.currentTimeMillis]),
-    ([body, now]) => Effect.fail(classify({ status: response.status, headers: response.headers, body }, place, now))
+    response.text.pipe(Effect.orElseSucceed(() => "")),
+    (body) => refusal(place, { status: response.status, headers: response.headers, body })
   )
+
+/** A body read whole as the events it comes to: the session first. */
+const whole = (wire: Wire, place: Place.Place, prompt: Backend.Prompt, id: string, body: string) => {
+  const answer = new Answer(wire, place, prompt)
+  const out: Array<Backend.Event> = [Backend.Event.SessionStarted({ sessionId: id })]
+  return Effect.as(Effect.zipRight(answer.more(body, out), answer.end(out)), out)
+}
 
 const ok = (response: HttpClientResponse.HttpClientResponse) => response.status >= 200 && response.status < 300
 
@@ -239,11 +251,14 @@ const bounded = <R, A>(
 /** @internal */
 export const make = (
   provider: Provider,
-  options: { readonly idle: Duration.Duration }
+  options: { readonly idle: Duration.Duration; readonly dispatcher: Option.Option<Direct.Dispatcher> }
 ): Effect.Effect<Backend.Backend, never, HttpClient.HttpClient> =>
   Effect.map(HttpClient.HttpClient, (client): Backend.Backend => {
     const wire = wires[provider.kind]
     const base = provider.baseUrl.replace(/\/+$/, "")
+    const url = `${base}${wire.turnPath}`
+    const to = Direct.target(url)
+    const dispatcher = Option.getOrUndefined(options.dispatcher)
     const execute = tracedWhereSeen(client)
     const scoped = tracedWhereSeen(HttpClient.withScope(client))
     const sources = new Map<string, Option.Option<{ readonly variable: string } | { readonly value: string }>>()
@@ -272,12 +287,36 @@ export const make = (
           const key = yield* readKey(place, source)
           sources.set(Place.format(place), source)
           const id = opening.resume ?? randomUUID()
-          const asked = HttpClientRequest.post(`${base}${wire.turnPath}`).pipe(
-            HttpClientRequest.setHeaders({ accept: "text/event-stream", ...wire.headers(key) })
-          )
+          const sentHeaders = { accept: "text/event-stream", ...wire.headers(key) }
+          const asked = HttpClientRequest.post(url).pipe(HttpClientRequest.setHeaders(sentHeaders))
+          const directHeaders = { "content-type": "application/json", ...sentHeaders }
+          const timedOut = (phase: "first-byte" | "whole-send", after: number) => timeout(place, phase, after)
           const request = (prompt: Backend.Prompt) =>
             HttpClientRequest.bodyUnsafeJson(asked, wire.body(place.model, prompt, maxTokens))
           const stalled = () => new Failure.Unresponsive({ place, said: Failure.said(stalledFor) })
+          // The reply keeps its limits: the response's first byte (its status and headers) by
+          // `by`, the whole body by `whole`.
+          const viaClient = (
+            prompt: Backend.Prompt,
+            limits: { readonly by: number; readonly whole: number },
+            clock: Clock.Clock,
+            sent: number
+          ) =>
+            bounded(
+              Effect.flatMap(
+                Effect.mapError(execute(request(prompt)), (error) => unreached(place, error)),
+                (response) => ok(response) ? Effect.succeed(response) : refused(place, response)
+              ),
+              (response) =>
+                Effect.flatMap(
+                  Effect.mapError(response.text, (error) => cut(place, error.cause)),
+                  (body) => whole(wire, place, prompt, id, body)
+                ),
+              place,
+              clock,
+              sent,
+              limits
+            )
           return {
             id,
             turn: (prompt) =>
@@ -291,24 +330,35 @@ export const make = (
             // The reply keeps its limits: the response's first byte (its status and headers) by
             // `by`, the whole body by `whole`.
             reply: (prompt, limits) =>
-              Effect.clockWith((clock) =>
-                bounded(
-                  Effect.flatMap(
-                    Effect.mapError(execute(request(prompt)), (error) => unreached(place, error)),
-                    (response) => ok(response) ? Effect.succeed(response) : refused(place, response)
-                  ),
-                  (response) =>
-                    Effect.flatMap(Effect.mapError(response.text, (error) => cut(place, error.cause)), (body) => {
-                      const answer = new Answer(wire, place, prompt)
-                      const out: Array<Backend.Event> = [Backend.Event.SessionStarted({ sessionId: id })]
-                      return Effect.as(Effect.zipRight(answer.more(body, out), answer.end(out)), out)
-                    }),
-                  place,
-                  clock,
-                  clock.unsafeCurrentTimeMillis(),
-                  limits
-                )
-              ),
+              Effect.clockWith((clock) => {
+                const sent = clock.unsafeCurrentTimeMillis()
+                // Straight to undici where the program gave a dispatcher, the clock is the live
+                // one (the TestClock keeps Effect's timers) and no tracer wants the request's span.
+                if (dispatcher !== undefined && to !== undefined && clock === liveClock) {
+                  return Effect.tracerWith((tracer) =>
+                    tracer === native
+                      ? Direct.reply({
+                        dispatcher,
+                        origin: to.origin,
+                        path: to.path,
+                        url,
+                        headers: directHeaders,
+                        body: JSON.stringify(wire.body(place.model, prompt, maxTokens)),
+                        place,
+                        sent,
+                        by: limits.by,
+                        whole: limits.whole,
+                        timeout: timedOut,
+                        answer: (status, headers, body) =>
+                          status >= 200 && status < 300
+                            ? whole(wire, place, prompt, id, body)
+                            : refusal(place, { status, headers: Direct.flatHeaders(headers), body })
+                      })
+                      : viaClient(prompt, limits, clock, sent)
+                  )
+                }
+                return viaClient(prompt, limits, clock, sent)
+              }),
             keepsLimits: true
           } satisfies Backend.Session
         }
