@@ -6,6 +6,9 @@
  * mock server included), and each round's ratio to direct. Medians of the rounds.
  *
  *   node bench/build.mjs http-ab && node bench/http-ab.bundle.mjs [rounds]
+ *
+ * `AB_ROWS=platform,fallback` runs only those rows beside direct; `AB_LANES=1` measures one turn
+ * at a time (200 a round), where the p50 over direct is B5's c=1 figure.
  */
 import { NodeHttpClient } from "@effect/platform-node"
 import * as HttpClient from "@effect/platform/HttpClient"
@@ -19,9 +22,10 @@ import * as Option from "effect/Option"
 import * as Runtime from "effect/Runtime"
 import { always, chat, clientLayer, direct, ours } from "./http.js"
 
+const median = (values: Array<number>) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!
 const rounds = Number(process.argv[2] ?? 7)
-const count = Number(process.env.BENCH_HTTP_PARALLEL_TURNS ?? 1_000)
-const lanes = 50
+const lanes = Number(process.env.AB_LANES ?? 50)
+const count = Number(process.env.BENCH_HTTP_PARALLEL_TURNS ?? (lanes === 1 ? 200 : 1_000))
 
 type Turns = (count: number) => Promise<(i: number) => () => Promise<unknown>>
 
@@ -29,14 +33,19 @@ type Turns = (count: number) => Promise<(i: number) => () => Promise<unknown>>
 const run = async (turns: Turns) => {
   const turn = await turns(count)
   let next = 0
+  const took: Array<number> = []
   const cpu = process.cpuUsage()
   const start = performance.now()
   await Promise.all(Array.from({ length: lanes }, async () => {
-    while (next < count) await turn(next++)()
+    while (next < count) {
+      const at = performance.now()
+      await turn(next++)()
+      took.push(performance.now() - at)
+    }
   }))
   const wall = performance.now() - start
   const used = process.cpuUsage(cpu)
-  return { rate: (count * 1000) / wall, cpu: (used.user + used.system) / count }
+  return { rate: (count * 1000) / wall, cpu: (used.user + used.system) / count, p50: median(took) }
 }
 
 const mock = await MockProvider.start({ lifetime: 30 * 60_000, text: "ok" })
@@ -92,7 +101,10 @@ const rows: Array<readonly [string, Turns]> = [
 const only = process.env.AB_ROWS?.split(",")
 const chosen = rows.filter(([name]) => only === undefined || name === "direct" || only.includes(name))
 
-const figures: Record<string, Array<{ rate: number; cpu: number; ratio: number; cpuRatio: number }>> = {}
+const figures: Record<
+  string,
+  Array<{ rate: number; cpu: number; p50: number; ratio: number; cpuRatio: number; over: number }>
+> = {}
 try {
   await Effect.runPromise(ours(mock.url, ["local/m", "local/n"], false, (turns) => {
     onClient = turns
@@ -117,12 +129,12 @@ async function rounded() {
       ;(figures[name] ??= []).push({
         ...seen[name]!,
         ratio: seen[name]!.rate / seen.direct!.rate,
-        cpuRatio: seen.direct!.cpu / seen[name]!.cpu
+        cpuRatio: seen.direct!.cpu / seen[name]!.cpu,
+        over: seen[name]!.p50 - seen.direct!.p50
       })
     }
   }
 }
-const median = (values: Array<number>) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!
 for (const [name, list] of Object.entries(figures)) {
   console.log(
     `${name.padEnd(9)} ${median(list.map((f) => f.rate)).toFixed(0).padStart(6)} req/s  ` +
@@ -130,6 +142,7 @@ for (const [name, list] of Object.entries(figures)) {
       `×direct req/s ${median(list.map((f) => f.ratio)).toFixed(2)} (${
         list.map((f) => f.ratio.toFixed(2)).join(" ")
       })  ` +
-      `×direct by CPU ${median(list.map((f) => f.cpuRatio)).toFixed(2)}`
+      `×direct by CPU ${median(list.map((f) => f.cpuRatio)).toFixed(2)}  ` +
+      `p50 ${median(list.map((f) => f.p50)).toFixed(3)} ms (over direct ${median(list.map((f) => f.over)).toFixed(3)})`
   )
 }
