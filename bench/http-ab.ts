@@ -122,7 +122,7 @@ try {
 async function rounded() {
   for (let r = -1; r < rounds; r++) {
     const order = chosen.map((_, i) => chosen[(i + r + chosen.length) % chosen.length]!)
-    const seen: Record<string, { rate: number; cpu: number }> = {}
+    const seen: Record<string, { rate: number; cpu: number; p50: number }> = {}
     for (const [name, turns] of order) seen[name] = await run(turns)
     if (r < 0) continue
     for (const [name] of chosen) {
