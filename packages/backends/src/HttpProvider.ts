@@ -28,7 +28,7 @@
  * A request is a span of its own (`http.client POST`, with trace headers sent on) only where the
  * program installed a tracer; under Effect's native tracer, which exports nothing, it is not traced.
  *
- * Where the program also gives an undici dispatcher (`Dispatcher`), a reply that no tracer wants
+ * Where the program also gives an undici dispatcher (`Dispatcher`), a request that no tracer wants
  * a span of is sent to it directly, past the HttpClient, at about twice the HttpClient's
  * throughput at concurrency; the same limits, failures and texts either way.
  *
@@ -89,14 +89,16 @@ export interface Options {
 }
 
 /**
- * An undici dispatcher the HTTP providers send their replies to directly, past the HttpClient,
- * where no tracer that exports spans is installed and the clock is the live one: one request, the
- * body read once as text, one timer for the first byte and the whole reply, and no fiber. Effect's
- * HttpClient costs about as much again as undici does a request, which kept a provider under half
- * of undici's throughput at concurrency. Give the dispatcher `NodeHttpClient`'s client runs on, so
- * that both share one connection pool (below), or any undici `Agent` or `Pool`; the
- * program owns its lifetime. A turn taken as a stream, a `check`, and any request under a tracer
- * go through the HttpClient, as do all requests where no dispatcher is given.
+ * An undici dispatcher the HTTP providers send their turns and replies to directly, past the
+ * HttpClient, where no tracer that exports spans is installed and the clock is the live one. A
+ * reply is one request, its body read once as text, one timer for the first byte and the whole
+ * reply, and no fiber; a streamed turn reads the body as it comes with one timer for `idle`.
+ * Effect's HttpClient costs about as much again as undici does a request, which kept a provider
+ * under half of undici's throughput at concurrency. Give the dispatcher `NodeHttpClient`'s client
+ * runs on, so that both share one connection pool (below), or any undici `Agent` or `Pool`; the
+ * program owns its lifetime. `check`, and every request under a tracer or on the TestClock, go
+ * through the HttpClient, as do all requests where no dispatcher is given. The limits, failures
+ * and their texts are the same either way.
  *
  * @example
  * ```ts

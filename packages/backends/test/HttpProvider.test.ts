@@ -46,7 +46,7 @@ const prompt: Backend.Prompt = { text: "hello", history: [{ prompt: "before", an
 
 /**
  * How a provider's requests go: all through the HttpClient, or, where the program gives the
- * undici dispatcher too, its replies straight to undici. Every reply test runs both ways.
+ * undici dispatcher too, its turns and replies straight to undici. Every turn test runs both ways.
  */
 interface Transport {
   readonly name: string
@@ -69,6 +69,20 @@ const transports: ReadonlyArray<Transport> = [
     ).pipe(Layer.provideMerge(NodeHttpClient.dispatcherLayer))
   }
 ]
+
+/**
+ * The requests `dispatcher` has sent and not seen end, once that count is `expected` (or after
+ * 2 s of waiting for it: an abort closes the socket on the next turns of the event loop).
+ */
+const settled = (dispatcher: Undici.Dispatcher, expected: number) =>
+  Effect.gen(function*() {
+    let count = -1
+    for (let tries = 0; tries < 200 && count !== expected; tries++) {
+      if (tries > 0) yield* Effect.sleep("10 millis")
+      count = Object.values((dispatcher as Undici.Agent).stats).reduce((sum, stats) => sum + stats.running, 0)
+    }
+    return count
+  })
 
 /** The two ways a session answers: a stream of events (`turn`), or all of them at once (`reply`). */
 type Way = "turn" | "reply"
@@ -123,8 +137,7 @@ describe("HTTP providers against the mock provider", () => {
     describe(transport.name, () => {
       for (const [index, kind] of kinds.entries()) {
         describe(kind.name, () => {
-          // A turn taken as a stream always goes through the HttpClient.
-          for (const way of transport.direct ? ["reply" as const] : ways) {
+          for (const way of ways) {
             const turn = taken(way, transport)
             const failure = (...args: Parameters<typeof turn>) => Effect.flip(turn(...args))
             describe(`by ${way}`, () => {
@@ -239,7 +252,7 @@ describe("HTTP providers against the mock provider", () => {
               }).pipe(Effect.provide(transport.layer)))
           }
 
-          describe("a reply keeps its limits", () => {
+          describe("a reply keeps its limits, and nothing is left running", () => {
             /** A reply given `by` and `whole`, in ms from now; its failure and how long it took. */
             const limited = (fault: MockProvider.Fault, by: number, whole: number) =>
               Effect.gen(function*() {
@@ -289,19 +302,7 @@ describe("HTTP providers against the mock provider", () => {
                 const mock = yield* MockProvider.make()
                 yield* mock.script([{ fault: "hang" }])
                 const dispatcher = yield* NodeHttpClient.Dispatcher
-                /** Requests the dispatcher has sent and not seen end, once it has settled (2 s at most). */
-                const running = (expected: number) =>
-                  Effect.gen(function*() {
-                    let count = -1
-                    for (let tries = 0; tries < 200 && count !== expected; tries++) {
-                      if (tries > 0) yield* Effect.sleep("10 millis")
-                      count = Object.values((dispatcher as Undici.Agent).stats).reduce(
-                        (sum, stats) => sum + stats.running,
-                        0
-                      )
-                    }
-                    return count
-                  })
+                const running = (expected: number) => settled(dispatcher, expected)
                 const backend = yield* HttpProvider.make(kind.backend(mock.url))
                 const session = yield* backend.open(kind.place("model-a"), Option.none(), Settings.plain, {})
                 const now = Date.now()
@@ -317,6 +318,35 @@ describe("HTTP providers against the mock provider", () => {
                 yield* Fiber.interrupt(fiber)
                 expect(yield* running(0)).toBe(0)
                 expect((yield* mock.requests).total).toBe(2)
+              }).pipe(Effect.withConfigProvider(keys), Effect.provide(transport.layer)))
+
+            it.scopedLive("a stream let go before its body ends leaves no request running", () =>
+              Effect.gen(function*() {
+                const mock = yield* MockProvider.make()
+                yield* mock.script([{ fault: "stall" }])
+                const dispatcher = yield* NodeHttpClient.Dispatcher
+                const backend = yield* HttpProvider.make(kind.backend(mock.url))
+                const session = yield* backend.open(kind.place("model-a"), Option.none(), Settings.plain, {})
+                const first = yield* Stream.runCollect(Stream.take(session.turn(prompt), 2))
+                expect(Chunk.toArray(first).map((event) => event._tag)).toEqual(["SessionStarted", "Text"])
+                expect(yield* settled(dispatcher, 0)).toBe(0)
+                expect((yield* mock.requests).total).toBe(1)
+              }).pipe(Effect.withConfigProvider(keys), Effect.provide(transport.layer)))
+
+            it.scopedLive(`a turn streamed in full starts ${transport.direct ? "no fiber" : "fibers"} of its own and leaves none running`, () =>
+              Effect.gen(function*() {
+                const mock = yield* MockProvider.make({ text: "the answer is 42" })
+                const backend = yield* HttpProvider.make(kind.backend(mock.url))
+                const session = yield* backend.open(kind.place("model-a"), Option.none(), Settings.plain, {})
+                let events: ReadonlyArray<Backend.Event> = []
+                const forked = yield* Fibers.started(
+                  Effect.map(Stream.runCollect(session.turn(prompt)), (got) => void (events = Chunk.toArray(got)))
+                )
+                expect(Backend.textOf(events)).toBe("the answer is 42")
+                // What running a stream forks by itself, whatever the stream.
+                const runner = yield* Fibers.started(Stream.runCollect(Stream.make(1)))
+                if (transport.direct) expect(forked).toBe(runner)
+                else expect(forked).toBeGreaterThan(runner)
               }).pipe(Effect.withConfigProvider(keys), Effect.provide(transport.layer)))
 
             it.scoped("on the TestClock, no response by `by` is a first-byte Timeout when the clock gets there", () =>

@@ -1,12 +1,17 @@
 /**
- * A reply sent straight to an undici dispatcher, past the HttpClient: one request, the body read
- * once as text, and one timer for both limits, all inside one `Effect.async` (no fiber, no scope).
+ * Requests sent straight to an undici dispatcher, past the HttpClient, with undici's handler (no
+ * Readable body, no AbortSignal). A reply: one request, the body read once as text, and one timer
+ * for both limits, all inside one `Effect.async` (no fiber, no scope). A turn's stream: the body's
+ * pieces read as they come, one timer for `idle` while the stream waits for one.
  * The HttpClient's own path costs about as much again as undici does a request (an abort
  * controller and a finalization registry entry a response, the URL parsed, a cached effect run
  * to read the body), which is what keeps a provider under half of undici's throughput.
  */
 import type { Backend, Failure, Place } from "@fallback/core"
+import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as Stream from "effect/Stream"
 import { cut, lost } from "./httpAnswer.js"
 
 /**
@@ -29,6 +34,8 @@ export interface Dispatcher {
 /** @internal */
 export interface Controller {
   abort(reason: Error): void
+  pause(): void
+  resume(): void
 }
 
 /** @internal */
@@ -180,4 +187,191 @@ export const reply = (sent: Sent): Effect.Effect<ReadonlyArray<Backend.Event>, F
       end()
       controller?.abort(abandoned)
     })
+  })
+
+/** What a streamed request sends, and how its events are read from the body as it comes. */
+export interface Streamed {
+  readonly dispatcher: Dispatcher
+  readonly origin: string
+  readonly path: string
+  readonly url: string
+  readonly headers: Record<string, string>
+  readonly body: string
+  readonly place: Place.Place
+  /** The longest the body may go without a byte once the response started, in millis. */
+  readonly idle: number
+  readonly stalled: () => Failure.Failure
+  /** The session's event, sent first once a 2xx response starts. */
+  readonly started: Backend.Event
+  /** Reads the next text of the body, adding the events it completes to `out`. */
+  readonly more: (text: string, out: Array<Backend.Event>) => Effect.Effect<void, Failure.Failure>
+  /** The body ended: the events that means, or the failure. */
+  readonly end: (out: Array<Backend.Event>) => Effect.Effect<void, Failure.Failure>
+  /** Whether the answer has ended (finished or failed): nothing after it is read. */
+  readonly over: () => boolean
+  /** The failure a response that is not 2xx is, from its status, headers and whole body. */
+  readonly refused: (
+    status: number,
+    headers: Readonly<Record<string, string | ReadonlyArray<string> | undefined>>,
+    body: string
+  ) => Effect.Effect<never, Failure.Failure>
+}
+
+/** Pieces held before undici is asked to pause the body: a reader slower than the socket. */
+const held = 64
+
+/**
+ * A turn's stream sent straight to undici: the request goes when the stream is first pulled; the
+ * session once a 2xx response starts (no limit before it: the engine's first byte owns it); then
+ * the body's events as each piece completes them, Unresponsive when the body sends nothing for
+ * `idle` while the stream waits for it. Pieces that come while nobody pulls are held (undici is
+ * paused past a few dozen). The request is aborted when the stream ends before the body does.
+ *
+ * @internal
+ */
+export const stream = (sent: Streamed): Stream.Stream<Backend.Event, Failure.Failure> =>
+  Stream.suspend(() => {
+    let controller: Controller | undefined
+    let paused = false
+    let status = 0
+    let headers: Readonly<Record<string, string | ReadonlyArray<string> | undefined>> = {}
+    let pieces: Array<Uint8Array> = []
+    let ended = false
+    let failed: Error | undefined
+    let finished = false
+    let waiting: (() => void) | undefined
+    let sentYet = false
+    let emittedStart = false
+    const decoder = new TextDecoder()
+    const wake = () => {
+      const waiter = waiting
+      waiting = undefined
+      waiter?.()
+    }
+    const send = () => {
+      sentYet = true
+      sent.dispatcher.dispatch({
+        origin: sent.origin,
+        path: sent.path,
+        method: "POST",
+        headers: sent.headers,
+        body: sent.body
+      }, {
+        onRequestStart: (started) => {
+          controller = started
+          if (finished) started.abort(abandoned)
+        },
+        onResponseStart: (_, statusCode, responseHeaders) => {
+          if (statusCode < 200) return
+          status = statusCode
+          headers = responseHeaders
+          wake()
+        },
+        onResponseData: (started, chunk) => {
+          if (finished) return
+          pieces.push(chunk)
+          if (pieces.length >= held && !paused) {
+            paused = true
+            started.pause()
+          }
+          wake()
+        },
+        onResponseEnd: () => {
+          ended = true
+          wake()
+        },
+        onResponseError: (_, error) => {
+          failed = error
+          wake()
+        }
+      })
+    }
+    /** Waits until `ready` holds; Unresponsive after `idle` when `timed` (the body has started). */
+    const until = (ready: () => boolean, timed: boolean): Effect.Effect<void, Failure.Failure> =>
+      ready()
+        ? Effect.void
+        : Effect.async<void, Failure.Failure>((resume) => {
+          let timer: ReturnType<typeof setTimeout> | undefined
+          const check = () => {
+            if (!ready()) return void (waiting = check)
+            if (timer !== undefined) clearTimeout(timer)
+            resume(Effect.void)
+          }
+          waiting = check
+          if (timed && Number.isFinite(sent.idle)) {
+            timer = setTimeout(() => {
+              waiting = undefined
+              resume(Effect.fail(sent.stalled()))
+            }, sent.idle)
+          }
+          return Effect.sync(() => {
+            waiting = undefined
+            if (timer !== undefined) clearTimeout(timer)
+          })
+        })
+    const some = (out: Array<Backend.Event>) => Chunk.unsafeFromArray(out)
+    const next: Effect.Effect<Chunk.Chunk<Backend.Event>, Option.Option<Failure.Failure>> = Effect.suspend(() => {
+      if (!sentYet) send()
+      if (!emittedStart) {
+        return until(() => status !== 0 || failed !== undefined || ended, false).pipe(
+          Effect.zipRight(Effect.suspend(() => {
+            if (status === 0) {
+              return Effect.fail(lost(sent.place, `could not reach ${sent.url}`, failed))
+            }
+            if (status >= 300) {
+              return Effect.flatMap(
+                until(() => ended || failed !== undefined, false),
+                () => sent.refused(status, headers, failed === undefined ? text() : "")
+              )
+            }
+            emittedStart = true
+            return Effect.succeed(Chunk.of(sent.started))
+          })),
+          Effect.mapError(Option.some)
+        )
+      }
+      if (sent.over()) return Effect.fail(Option.none())
+      return Effect.flatMap(
+        Effect.mapError(until(() => pieces.length > 0 || ended || failed !== undefined, true), Option.some),
+        () => {
+          const out: Array<Backend.Event> = []
+          if (pieces.length > 0) {
+            let read = ""
+            for (const piece of pieces) read += decoder.decode(piece, { stream: true })
+            pieces = []
+            if (paused) {
+              paused = false
+              controller?.resume()
+            }
+            return Effect.mapBoth(sent.more(read, out), { onFailure: Option.some, onSuccess: () => some(out) })
+          }
+          if (failed !== undefined) return Effect.fail(Option.some(cut(sent.place, failed)))
+          return Effect.mapBoth(Effect.zipRight(sent.more(decoder.decode(), out), sent.end(out)), {
+            onFailure: Option.some,
+            onSuccess: () => some(out)
+          })
+        }
+      )
+    })
+    /** The whole body of a refusal, as text. */
+    const text = () => {
+      let read = ""
+      for (const piece of pieces) read += decoder.decode(piece, { stream: true })
+      return read + decoder.decode()
+    }
+    return Stream.repeatEffectChunkOption(next).pipe(
+      Stream.ensuring(Effect.sync(() => {
+        finished = true
+        waiting = undefined
+        pieces = []
+        if (ended || failed !== undefined) return
+        // An answer that ended before its body lets the rest drain, keeping the connection; a
+        // stream let go before that aborts the request.
+        if (sent.over()) {
+          if (paused) controller?.resume()
+        } else {
+          controller?.abort(abandoned)
+        }
+      }))
+    )
   })

@@ -294,6 +294,37 @@ export const make = (
           const request = (prompt: Backend.Prompt) =>
             HttpClientRequest.bodyUnsafeJson(asked, wire.body(place.model, prompt, maxTokens))
           const stalled = () => new Failure.Unresponsive({ place, said: Failure.said(stalledFor) })
+          const viaClientTurn = (prompt: Backend.Prompt): Stream.Stream<Backend.Event, Failure.Failure> =>
+            Stream.unwrapScoped(Effect.gen(function*() {
+              const response = yield* scoped(request(prompt)).pipe(
+                Effect.mapError((error) => unreached(place, error))
+              )
+              if (!ok(response)) return yield* refused(place, response)
+              return yield* streamed(new Answer(wire, place, prompt), id, response, stalled, options.idle, place)
+            }))
+          const directTurn = (
+            dispatcher: Direct.Dispatcher,
+            to: { readonly origin: string; readonly path: string },
+            prompt: Backend.Prompt
+          ): Stream.Stream<Backend.Event, Failure.Failure> => {
+            const answer = new Answer(wire, place, prompt)
+            return Direct.stream({
+              dispatcher,
+              origin: to.origin,
+              path: to.path,
+              url,
+              headers: directHeaders,
+              body: JSON.stringify(wire.body(place.model, prompt, maxTokens)),
+              place,
+              idle: Duration.toMillis(options.idle),
+              stalled,
+              started: Backend.Event.SessionStarted({ sessionId: id }),
+              more: (text, out) => answer.more(text, out),
+              end: (out) => answer.end(out),
+              over: () => answer.over,
+              refused: (status, headers, body) => refusal(place, { status, headers: Direct.flatHeaders(headers), body })
+            })
+          }
           // The reply keeps its limits: the response's first byte (its status and headers) by
           // `by`, the whole body by `whole`.
           const viaClient = (
@@ -320,13 +351,17 @@ export const make = (
           return {
             id,
             turn: (prompt) =>
-              Stream.unwrapScoped(Effect.gen(function*() {
-                const response = yield* scoped(request(prompt)).pipe(
-                  Effect.mapError((error) => unreached(place, error))
-                )
-                if (!ok(response)) return yield* refused(place, response)
-                return yield* streamed(new Answer(wire, place, prompt), id, response, stalled, options.idle, place)
-              })),
+              dispatcher !== undefined && to !== undefined
+                ? Stream.unwrap(Effect.clockWith((clock) =>
+                  Effect.tracerWith((tracer) =>
+                    Effect.succeed(
+                      clock === liveClock && tracer === native
+                        ? directTurn(dispatcher, to, prompt)
+                        : viaClientTurn(prompt)
+                    )
+                  )
+                ))
+                : viaClientTurn(prompt),
             // The reply keeps its limits: the response's first byte (its status and headers) by
             // `by`, the whole body by `whole`.
             reply: (prompt, limits) =>
