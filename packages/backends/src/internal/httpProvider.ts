@@ -362,8 +362,6 @@ export const make = (
                   )
                 ))
                 : viaClientTurn(prompt),
-            // The reply keeps its limits: the response's first byte (its status and headers) by
-            // `by`, the whole body by `whole`.
             reply: (prompt, limits) =>
               Effect.clockWith((clock) => {
                 const sent = clock.unsafeCurrentTimeMillis()
