@@ -87,6 +87,8 @@ const sessionDirect = await sessionOn(dispatched)
 
 let fallback: Turns | undefined
 const fallbackRow: Turns = (n) => fallback!(n)
+let untimed: Turns | undefined
+const untimedRow: Turns = (n) => untimed!(n)
 let onClient: Turns | undefined
 const onClientRow: Turns = (n) => onClient!(n)
 
@@ -96,7 +98,8 @@ const rows: Array<readonly [string, Turns]> = [
   ["session", session],
   ["session-d", sessionDirect],
   ["fallback-c", onClientRow],
-  ["fallback", fallbackRow]
+  ["fallback", fallbackRow],
+  ["fallback-w", untimedRow]
 ]
 const only = process.env.AB_ROWS?.split(",")
 const chosen = rows.filter(([name]) => only === undefined || name === "direct" || only.includes(name))
@@ -110,7 +113,10 @@ try {
     onClient = turns
     return Effect.runPromise(ours(mock.url, ["local/m", "local/n"], false, (turns) => {
       fallback = turns
-      return rounded()
+      return Effect.runPromise(ours(mock.url, ["local/m", "local/n"], true, (turns) => {
+        untimed = turns
+        return rounded()
+      }))
     }))
   }, "client"))
 } finally {
