@@ -17,6 +17,7 @@ import {
   Stream,
   TestClock
 } from "effect"
+import * as Http from "node:http"
 import { AnthropicMessages, HttpProvider, OpenAiCompatible } from "../src/index.js"
 
 const secret = "plain-test-secret-0123456789"
@@ -83,6 +84,29 @@ const settled = (dispatcher: Undici.Dispatcher, expected: number) =>
     }
     return count
   })
+
+/**
+ * A Chat Completions server on 127.0.0.1 that sends its headers at once and its answer ("hi")
+ * 50 ms later, for limits that must not fire early.
+ */
+const slowServer = Effect.acquireRelease(
+  Effect.async<Http.Server>((resume) => {
+    const server = Http.createServer((request, response) => {
+      request.resume()
+      request.on("end", () => {
+        response.writeHead(200, { "content-type": "text/event-stream" })
+        response.flushHeaders()
+        setTimeout(() =>
+          response.end(
+            `data: ${JSON.stringify({ choices: [{ delta: { content: "hi" }, finish_reason: "stop" }] })}\n\n` +
+              "data: [DONE]\n\n"
+          ), 50)
+      })
+    })
+    server.listen(0, "127.0.0.1", () => resume(Effect.succeed(server)))
+  }),
+  (server) => Effect.sync(() => server.close())
+).pipe(Effect.map((server) => `http://127.0.0.1:${(server.address() as { port: number }).port}`))
 
 /** The two ways a session answers: a stream of events (`turn`), or all of them at once (`reply`). */
 type Way = "turn" | "reply"
@@ -296,6 +320,29 @@ describe("HTTP providers against the mock provider", () => {
                 expect(Backend.textOf(events)).not.toBe("")
                 expect(forked).toBe(transport.direct ? 0 : 1)
               }).pipe(Effect.withConfigProvider(keys), Effect.provide(transport.layer)))
+
+            // Its own server speaks Chat Completions.
+            if (kind.name === "OpenAI-compatible") {
+              it.scopedLive("limits further off than a platform timer holds (2^31 - 1 ms, about 24.8 days) do not cut an answer that takes a while", () =>
+                Effect.gen(function*() {
+                  const url = yield* slowServer
+                  const backend = yield* HttpProvider.make(
+                    OpenAiCompatible.provider({ name: "local", baseUrl: `${url}/v1` }),
+                    { idle: "30 days" }
+                  )
+                  const session = yield* backend.open(
+                    Place.Place.make({ cli: "local", model: "m" }),
+                    Option.none(),
+                    Settings.plain,
+                    {}
+                  )
+                  const far = Date.now() + 30 * 86_400_000
+                  const replied = yield* session.reply!(prompt, { by: far - 1, whole: far, deadline: far })
+                  expect(Backend.textOf(replied)).toBe("hi")
+                  const streamed = yield* Stream.runCollect(session.turn(prompt))
+                  expect(Backend.textOf(Chunk.toArray(streamed))).toBe("hi")
+                }).pipe(Effect.provide(transport.layer)))
+            }
 
             it.scopedLive("a reply that runs out of time, or that its caller lets go, leaves no request running", () =>
               Effect.gen(function*() {

@@ -106,6 +106,25 @@ export interface Sent {
   ) => Effect.Effect<ReadonlyArray<Backend.Event>, Failure.Failure>
 }
 
+/** The longest wait a platform timer holds (about 24.8 days); Node fires a longer one after 1 ms. */
+const longest = 2_147_483_647
+
+/**
+ * A platform timer that calls `run` at `at` (epoch millis), however far off: a wait longer than a
+ * timer holds is taken in steps. `cancel` stops it.
+ *
+ * @internal
+ */
+export const at = (when: number, run: () => void): { cancel: () => void } => {
+  let timer: ReturnType<typeof setTimeout>
+  const step = () => {
+    const left = when - Date.now()
+    timer = left > longest ? setTimeout(step, longest) : setTimeout(run, Math.max(0, left))
+  }
+  step()
+  return { cancel: () => clearTimeout(timer) }
+}
+
 /** The reason a reply's request is aborted with, once the reply has ended without it. */
 const abandoned = new Error("the reply ended (a limit, or the caller let it go)")
 
@@ -125,10 +144,10 @@ export const reply = (sent: Sent): Effect.Effect<ReadonlyArray<Backend.Event>, F
     let status = 0
     let headers: Readonly<Record<string, string | ReadonlyArray<string> | undefined>> = {}
     const chunks: Array<Uint8Array> = []
-    let timer: ReturnType<typeof setTimeout> | undefined
+    let timer: { cancel: () => void } | undefined
     const end = () => {
       done = true
-      if (timer !== undefined) clearTimeout(timer)
+      timer?.cancel()
     }
     const finish = (effect: Effect.Effect<ReadonlyArray<Backend.Event>, Failure.Failure>) => {
       if (done) return
@@ -142,9 +161,9 @@ export const reply = (sent: Sent): Effect.Effect<ReadonlyArray<Backend.Event>, F
       finish(Effect.fail(sent.timeout(late, (late === "first-byte" ? by : whole) - sent.sent)))
       controller?.abort(abandoned)
     }
-    const arm = (at: number) => {
-      if (timer !== undefined) clearTimeout(timer)
-      timer = Number.isFinite(at) ? setTimeout(fire, Math.max(0, at - Date.now())) : undefined
+    const arm = (when: number) => {
+      timer?.cancel()
+      timer = Number.isFinite(when) ? at(when, fire) : undefined
     }
     arm(Math.min(by, whole))
     sent.dispatcher.dispatch({
@@ -291,22 +310,22 @@ export const stream = (sent: Streamed): Stream.Stream<Backend.Event, Failure.Fai
       ready()
         ? Effect.void
         : Effect.async<void, Failure.Failure>((resume) => {
-          let timer: ReturnType<typeof setTimeout> | undefined
+          let timer: { cancel: () => void } | undefined
           const check = () => {
             if (!ready()) return void (waiting = check)
-            if (timer !== undefined) clearTimeout(timer)
+            timer?.cancel()
             resume(Effect.void)
           }
           waiting = check
           if (timed && Number.isFinite(sent.idle)) {
-            timer = setTimeout(() => {
+            timer = at(Date.now() + sent.idle, () => {
               waiting = undefined
               resume(Effect.fail(sent.stalled()))
-            }, sent.idle)
+            })
           }
           return Effect.sync(() => {
             waiting = undefined
-            if (timer !== undefined) clearTimeout(timer)
+            timer?.cancel()
           })
         })
     const some = (out: Array<Backend.Event>) => Chunk.unsafeFromArray(out)

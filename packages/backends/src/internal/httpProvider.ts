@@ -116,10 +116,12 @@ const streamed = (
 ): Effect.Effect<Stream.Stream<Backend.Event, Failure.Failure>, never, Scope.Scope> =>
   Effect.map(Stream.toPull(response.stream), (pull) => {
     const decoder = new TextDecoder()
-    const body = pull.pipe(
-      Effect.mapError(Option.map((error) => cut(place, error.cause))),
-      Effect.timeoutFail({ duration: idle, onTimeout: () => Option.some(stalled()) })
-    )
+    const read = Effect.mapError(pull, Option.map((error) => cut(place, error.cause)))
+    // Effect's live clock fires a sleep past a platform timer's 2^31 - 1 ms after 1 ms: an idle
+    // time that long has no timer (nothing would wait 24.8 days for a byte).
+    const body = Duration.toMillis(idle) > 2_147_483_647
+      ? read
+      : Effect.timeoutFail(read, { duration: idle, onTimeout: () => Option.some(stalled()) })
     let started = false
     const next: Effect.Effect<Chunk.Chunk<Backend.Event>, Option.Option<Failure.Failure>> = Effect.suspend(() => {
       if (!started) {
@@ -206,13 +208,11 @@ const bounded = <R, A>(
     )
   }
   let phase: "first-byte" | "whole-send" = "first-byte"
-  let timer: ReturnType<typeof setTimeout> | undefined
+  let timer: { cancel: () => void } | undefined
   let fire: (() => void) | undefined
   const arm = (at: number) => {
-    clearTimeout(timer)
-    timer = Number.isFinite(at)
-      ? setTimeout(() => fire!(), Math.max(0, at - clock.unsafeCurrentTimeMillis()))
-      : undefined
+    timer?.cancel()
+    timer = Number.isFinite(at) ? Direct.at(at, () => fire!()) : undefined
   }
   const work = Effect.flatMap(answered, (response) =>
     Effect.suspend(() => {
@@ -226,7 +226,7 @@ const bounded = <R, A>(
       const finish = (effect: Effect.Effect<A, Failure.Failure>) => {
         if (done) return
         done = true
-        clearTimeout(timer)
+        timer?.cancel()
         resume(effect)
       }
       fire = () => {
@@ -242,7 +242,7 @@ const bounded = <R, A>(
       fiber.addObserver(finish)
       return Effect.suspend(() => {
         done = true
-        clearTimeout(timer)
+        timer?.cancel()
         return Fiber.interrupt(fiber)
       })
     }))
