@@ -1,11 +1,12 @@
 // Bundles the command line into one file with plain node: run by `npm ci` / `npm install`
 // (the root's prepare script), so `npx fallback` works with no step of the user's own. Then runs
-// `fallback --help` once to write the V8 code cache the bin starts from (bin/load.js), and writes
+// `fallback status` once to write the V8 code cache the bin starts from (bin/load.js), and writes
 // the help pages out (dist/pages.json), which the bin prints without starting the command line.
 import { execFile, execFileSync } from "node:child_process"
 import { randomUUID } from "node:crypto"
-import { readFileSync, renameSync, writeFileSync } from "node:fs"
-import { dirname } from "node:path"
+import { mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { dirname, join } from "node:path"
 import { promisify } from "node:util"
 
 import { build } from "esbuild"
@@ -67,17 +68,28 @@ for (const [path, input] of Object.entries(built.metafile.inputs)) {
   }
 }
 
-execFileSync(
-  process.execPath,
-  [
-    "--input-type=module",
-    "-e",
-    "(await import(process.argv[1])).run({ record: true })",
-    new URL("bin/load.js", import.meta.url).href,
-    "--help"
-  ],
-  { stdio: "ignore", env: { ...process.env, NO_COLOR: "1" } }
-)
+// The cache holds the code that ran by the time the recording run exits: `status` on an empty
+// config reads the config and the health file, as every command but the help pages does (those
+// are printed from dist/pages.json), and loads no other command's code.
+const scratch = mkdtempSync(join(tmpdir(), "fallback-build-"))
+try {
+  execFileSync(
+    process.execPath,
+    [
+      "--input-type=module",
+      "-e",
+      "(await import(process.argv[1])).run({ record: true })",
+      new URL("bin/load.js", import.meta.url).href,
+      "status"
+    ],
+    {
+      stdio: "ignore",
+      env: { PATH: process.env.PATH, HOME: scratch, FALLBACK_CONFIG: join(scratch, "config.json"), NO_COLOR: "1" }
+    }
+  )
+} finally {
+  rmSync(scratch, { recursive: true, force: true })
+}
 
 // The help pages, as the bundle prints them on a terminal and elsewhere: bin/load.js prints them
 // from dist/pages.json instead of starting the command line

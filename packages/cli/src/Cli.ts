@@ -56,7 +56,12 @@ const entries: ReadonlyArray<Entry> = [
     summary: "how a failed turn is taken again at PLACE first",
     load: () => import("./internal/steps.js").then((m) => m.retry)
   },
-  { name: "clear", usage: "fallback clear PLACE", summary: "remove what is written against PLACE", load: () => import("./internal/steps.js").then((m) => m.clear) },
+  {
+    name: "clear",
+    usage: "fallback clear PLACE",
+    summary: "remove what is written against PLACE",
+    load: () => import("./internal/steps.js").then((m) => m.clear)
+  },
   {
     name: "list",
     usage: "fallback list [--json]",
@@ -81,8 +86,18 @@ const entries: ReadonlyArray<Entry> = [
     summary: "",
     load: () => import("./internal/accounts.js").then((m) => m.add)
   },
-  { name: "accounts remove", usage: "fallback accounts remove CLI NAME", summary: "", load: () => import("./internal/accounts.js").then((m) => m.remove) },
-  { name: "accounts order", usage: "fallback accounts order CLI NAME…", summary: "", load: () => import("./internal/accounts.js").then((m) => m.order) },
+  {
+    name: "accounts remove",
+    usage: "fallback accounts remove CLI NAME",
+    summary: "",
+    load: () => import("./internal/accounts.js").then((m) => m.remove)
+  },
+  {
+    name: "accounts order",
+    usage: "fallback accounts order CLI NAME…",
+    summary: "",
+    load: () => import("./internal/accounts.js").then((m) => m.order)
+  },
   {
     name: "status",
     usage: "fallback status [PLACE] [--json] [--clear | --try]",
@@ -101,7 +116,12 @@ const entries: ReadonlyArray<Entry> = [
     summary: "check the CLIs, accounts and keys the config needs, with the fix for each problem",
     load: () => import("./internal/doctor.js").then((m) => m.doctor)
   },
-  { name: "edit", usage: "fallback edit", summary: "the page: change steps on a terminal", load: () => import("./internal/edit.js").then((m) => m.edit) },
+  {
+    name: "edit",
+    usage: "fallback edit",
+    summary: "the page: change steps on a terminal",
+    load: () => import("./internal/edit.js").then((m) => m.edit)
+  },
   {
     name: "demo",
     usage: "fallback demo",
