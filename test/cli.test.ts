@@ -59,7 +59,8 @@ describe("the installed fallback command", () => {
 
   it("tells every usage error in one line starting fallback:, with how the command is called", () => {
     const config = join(mkdtempSync(join(tmpdir(), "fallback-bin-")), "config.json")
-    const retry = "usage: fallback retry PLACE --tries N [--policy P] [--timeout TIME] (fallback retry --help explains each)"
+    const retry =
+      "usage: fallback retry PLACE --tries N [--policy P] [--timeout TIME] (fallback retry --help explains each)"
     const cases: ReadonlyArray<readonly [ReadonlyArray<string>, string]> = [
       [["chain"], "PLACE is missing; usage: fallback chain PLACE [--json] (fallback chain --help explains each)"],
       [["point", "claude/a"], "TO is missing; usage: fallback point FROM TO (fallback point --help explains each)"],
@@ -74,7 +75,10 @@ describe("the installed fallback command", () => {
       [["run", "--preset", "nope", "claude/a", "hi"], "--preset is one of primary, escalating, breaker, not 'nope'"],
       [["accounts", "add", "claude"], "NAME is missing; usage: fallback accounts add CLI NAME"],
       [["--config", config, "list"], "--config goes after the command: fallback COMMAND --config FILE"],
-      [["list", "--jsn"], "--jsn is not an option of fallback list (did you mean --json?); fallback list --help lists them"]
+      [
+        ["list", "--jsn"],
+        "--jsn is not an option of fallback list (did you mean --json?); fallback list --help lists them"
+      ]
     ]
     for (const [args, said] of cases) {
       const ran = fallback(config, ...args)

@@ -31,6 +31,29 @@ export const getGlobalDispatcher = () => load().getGlobalDispatcher()
     }))
 }
 
+// @effect/platform-node's file system and command executor load node:crypto and
+// node:child_process when the bundle starts, for a temporary file's name and for running a
+// program, which most commands never do. In the bundle each is a module that loads the builtin
+// when first called; the check below holds each importer to the functions offered.
+const lazyBuiltins = { "node:crypto": ["randomBytes"], "node:child_process": ["exec", "spawn"] }
+const platformShared = /@effect[\\/]platform-node-shared[\\/]dist[\\/]esm[\\/]internal[\\/]/
+const lazyBuiltin = {
+  name: "lazy-builtin",
+  setup: (build) => {
+    build.onResolve(
+      { filter: /^node:(crypto|child_process)$/ },
+      (args) => platformShared.test(args.importer) ? { path: args.path, namespace: "lazy-builtin" } : undefined
+    )
+    build.onLoad({ filter: /.*/, namespace: "lazy-builtin" }, (args) => ({
+      loader: "js",
+      contents: `let builtin
+const load = () => (builtin ??= require(${JSON.stringify(args.path)}))
+${lazyBuiltins[args.path].map((name) => `export const ${name} = (...args) => load().${name}(...args)`).join("\n")}
+`
+    }))
+  }
+}
+
 const built = await build({
   entryPoints: [new URL("src/bin.ts", import.meta.url).pathname],
   bundle: true,
@@ -46,7 +69,7 @@ const built = await build({
   // to this build (bin/load.js)
   banner: { js: `"use strict";/* fallback build ${randomUUID()} */` },
   metafile: true,
-  plugins: [lazyUndici],
+  plugins: [lazyUndici, lazyBuiltin],
   logLevel: "warning"
 })
 
@@ -65,6 +88,19 @@ for (const [path, input] of Object.entries(built.metafile.inputs)) {
     throw new Error(
       `${path} takes ${[...taken].join(", ")} from undici; the lazy stand-in offers ${undiciTaken.join(", ")}`
     )
+  }
+}
+
+for (const [path, input] of Object.entries(built.metafile.inputs)) {
+  for (const imported of input.imports.filter((i) => i.path.startsWith("lazy-builtin:"))) {
+    const builtin = imported.path.slice("lazy-builtin:".length)
+    const source = readFileSync(path, "utf8")
+    const names = Array.from(source.matchAll(new RegExp(`import \\* as (\\w+) from "${builtin}"`, "g")), ([, n]) => n)
+    const taken = names.flatMap((n) => Array.from(source.matchAll(new RegExp(`(?<![\\w.])${n}\\.(\\w+)`, "g")), ([, t]) => t))
+    const missing = taken.filter((name) => !lazyBuiltins[builtin].includes(name))
+    if (names.length === 0 || missing.length > 0) {
+      throw new Error(`${path} takes ${taken.join(", ")} from ${builtin}; the lazy stand-in offers ${lazyBuiltins[builtin]}`)
+    }
   }
 }
 
