@@ -96,10 +96,14 @@ for (const [path, input] of Object.entries(built.metafile.inputs)) {
     const builtin = imported.path.slice("lazy-builtin:".length)
     const source = readFileSync(path, "utf8")
     const names = Array.from(source.matchAll(new RegExp(`import \\* as (\\w+) from "${builtin}"`, "g")), ([, n]) => n)
-    const taken = names.flatMap((n) => Array.from(source.matchAll(new RegExp(`(?<![\\w.])${n}\\.(\\w+)`, "g")), ([, t]) => t))
+    const taken = names.flatMap((n) =>
+      Array.from(source.matchAll(new RegExp(`(?<![\\w.])${n}\\.(\\w+)`, "g")), ([, t]) => t)
+    )
     const missing = taken.filter((name) => !lazyBuiltins[builtin].includes(name))
     if (names.length === 0 || missing.length > 0) {
-      throw new Error(`${path} takes ${taken.join(", ")} from ${builtin}; the lazy stand-in offers ${lazyBuiltins[builtin]}`)
+      throw new Error(
+        `${path} takes ${taken.join(", ")} from ${builtin}; the lazy stand-in offers ${lazyBuiltins[builtin]}`
+      )
     }
   }
 }

@@ -11,7 +11,6 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
-import { agentClis } from "./backends.js"
 import { config, editing, json } from "./config.js"
 
 /**
@@ -88,33 +87,38 @@ export const versionOf = (bin: string) =>
     Effect.map(Option.flatten)
   )
 
+// the backends (each CLI's install line) load only when the config uses a CLI
 const cliChecks = (document: ConfigFile.Document, used: ReadonlySet<string>, file: string) =>
-  Effect.forEach(agentClis.filter(({ cli }) => used.has(cli)), ({ cli, install }) =>
-    Effect.gen(function*() {
-      const bin = document.clis[cli]?.bin
-      const found = yield* binaryOf(cli, bin)
-      if (Option.isNone(found)) {
-        return bin === undefined
-          ? { subject: cli, ok: false, detail: "not installed (not on PATH)", fix: install }
-          : {
-            subject: cli,
-            ok: false,
-            detail: `${bin} (clis.${cli}.bin) is not an executable file`,
-            fix:
-              `set clis.${cli}.bin in ${file} to the ${cli} program (\`command -v ${cli}\` shows it), or remove it to use ${cli} on PATH`
+  Effect.flatMap(
+    used.size === 0 ? Effect.succeed([]) : Effect.promise(() => import("./backends.js").then((m) => m.agentClis)),
+    (agentClis) =>
+      Effect.forEach(agentClis.filter(({ cli }) => used.has(cli)), ({ cli, install }) =>
+        Effect.gen(function*() {
+          const bin = document.clis[cli]?.bin
+          const found = yield* binaryOf(cli, bin)
+          if (Option.isNone(found)) {
+            return bin === undefined
+              ? { subject: cli, ok: false, detail: "not installed (not on PATH)", fix: install }
+              : {
+                subject: cli,
+                ok: false,
+                detail: `${bin} (clis.${cli}.bin) is not an executable file`,
+                fix:
+                  `set clis.${cli}.bin in ${file} to the ${cli} program (\`command -v ${cli}\` shows it), or remove it to use ${cli} on PATH`
+              }
           }
-      }
-      const version = yield* versionOf(found.value)
-      return Option.match(version, {
-        onNone: (): Check => ({
-          subject: cli,
-          ok: false,
-          detail: `${found.value} does not start (no answer to --version)`,
-          fix: install
-        }),
-        onSome: (v): Check => ({ subject: cli, ok: true, detail: `${v} at ${found.value}` })
-      })
-    }))
+          const version = yield* versionOf(found.value)
+          return Option.match(version, {
+            onNone: (): Check => ({
+              subject: cli,
+              ok: false,
+              detail: `${found.value} does not start (no answer to --version)`,
+              fix: install
+            }),
+            onSome: (v): Check => ({ subject: cli, ok: true, detail: `${v} at ${found.value}` })
+          })
+        }))
+  )
 
 const accountChecks = (document: ConfigFile.Document) =>
   Effect.gen(function*() {
