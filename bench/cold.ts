@@ -27,6 +27,7 @@ export const cold = (): Array<Figure> => {
   try {
     const commands: ReadonlyArray<readonly [string, ReadonlyArray<string>]> = [
       ["node -e 0", ["-e", "0"]],
+      ["fallback (no command)", [bin]],
       ["fallback --help", [bin, "--help"]],
       ["fallback run --help", [bin, "run", "--help"]],
       ["fallback chain X", [bin, "chain", "X"]],

@@ -106,6 +106,7 @@ export const targets: Array<Target> = [
   ratio("B4", "cold start, --help", "fallback --help", "node -e 0", 3),
   ratio("B4", "cold start, chain X", "fallback chain X", "node -e 0", 3),
   ratio("B4", "cold start, chain claude/a", "fallback chain claude/a (empty config)", "node -e 0", 3),
+  ratio("B4", "cold start, no command", "fallback (no command)", "node -e 0", 3),
   ratio("B4", "cold start, run --help", "fallback run --help", "node -e 0", 3),
   ratio("B4", "cold start, list", "fallback list", "node -e 0", 3),
   ratio("B4", "cold start, status", "fallback status", "node -e 0", 3),

@@ -146,7 +146,7 @@ const print = async (args, colour) => {
 const top = (await print(["--help"], false)).stdout
 // the root help's command lines: "  NAME   what it does"
 const commands = [...new Set(Array.from(top.matchAll(/^ {2}([a-z][\w-]*) {2,}/gm), ([, name]) => name))]
-const shown = [["--help"], ["-h"], ["--version"], ...commands.map((command) => [command, "--help"])]
+const shown = [[], ["--help"], ["-h"], ["--version"], ...commands.map((command) => [command, "--help"])]
 const pages = Object.fromEntries(
   await Promise.all(shown.map(async (args) => [
     args.join(" "),

@@ -5,7 +5,7 @@
 // A cache that is missing, that was written for another build of the bundle (its first line names
 // the build, a random id in the bundle's first line), or that V8 rejects (another node, other
 // flags) is left aside: the bundle is compiled as it would be without one, and runs the same.
-// The help pages (`--help`, `-h`, `--version`, `fallback COMMAND --help`) are the same
+// The help pages (`fallback` alone, `--help`, `-h`, `--version`, `fallback COMMAND --help`) are the same
 // on every run of a build: build.mjs writes what the bundle prints for them to dist/pages.json,
 // and they are printed from there, without starting the command line at all.
 const { closeSync, mkdirSync, openSync, readFileSync, readSync, renameSync, statSync, writeFileSync } = require("node:fs")

@@ -43,8 +43,8 @@ describe("the command's start", () => {
       const bundle = readFileSync(join(folder, "dist/fallback.cjs"), "utf8")
       expect(written.build).toBe(bundle.slice(0, bundle.indexOf("\n")))
       const pages = written.pages
-      expect(Object.keys(pages)).toEqual(expect.arrayContaining(["--help", "-h", "--version", "list --help"]))
-      for (const args of [["--help"], ["list", "--help"], ["-h"], ["--version"]]) {
+      expect(Object.keys(pages)).toEqual(expect.arrayContaining(["", "--help", "-h", "--version", "list --help"]))
+      for (const args of [[], ["--help"], ["list", "--help"], ["-h"], ["--version"]]) {
         for (const tty of [false, true]) {
           const env = tty ? {} : { NO_COLOR: "1" }
           const replayed = await start(folder, args, { env, tty })
