@@ -60,7 +60,19 @@ const replayed = (args) => {
 // next. It sits where node's own compile cache does, in the temporary folder, in a folder of this
 // user's that no one else can write to; any other folder is neither read nor written.
 const own = join(tmpdir(), `fallback-compile-cache-${process.getuid?.() ?? "user"}`)
-const ownFile = join(own, `${process.version}-${process.arch}.cache`)
+// V8 rejects a cache made under other flags, so a start with other flags (node's own, or
+// NODE_OPTIONS) keeps a cache apart rather than rewriting the other's at every start
+// (the code of a `node -e`, as the tests start the bin, is no flag)
+const flags = [
+  ...process.execArgv.filter((arg, i, all) => arg !== "-e" && all[i - 1] !== "-e"),
+  process.env.NODE_OPTIONS ?? ""
+].join(" ").trim()
+const fnv = (text) => {
+  let hash = 0x811c9dc5
+  for (let i = 0; i < text.length; i++) hash = Math.imul(hash ^ text.charCodeAt(i), 0x01000193) >>> 0
+  return hash.toString(36)
+}
+const ownFile = join(own, `${process.version}-${process.arch}${flags === "" ? "" : `-${fnv(flags)}`}.cache`)
 
 const ownIsSafe = () => {
   try {
