@@ -47,6 +47,8 @@ export interface Running {
   /** Where config dirs fallback makes for endpoints live (an account with none of its own). */
   readonly homes?: string | undefined
   readonly idle?: Duration.Duration | undefined
+  /** The idle limit is a flag's: it stands over a provider's own `timeouts.idle` too. */
+  readonly idleForAll?: boolean | undefined
   readonly resume?: { readonly at: Place.Place; readonly session: string } | undefined
 }
 
@@ -147,7 +149,9 @@ export const backendsOf = (
       const providers = yield* Effect.forEach(Object.entries(document.providers), ([name, provider]) =>
         HttpProvider.make(
           HttpProvider.Provider.make({ name, ...provider, models: provider.models ?? [] }),
-          running.idle === undefined ? {} : { idle: running.idle }
+          running.idle === undefined || (provider.timeouts?.idle !== undefined && running.idleForAll !== true)
+            ? {}
+            : { idle: running.idle }
         ))
       const homes = running.homes ?? nodePath.join(os.homedir(), ".config", "fallback", "homes")
       const clis = agentClis.map(({ cli, make }) => reaching(cli, make, document, homes))

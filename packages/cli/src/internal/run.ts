@@ -189,7 +189,8 @@ export const run = Command.make("run", {
       }
     }
     const first = Option.orElse(yield* timeOf(args.firstByte), () => seconds(file.firstByte))
-    const quietFor = Option.orElse(yield* timeOf(args.idle), () => seconds(file.idle))
+    const idleFlag = yield* timeOf(args.idle)
+    const quietFor = Option.orElse(idleFlag, () => seconds(file.idle))
     const within = Option.orElse(yield* timeOf(args.deadline), () => seconds(file.deadline))
     const attempts = Option.orElse(args.attempts, () => Option.fromNullable(file.attempts))
     if (Option.isSome(args.attempts) && args.attempts.value < 1) {
@@ -286,6 +287,7 @@ export const run = Command.make("run", {
       backendsOf(document, {
         homes,
         idle: Option.getOrUndefined(quietFor),
+        idleForAll: Option.isSome(idleFlag),
         resume: Option.getOrUndefined(resumed)
       }),
       health(chosen.breaker)
