@@ -81,15 +81,6 @@ export const reach = (cli: string, endpoint: Endpoint, model: string): Reach | u
 }
 
 /**
- * The settings that turn a CLI's own retrying off where no flag or variable does (gemini's
- * `general.maxAttempts`), for an account with a config dir of its own; undefined for the others.
- *
- * @internal
- */
-export const retriesOff = (cli: string): Reach["settings"] =>
-  cli === "gemini" ? { file: path.join(".gemini", "settings.json"), merge: { general: { maxAttempts: 1 } } } : undefined
-
-/**
  * Merges `merge` into the JSON settings file `file` (section by section, the user's other settings
  * kept), written whole to a new file and moved into place. A file that is not JSON is left alone
  * and said.
