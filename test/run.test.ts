@@ -398,6 +398,29 @@ describe("messages that say the fix", () => {
     )
   })
 
+  it("doctor checks the variables a provider's headers are read from, never showing a value", async () => {
+    const { config, fallback } = setUp({ a: "answer" })
+    const document = JSON.parse(readFileSync(config, "utf8"))
+    writeFileSync(
+      config,
+      JSON.stringify({
+        ...document,
+        providers: {
+          gateway: {
+            kind: "openai-compatible",
+            baseUrl: "http://127.0.0.1:9/v1",
+            headers: { "X-Team": "research", Authorization: { fromEnv: "GATEWAY_BEARER_UNSET" } }
+          }
+        }
+      })
+    )
+    const ran = await fallback("doctor")
+    expect(ran.code).toBe(1)
+    expect(ran.out).toContain(
+      "✗ gateway          its header Authorization is taken from GATEWAY_BEARER_UNSET, which is not set\n    fix: export GATEWAY_BEARER_UNSET=…  # the Authorization header of gateway"
+    )
+  })
+
   it("doctor's fix for a clis.codex.bin that is not a program is the setting, not an install", async () => {
     const { config, fallback } = setUp({ a: "answer" })
     const document = JSON.parse(readFileSync(config, "utf8"))

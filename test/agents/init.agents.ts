@@ -90,7 +90,20 @@ describe("from fallback init to a failover across real CLIs", () => {
     )
     expect(moved.code).toBe(0)
     expect(moved.err).toContain("carrying on at codex/gpt-5.5")
+    // claude's own retrying was off: one request for the refused key, then the move
+    expect(mock.requests().byModel["claude-sonnet-4-5-fault-unauthorized"]).toBe(1)
+    // each CLI's own retrying is off: a server error is one request, then fallback's answer to it
+    for (const [cli, model] of [["codex", "gpt-5.5"], ["gemini", "gemini-2.5-flash"], ["claude", "claude-sonnet-4-5"]]) {
+      const failing = `${model}-fault-server-error`
+      const failed = await fallback("run", `${cli}/${failing}`, "--attempts", "1", "Say hello")
+      process.stdout.write(`$ fallback run ${cli}/${failing} --attempts 1 "Say hello"\n${failed.out}${failed.err}(exit ${failed.code}; the mock saw ${mock.requests().byModel[failing]} request)\n\n`)
+      expect(failed.code, failed.err).not.toBe(0)
+      expect(mock.requests().byModel[failing], cli).toBe(1)
+    }
+    process.stdout.write(`$ cat ~/.config/fallback/config.json\n${
+      fs.readFileSync(path.join(home, ".config", "fallback", "config.json"), "utf8").replaceAll(url, "http://127.0.0.1:PORT")
+    }\n`)
     const written = fs.readdirSync(path.join(home, ".config", "fallback"))
     expect(written.sort()).toEqual(expect.arrayContaining(["config.json", "config.schema.json"]))
-  })
+  }, 600_000)
 })
