@@ -124,11 +124,15 @@ describe("endpoints in the config", () => {
     () => {
       const home = mkdtempSync(join(tmpdir(), "fallback-retries-"))
       const config = join(home, "config.json")
-      writeFileSync(config, JSON.stringify({ accounts: { codex: [{ name: "azure", configDir: join(home, "codex-azure") }] } }))
+      writeFileSync(
+        config,
+        JSON.stringify({ accounts: { codex: [{ name: "azure", configDir: join(home, "codex-azure") }] } })
+      )
       // the user's own files: gemini's settings, codex's config choosing its own provider, admin system settings
       const files: Record<string, string> = {
         [join(home, ".gemini", "settings.json")]: JSON.stringify({ general: { maxAttempts: 7, vimMode: true } }),
-        [join(home, "codex-azure", "config.toml")]: "model_provider = \"azure\"\n\n[model_providers.azure]\nname = \"Azure\"\n",
+        [join(home, "codex-azure", "config.toml")]:
+          "model_provider = \"azure\"\n\n[model_providers.azure]\nname = \"Azure\"\n",
         [join(home, ".gemini", "oauth_creds.json")]: "{\"refresh_token\":\"not-a-real-token\"}"
       }
       for (const [file, text] of Object.entries(files)) {
@@ -145,7 +149,15 @@ describe("endpoints in the config", () => {
             OPENAI_BASE_URL: "http://127.0.0.1:9/v1"
           }
         })
-      for (const place of ["claude/claude-opus-5", "codex/gpt-5.5", "codex@azure/gpt-5.5", "gemini/gemini-2.5-flash", "opencode/x/y"]) {
+      for (
+        const place of [
+          "claude/claude-opus-5",
+          "codex/gpt-5.5",
+          "codex@azure/gpt-5.5",
+          "gemini/gemini-2.5-flash",
+          "opencode/x/y"
+        ]
+      ) {
         expect(run(place).status, place).not.toBe(0)
       }
       const recorded: Array<{ cli: string; argv: Array<string>; env: Record<string, string> }> = readFileSync(
@@ -171,7 +183,9 @@ describe("endpoints in the config", () => {
       ) expect(builtIn).toContain(`-c ${setting}`)
       // a provider of the user's own config keeps being the one used, its retries 0 for this run
       expect(azure).not.toContain("model_provider=")
-      expect(azure).toContain("-c model_providers.azure.request_max_retries=0 -c model_providers.azure.stream_max_retries=0")
+      expect(azure).toContain(
+        "-c model_providers.azure.request_max_retries=0 -c model_providers.azure.stream_max_retries=0"
+      )
 
       // gemini runs in a home of fallback's: its .gemini links to the user's (sign-in included), with
       // the user's settings copied and maxAttempts 1

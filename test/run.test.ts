@@ -116,7 +116,9 @@ describe("fallback run's flags", () => {
     const missing = await fallback("run", place("a"), "--skill", "review", "Fix it")
     expect(missing.code).toBe(1)
     expect(missing.err).toBe(
-      `fallback: --skill review: no SKILL.md in ${join(process.cwd(), "review")}; a skill is a folder with its SKILL.md (the Agent Skills layout)\n`
+      `fallback: --skill review: no SKILL.md in ${
+        join(process.cwd(), "review")
+      }; a skill is a folder with its SKILL.md (the Agent Skills layout)\n`
     )
     mkdirSync(join(home, "review"))
     writeFileSync(join(home, "review", "SKILL.md"), "---\nname: review\n---\n")

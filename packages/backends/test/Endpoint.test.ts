@@ -8,7 +8,8 @@ import { retriesOff } from "../src/internal/gemini.js"
 describe("Endpoint", () => {
   it("a codex endpoint named like one of codex's own providers gets another id: codex takes no settings for those", () => {
     const id = (provider: string) =>
-      (Endpoint.reach("codex", { baseUrl: "http://127.0.0.1:9/v1", provider }, "m")!.options.provider as { id: string }).id
+      (Endpoint.reach("codex", { baseUrl: "http://127.0.0.1:9/v1", provider }, "m")!.options.provider as { id: string })
+        .id
     expect([id("ollama"), id("openai"), id("lmstudio"), id("local")]).toEqual([
       "ollama-endpoint",
       "openai-endpoint",
@@ -27,7 +28,10 @@ describe("gemini's own retrying off", () => {
     fs.mkdirSync(path.join(dir, ".gemini"))
     fs.writeFileSync(path.join(dir, ".gemini", "settings.json"), JSON.stringify({ general: { vimMode: true }, ui: {} }))
     expect(retriesOff({ GEMINI_CLI_HOME: dir, HOME: "/nowhere" }, path.join(dir, "managed"), {})).toEqual({})
-    expect(json(path.join(dir, ".gemini", "settings.json"))).toEqual({ general: { vimMode: true, maxAttempts: 1 }, ui: {} })
+    expect(json(path.join(dir, ".gemini", "settings.json"))).toEqual({
+      general: { vimMode: true, maxAttempts: 1 },
+      ui: {}
+    })
   })
 
   it("the user's own .gemini (HOME's, or GEMINI_CLI_HOME's of the user) is never written: gemini runs in a home linking to it", () => {

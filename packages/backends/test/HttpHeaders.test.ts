@@ -8,7 +8,10 @@ import { AnthropicMessages, HttpProvider, OpenAiCompatible } from "../src/index.
 
 const bearer = "header-bearer-value-0123456789"
 const env = ConfigProvider.fromMap(
-  new Map([["TEST_KEY", "plain-test-key-0123456789"], ["ORG_BEARER", bearer], ["ORG_BEARER_TWO", "second-bearer-98765"]])
+  new Map([["TEST_KEY", "plain-test-key-0123456789"], ["ORG_BEARER", bearer], [
+    "ORG_BEARER_TWO",
+    "second-bearer-98765"
+  ]])
 )
 
 const headers = { "X-Org": "research", "X-Org-Token": { fromEnv: "ORG_BEARER" } } as const

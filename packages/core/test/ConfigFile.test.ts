@@ -270,7 +270,9 @@ describe("ConfigFile", () => {
 
   describe("a provider's headers and timeouts", () => {
     const provider = (extra: object) =>
-      JSON.stringify({ providers: { local: { kind: "openai-compatible", baseUrl: "http://127.0.0.1:1/v1", ...extra } } })
+      JSON.stringify({
+        providers: { local: { kind: "openai-compatible", baseUrl: "http://127.0.0.1:1/v1", ...extra } }
+      })
     const refusal = (extra: object) =>
       Either.flip(ConfigFile.decode(file, provider(extra), ConfigFile.builtinClis)).pipe(Either.getOrThrow).message
 
@@ -285,7 +287,9 @@ describe("ConfigFile", () => {
     })
 
     it("a credential's header takes its value only from the environment, with the fix said", () => {
-      for (const name of ["Authorization", "proxy-authorization", "x-api-key", "X-Goog-Api-Key", "Cookie", "x-auth-token"]) {
+      for (
+        const name of ["Authorization", "proxy-authorization", "x-api-key", "X-Goog-Api-Key", "Cookie", "x-auth-token"]
+      ) {
         expect(refusal({ headers: { [name]: "Bearer abc" } })).toBe(
           `${file} is not a fallback config: at providers.local.headers${
             /^[A-Za-z_$][A-Za-z0-9_$]*$/.test(name) ? `.${name}` : `["${name}"]`
@@ -314,7 +318,9 @@ describe("ConfigFile", () => {
     })
 
     it("a misspelt key gets \"did you mean\"", () => {
-      expect(refusal({ timeout: { idle: 5 } })).toContain("at providers.local.timeout: this key is not one a fallback config has (did you mean timeouts?)")
+      expect(refusal({ timeout: { idle: 5 } })).toContain(
+        "at providers.local.timeout: this key is not one a fallback config has (did you mean timeouts?)"
+      )
       expect(refusal({ timeouts: { idel: 5 } })).toContain("(did you mean idle?)")
       expect(refusal({ header: {} })).toContain("(did you mean headers?)")
     })

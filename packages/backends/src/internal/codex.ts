@@ -85,7 +85,10 @@ const ownRetriesOff = (env: Readonly<Record<string, string>>): ReadonlyArray<rea
     ...(baseUrl === undefined || baseUrl === "" ? [] : [[`${at}.base_url`, quote(baseUrl)] as const]),
     [`${at}.wire_api`, quote("responses")],
     [`${at}.requires_openai_auth`, "true"],
-    [`${at}.env_http_headers`, "{ \"OpenAI-Organization\" = \"OPENAI_ORGANIZATION\", \"OpenAI-Project\" = \"OPENAI_PROJECT\" }"],
+    [
+      `${at}.env_http_headers`,
+      "{ \"OpenAI-Organization\" = \"OPENAI_ORGANIZATION\", \"OpenAI-Project\" = \"OPENAI_PROJECT\" }"
+    ],
     ...off(mirror)
   ]
 }

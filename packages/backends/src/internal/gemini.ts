@@ -98,7 +98,9 @@ export const readOutcome = (finished: Cli.Finished, place: Place.Place): Cli.Out
 const readObject = (file: string): Record<string, unknown> => {
   try {
     const parsed: unknown = JSON.parse(fs.readFileSync(file, "utf8"))
-    return typeof parsed === "object" && parsed !== null && !Array.isArray(parsed) ? parsed as Record<string, unknown> : {}
+    return typeof parsed === "object" && parsed !== null && !Array.isArray(parsed)
+      ? parsed as Record<string, unknown>
+      : {}
   } catch {
     return {}
   }
@@ -197,8 +199,10 @@ export const description = (options: Options): Description => ({
   mark: (sessionId) => sessionId.slice(0, 8),
   keepsFailed: false,
   prepare: (_, env) =>
-    options.retries === true ? Effect.succeed({}) : Effect.try(() =>
-      retriesOff(env, options.home ?? path.join(os.homedir(), ".config", "fallback", "homes", "gemini"), process.env)
-      // a home that cannot be written leaves gemini's retrying on; its progress still ends the turn early
-    ).pipe(Effect.orElseSucceed(() => ({})))
+    options.retries === true ?
+      Effect.succeed({}) :
+      Effect.try(() =>
+        retriesOff(env, options.home ?? path.join(os.homedir(), ".config", "fallback", "homes", "gemini"), process.env)
+        // a home that cannot be written leaves gemini's retrying on; its progress still ends the turn early
+      ).pipe(Effect.orElseSucceed(() => ({})))
 })

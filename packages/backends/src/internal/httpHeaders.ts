@@ -21,7 +21,9 @@ export const headersOf = (
   headers === undefined ? Effect.succeed({}) : Effect.map(
     Effect.forEach(Object.entries(headers), ([name, value]) => {
       if (typeof value === "string") return Effect.succeed([name, value] as const)
-      const own = Option.getOrUndefined(Option.flatMap(account, (found) => Option.fromNullable(found.env?.[value.fromEnv])))
+      const own = Option.getOrUndefined(
+        Option.flatMap(account, (found) => Option.fromNullable(found.env?.[value.fromEnv]))
+      )
       if (typeof own === "string") return Effect.succeed([name, own] as const)
       const variable = own?.fromEnv ?? value.fromEnv
       return Config.redacted(variable).pipe(

@@ -234,7 +234,8 @@ export const run = Command.make("run", {
       const at = nodePath.resolve(folder)
       if (!fs.existsSync(nodePath.join(at, "SKILL.md"))) {
         return yield* new InvalidRun({
-          reason: `--skill ${folder}: no SKILL.md in ${at}; a skill is a folder with its SKILL.md (the Agent Skills layout)`
+          reason:
+            `--skill ${folder}: no SKILL.md in ${at}; a skill is a folder with its SKILL.md (the Agent Skills layout)`
         })
       }
       skills.push(at)
@@ -313,7 +314,9 @@ export const run = Command.make("run", {
       const refusal = Option.flatMap(starting, (backend) => Settings.refusal(settings, backend.capabilities))
       if (Option.isSome(refusal)) {
         return yield* new InvalidRun({
-          reason: `${Place.format(startAt)}: ${startAt.cli} ${refusal.value}; start at a place whose CLI can, or leave it out`
+          reason: `${
+            Place.format(startAt)
+          }: ${startAt.cli} ${refusal.value}; start at a place whose CLI can, or leave it out`
         })
       }
       const agent = yield* Agent.make(startAt, settings, options)
