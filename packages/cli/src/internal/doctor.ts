@@ -178,9 +178,22 @@ const accountChecks = (document: ConfigFile.Document) =>
       )
     }
     for (const [name, provider] of Object.entries(document.providers)) {
-      if (provider.key === undefined) continue
       const overridden = (document.accounts[name] ?? []).length > 0
       if (overridden) continue
+      for (const [header, value] of Object.entries(provider.headers ?? {})) {
+        if (typeof value === "string") continue
+        checks.push(
+          (yield* variable(value.fromEnv))
+            ? { subject: name, ok: true, detail: `header ${header} from ${value.fromEnv} (set)` }
+            : {
+              subject: name,
+              ok: false,
+              detail: `its header ${header} is taken from ${value.fromEnv}, which is not set`,
+              fix: `export ${value.fromEnv}=…  # the ${header} header of ${name}`
+            }
+        )
+      }
+      if (provider.key === undefined) continue
       checks.push(
         (yield* variable(provider.key.fromEnv))
           ? { subject: name, ok: true, detail: `key from ${provider.key.fromEnv} (set)` }
