@@ -79,7 +79,9 @@ export class Provider extends Schema.Class<Provider>("@fallback/backends/HttpPro
 
 /**
  * How a provider's backend behaves: `idle` is how long an answer's stream may go without a byte
- * before the turn fails as Unresponsive (60 s unless said).
+ * before the turn fails as Unresponsive (the provider's `timeouts.idle`, else 60 s). The provider's
+ * `timeouts.firstByte` bounds how long its response may take to begin, and its `headers` go with
+ * every request (`{ fromEnv }` values read when a session opens, held as secrets).
  *
  * @since 0.1.0
  * @category models
@@ -152,7 +154,14 @@ export const make = (
 ): Effect.Effect<Backend.Backend, never, HttpClient.HttpClient> =>
   Effect.flatMap(
     Effect.serviceOption(Dispatcher),
-    (dispatcher) => internal.make(provider, { idle: Duration.decode(options.idle ?? "60 seconds"), dispatcher })
+    (dispatcher) =>
+      internal.make(provider, {
+        idle: Duration.decode(options.idle ?? Duration.seconds(provider.timeouts?.idle ?? 60)),
+        firstByte: provider.timeouts?.firstByte === undefined
+          ? undefined
+          : Duration.seconds(provider.timeouts.firstByte),
+        dispatcher
+      })
   )
 
 /**

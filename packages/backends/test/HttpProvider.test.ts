@@ -344,6 +344,31 @@ describe("HTTP providers against the mock provider", () => {
                 }).pipe(Effect.provide(transport.layer)))
             }
 
+            it.scopedLive("the config's headers reach the provider, and its own first-byte limit ends a turn or a reply that has not begun", () =>
+              Effect.gen(function*() {
+                const mock = yield* MockProvider.make({ bodies: true })
+                const provider = HttpProvider.Provider.make({
+                  ...kind.backend(mock.url),
+                  headers: { "X-Org": "research" },
+                  timeouts: { firstByte: 0.2 }
+                })
+                const backend = yield* HttpProvider.make(provider)
+                const session = yield* backend.open(kind.place("model-a"), Option.none(), Settings.plain, {})
+                const far = Date.now() + 60_000
+                yield* Stream.runDrain(session.turn(prompt))
+                yield* session.reply!(prompt, { by: far, whole: far, deadline: far })
+                expect((yield* mock.requests).log.map((request) => request.headers?.["x-org"])).toEqual([
+                  "research",
+                  "research"
+                ])
+                yield* mock.script([{ fault: "hang" }])
+                const streamed = yield* Effect.flip(Stream.runDrain(session.turn(prompt)))
+                expect(streamed._tag === "Timeout" && streamed.phase).toBe("first-byte")
+                const replied = yield* Effect.flip(session.reply!(prompt, { by: far, whole: far, deadline: far }))
+                expect(replied._tag === "Timeout" && replied.phase).toBe("first-byte")
+                expect(yield* settled(yield* NodeHttpClient.Dispatcher, 0)).toBe(0)
+              }).pipe(Effect.withConfigProvider(keys), Effect.provide(transport.layer)))
+
             it.scopedLive("a reply that runs out of time, or that its caller lets go, leaves no request running", () =>
               Effect.gen(function*() {
                 const mock = yield* MockProvider.make()

@@ -220,6 +220,9 @@ export interface Streamed {
   /** The longest the body may go without a byte once the response started, in millis. */
   readonly idle: number
   readonly stalled: () => Failure.Failure
+  /** The provider's own limit for the response to start, in millis from sending (Infinity: none). */
+  readonly firstByte: number
+  readonly late: () => Failure.Failure
   /** The session's event, sent first once a 2xx response starts. */
   readonly started: Backend.Event
   /** Reads the next text of the body, adding the events it completes to `out`. */
@@ -260,6 +263,7 @@ export const stream = (sent: Streamed): Stream.Stream<Backend.Event, Failure.Fai
     let finished = false
     let waiting: (() => void) | undefined
     let sentYet = false
+    let startBy = Infinity
     let emittedStart = false
     const decoder = new TextDecoder()
     const wake = () => {
@@ -305,8 +309,14 @@ export const stream = (sent: Streamed): Stream.Stream<Backend.Event, Failure.Fai
         }
       })
     }
-    /** Waits until `ready` holds; Unresponsive after `idle` when `timed` (the body has started). */
-    const until = (ready: () => boolean, timed: boolean): Effect.Effect<void, Failure.Failure> =>
+    /**
+     * Waits until `ready` holds, failing with `limit`'s failure at its time (epoch millis), the
+     * request aborted.
+     */
+    const until = (
+      ready: () => boolean,
+      limit?: { readonly at: number; readonly failure: () => Failure.Failure }
+    ): Effect.Effect<void, Failure.Failure> =>
       ready()
         ? Effect.void
         : Effect.async<void, Failure.Failure>((resume) => {
@@ -317,10 +327,10 @@ export const stream = (sent: Streamed): Stream.Stream<Backend.Event, Failure.Fai
             resume(Effect.void)
           }
           waiting = check
-          if (timed && Number.isFinite(sent.idle)) {
-            timer = at(Date.now() + sent.idle, () => {
+          if (limit !== undefined && Number.isFinite(limit.at)) {
+            timer = at(limit.at, () => {
               waiting = undefined
-              resume(Effect.fail(sent.stalled()))
+              resume(Effect.fail(limit.failure()))
             })
           }
           return Effect.sync(() => {
@@ -330,16 +340,19 @@ export const stream = (sent: Streamed): Stream.Stream<Backend.Event, Failure.Fai
         })
     const some = (out: Array<Backend.Event>) => Chunk.unsafeFromArray(out)
     const next: Effect.Effect<Chunk.Chunk<Backend.Event>, Option.Option<Failure.Failure>> = Effect.suspend(() => {
-      if (!sentYet) send()
+      if (!sentYet) {
+        send()
+        startBy = Date.now() + sent.firstByte
+      }
       if (!emittedStart) {
-        return until(() => status !== 0 || failed !== undefined || ended, false).pipe(
+        return until(() => status !== 0 || failed !== undefined || ended, { at: startBy, failure: sent.late }).pipe(
           Effect.zipRight(Effect.suspend(() => {
             if (status === 0) {
               return Effect.fail(lost(sent.place, `could not reach ${sent.url}`, failed))
             }
             if (status >= 300) {
               return Effect.flatMap(
-                until(() => ended || failed !== undefined, false),
+                until(() => ended || failed !== undefined),
                 () => sent.refused(status, headers, failed === undefined ? text() : "")
               )
             }
@@ -351,7 +364,13 @@ export const stream = (sent: Streamed): Stream.Stream<Backend.Event, Failure.Fai
       }
       if (sent.over()) return Effect.fail(Option.none())
       return Effect.flatMap(
-        Effect.mapError(until(() => pieces.length > 0 || ended || failed !== undefined, true), Option.some),
+        Effect.mapError(
+          until(() => pieces.length > 0 || ended || failed !== undefined, {
+            at: Date.now() + sent.idle,
+            failure: sent.stalled
+          }),
+          Option.some
+        ),
         () => {
           const out: Array<Backend.Event> = []
           if (pieces.length > 0) {

@@ -23,6 +23,7 @@ import { Answer, cut, lost } from "./httpAnswer.js"
 import { anthropic } from "./httpAnthropic.js"
 import * as Direct from "./httpDirect.js"
 import { classify, type Refusal } from "./httpFailure.js"
+import { headersOf } from "./httpHeaders.js"
 import { openAi } from "./httpOpenAi.js"
 import type { Wire } from "./httpWire.js"
 
@@ -251,7 +252,11 @@ const bounded = <R, A>(
 /** @internal */
 export const make = (
   provider: Provider,
-  options: { readonly idle: Duration.Duration; readonly dispatcher: Option.Option<Direct.Dispatcher> }
+  options: {
+    readonly idle: Duration.Duration
+    readonly firstByte?: Duration.Duration | undefined
+    readonly dispatcher: Option.Option<Direct.Dispatcher>
+  }
 ): Effect.Effect<Backend.Backend, never, HttpClient.HttpClient> =>
   Effect.map(HttpClient.HttpClient, (client): Backend.Backend => {
     const wire = wires[provider.kind]
@@ -264,6 +269,13 @@ export const make = (
     const sources = new Map<string, Option.Option<{ readonly variable: string } | { readonly value: string }>>()
     const maxTokens = provider.maxTokens ?? 4096
     const stalledFor = `the answer's stream sent nothing for ${Duration.format(options.idle)}`
+    const accounts = new Map<string, Option.Option<ConfigFile.Account>>()
+    // The provider's own first-byte limit, on top of the engine's: its response's headers by then.
+    const firstByte = options.firstByte === undefined ? Infinity : Duration.toMillis(options.firstByte)
+    const answeredBy = <A, R>(place: Place.Place, effect: Effect.Effect<A, Failure.Failure, R>) =>
+      Number.isFinite(firstByte)
+        ? Effect.timeoutFail(effect, { duration: firstByte, onTimeout: () => timeout(place, "first-byte", firstByte) })
+        : effect
 
     return {
       cli: provider.name,
@@ -286,8 +298,10 @@ export const make = (
           const source = keySource(provider, account)
           const key = yield* readKey(place, source)
           sources.set(Place.format(place), source)
+          accounts.set(Place.format(place), account)
+          const extra = yield* headersOf(place, provider.headers, account)
           const id = opening.resume ?? randomUUID()
-          const sentHeaders = { accept: "text/event-stream", ...wire.headers(key) }
+          const sentHeaders = { accept: "text/event-stream", ...wire.headers(key), ...extra }
           const asked = HttpClientRequest.post(url).pipe(HttpClientRequest.setHeaders(sentHeaders))
           const directHeaders = { "content-type": "application/json", ...sentHeaders }
           const timedOut = (phase: "first-byte" | "whole-send", after: number) => timeout(place, phase, after)
@@ -296,8 +310,9 @@ export const make = (
           const stalled = () => new Failure.Unresponsive({ place, said: Failure.said(stalledFor) })
           const viaClientTurn = (prompt: Backend.Prompt): Stream.Stream<Backend.Event, Failure.Failure> =>
             Stream.unwrapScoped(Effect.gen(function*() {
-              const response = yield* scoped(request(prompt)).pipe(
-                Effect.mapError((error) => unreached(place, error))
+              const response = yield* answeredBy(
+                place,
+                scoped(request(prompt)).pipe(Effect.mapError((error) => unreached(place, error)))
               )
               if (!ok(response)) return yield* refused(place, response)
               return yield* streamed(new Answer(wire, place, prompt), id, response, stalled, options.idle, place)
@@ -318,6 +333,8 @@ export const make = (
               place,
               idle: Duration.toMillis(options.idle),
               stalled,
+              firstByte,
+              late: () => timeout(place, "first-byte", firstByte),
               started: Backend.Event.SessionStarted({ sessionId: id }),
               more: (text, out) => answer.more(text, out),
               end: (out) => answer.end(out),
@@ -365,6 +382,10 @@ export const make = (
             reply: (prompt, limits) =>
               Effect.clockWith((clock) => {
                 const sent = clock.unsafeCurrentTimeMillis()
+                // The provider's own first-byte limit, where it has one, comes first.
+                const bounds = Number.isFinite(firstByte)
+                  ? { ...limits, by: Math.min(limits.by, sent + firstByte) }
+                  : limits
                 // Straight to undici where the program gave a dispatcher, the clock is the live
                 // one (the TestClock keeps Effect's timers) and no tracer wants the request's span.
                 if (dispatcher !== undefined && to !== undefined && clock === liveClock) {
@@ -379,18 +400,18 @@ export const make = (
                         body: JSON.stringify(wire.body(place.model, prompt, maxTokens)),
                         place,
                         sent,
-                        by: limits.by,
-                        whole: limits.whole,
+                        by: bounds.by,
+                        whole: bounds.whole,
                         timeout: timedOut,
                         answer: (status, headers, body) =>
                           status >= 200 && status < 300
                             ? whole(wire, place, prompt, id, body)
                             : refusal(place, { status, headers: Direct.flatHeaders(headers), body })
                       })
-                      : viaClient(prompt, limits, clock, sent)
+                      : viaClient(prompt, bounds, clock, sent)
                   )
                 }
-                return viaClient(prompt, limits, clock, sent)
+                return viaClient(prompt, bounds, clock, sent)
               }),
             keepsLimits: true
           } satisfies Backend.Session
@@ -398,8 +419,11 @@ export const make = (
       ),
       check: Effect.fn("HttpProvider.check")(function*(place: Place.Place) {
         const key = yield* readKey(place, sources.get(Place.format(place)) ?? keySource(provider, Option.none()))
+        const extra = yield* headersOf(place, provider.headers, accounts.get(Place.format(place)) ?? Option.none())
         const response = yield* scoped(
-          HttpClientRequest.get(`${base}${wire.modelsPath}`).pipe(HttpClientRequest.setHeaders(wire.headers(key)))
+          HttpClientRequest.get(`${base}${wire.modelsPath}`).pipe(
+            HttpClientRequest.setHeaders({ ...wire.headers(key), ...extra })
+          )
         ).pipe(Effect.mapError((error) => unreached(place, error)))
         if (!ok(response)) return yield* refused(place, response)
       }, Effect.scoped)
