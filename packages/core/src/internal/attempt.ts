@@ -9,6 +9,7 @@ import * as ExecutionStrategy from "effect/ExecutionStrategy"
 import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
 import * as Option from "effect/Option"
+import * as Runtime from "effect/Runtime"
 import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import type * as Agent from "../Agent.js"
@@ -232,21 +233,29 @@ const joinBy = <A, E>(
 }
 
 /**
+ * `effect` run at once on a fiber of its own, which goes on by itself only once it has to wait:
+ * an effect that ends without waiting (a session's stream already there) has ended when this
+ * returns, with no hop through the scheduler and no timer, where `Effect.fork` starts the fiber
+ * only on the scheduler's next turn, and its join on the one after.
+ */
+const started = <A, E>(effect: Effect.Effect<A, E>): Effect.Effect<Fiber.RuntimeFiber<A, E>> =>
+  Effect.map(Effect.runtime<never>(), (runtime) => Runtime.runFork(runtime, effect))
+
+/**
  * `effect` cut at `at` (the run's clock millis) with `late()`'s failure, the effect interrupted
- * first: one forked fiber and one timer, where `Effect.timeoutFail` forks two fibers and sleeps
- * in one, several times a turn's own cost.
+ * first: one fiber started at once (see `started`) and, only when it has to wait, one timer,
+ * where `Effect.timeoutFail` forks two fibers and sleeps in one, several times a turn's own cost.
  */
 const cutAt = <A, E>(effect: Effect.Effect<A, E>, clock: Clock.Clock, at: number, late: () => E): Effect.Effect<A, E> =>
   Number.isFinite(at)
-    ? Effect.flatMap(
-      Effect.fork(effect),
-      (fiber) =>
-        Effect.flatMap(joinBy(fiber, clock, at), (got) =>
-          Option.isSome(got)
-            ? Effect.succeed(got.value)
-            : Effect.zipRight(Fiber.interrupt(fiber), Effect.fail(late())))
-    )
+    ? Effect.flatMap(started(effect), (fiber) => fiber.unsafePoll() ?? cutFiberAt(fiber, clock, at, late))
     : effect
+
+const cutFiberAt = <A, E>(fiber: Fiber.RuntimeFiber<A, E>, clock: Clock.Clock, at: number, late: () => E) =>
+  Effect.flatMap(joinBy(fiber, clock, at), (got) =>
+    Option.isSome(got)
+      ? Effect.succeed(got.value)
+      : Effect.zipRight(Fiber.interrupt(fiber), Effect.fail(late())))
 
 /**
  * The limits on an attempt before its first content: first byte (no later than the deadline) and
@@ -340,7 +349,13 @@ const afterContent = (limits: Limits, pull: Pull): Pull => {
     )
   return Effect.suspend(() => {
     const failure = ended(clock.unsafeCurrentTimeMillis())
-    return failure === undefined ? Effect.flatMap(Effect.fork(pull), waited) : Effect.fail(Option.some(failure))
+    if (failure !== undefined) return Effect.fail(Option.some(failure))
+    return Effect.flatMap(started(pull), (fiber) => {
+      const exit = fiber.unsafePoll()
+      if (exit === null) return waited(fiber)
+      moved = clock.unsafeCurrentTimeMillis()
+      return exit
+    })
   })
 }
 
