@@ -42,7 +42,7 @@ const serverError = new AiError.HttpResponseError({
  * call costs what the caller's side costs (`LanguageModel.make` compiles a response schema on
  * every call, about a millisecond, which would hide everything else).
  */
-const scripted = (name: string, fails: boolean): Layer.Layer<LanguageModel.LanguageModel> => {
+export const scripted = (name: string, fails: boolean): Layer.Layer<LanguageModel.LanguageModel> => {
   const response = new LanguageModel.GenerateTextResponse([
     Response.makePart("text", { text: `answered by ${name}` }),
     Response.makePart("finish", {
@@ -61,7 +61,7 @@ const scripted = (name: string, fails: boolean): Layer.Layer<LanguageModel.Langu
   )
 }
 
-const ask = LanguageModel.generateText({ prompt: "hi" })
+export const ask = LanguageModel.generateText({ prompt: "hi" })
 
 /** A breaker that never parks, so that every turn of a failover row fails over. */
 const never: Health.Breaker = { failures: Number.MAX_SAFE_INTEGER, park: Duration.seconds(60) }
@@ -70,7 +70,7 @@ const never: Health.Breaker = { failures: Number.MAX_SAFE_INTEGER, park: Duratio
 const silent = Layer.succeed(Notice.Notices, { publish: () => Effect.void, watch: Effect.succeed(Stream.empty) })
 
 /** The chain first → second as a LanguageModel, its agent moving back to the first each turn. */
-const chained = <R>(
+export const chained = <R>(
   backends: ReadonlyArray<Effect.Effect<Backend.Backend, never, R>>,
   places: readonly [string, string],
   firstByte: boolean
@@ -137,7 +137,7 @@ const rows = <R>(
 
 class Second extends Context.Tag("bench/Second")<Second, LanguageModel.Service>() {}
 
-const scriptedPlace = (cli: string, fails: boolean) => AiPlace.make({ cli, layer: () => scripted(cli, fails) })
+export const scriptedPlace = (cli: string, fails: boolean) => AiPlace.make({ cli, layer: () => scripted(cli, fails) })
 
 /** B6's figures. */
 export const effectAi = async (): Promise<Array<Figure>> => {
@@ -158,34 +158,18 @@ export const effectAi = async (): Promise<Array<Figure>> => {
 
   const mock = await MockProvider.start({ lifetime: 30 * 60_000, text: "ok" })
   try {
-    const claude = (model: string) =>
-      AnthropicLanguageModel.layer({ model }).pipe(
-        Layer.provide(AnthropicClient.layer({ apiKey: Redacted.make("bench-key"), apiUrl: mock.url }))
-      )
-    const gpt = (model: string) =>
-      OpenAiLanguageModel.layer({ model }).pipe(
-        Layer.provide(OpenAiClient.layer({ apiKey: Redacted.make("bench-key"), apiUrl: `${mock.url}/v1` }))
-      )
     const overHttp = (failover: boolean) => {
-      const firstModel = failover ? "claude-x-fault-server-error" : "claude-x"
+      const { first, second, backends, places } = httpModels(mock.url, failover)
       return rows(
         failover ? "B6 HTTP, failover" : "B6 HTTP, happy",
         "ms",
         httpTurns,
-        claude(firstModel),
-        gpt("gpt-x"),
-        [
-          AiPlace.make({ cli: "anthropic", key: "ANTHROPIC_API_KEY", layer: ({ model }) => claude(model) }),
-          AiPlace.make({ cli: "openai", key: "OPENAI_API_KEY", layer: ({ model }) => gpt(model) })
-        ],
-        [`anthropic/${firstModel}`, "openai/gpt-x"],
+        first,
+        second,
+        backends,
+        places,
         failover
-      ).pipe(
-        Effect.provide(NodeHttpClient.layerUndici),
-        Effect.withConfigProvider(
-          ConfigProvider.fromMap(new Map([["ANTHROPIC_API_KEY", "k"], ["OPENAI_API_KEY", "k"]]))
-        )
-      )
+      ).pipe(Effect.provide(NodeHttpClient.layerUndici), Effect.withConfigProvider(httpKeys))
     }
     figures.push(...await Effect.runPromise(overHttp(false)))
     figures.push(...await Effect.runPromise(overHttp(true)))
@@ -195,11 +179,44 @@ export const effectAi = async (): Promise<Array<Figure>> => {
   return figures
 }
 
+/** The keys the HTTP places read (the mock takes any). */
+export const httpKeys = ConfigProvider.fromMap(new Map([["ANTHROPIC_API_KEY", "k"], ["OPENAI_API_KEY", "k"]]))
+
+/**
+ * The two provider models on the mock at `url` (`@effect/ai-anthropic`, the first failing with a
+ * 500 for `failover`, then `@effect/ai-openai` on the Responses API), as layers and as places.
+ */
+export const httpModels = (url: string, failover: boolean) => {
+  const claude = (model: string) =>
+    AnthropicLanguageModel.layer({ model }).pipe(
+      Layer.provide(AnthropicClient.layer({ apiKey: Redacted.make("bench-key"), apiUrl: url }))
+    )
+  const gpt = (model: string) =>
+    OpenAiLanguageModel.layer({ model }).pipe(
+      Layer.provide(OpenAiClient.layer({ apiKey: Redacted.make("bench-key"), apiUrl: `${url}/v1` }))
+    )
+  const firstModel = failover ? "claude-x-fault-server-error" : "claude-x"
+  return {
+    first: claude(firstModel),
+    second: gpt("gpt-x"),
+    backends: [
+      AiPlace.make({ cli: "anthropic", key: "ANTHROPIC_API_KEY", layer: ({ model }) => claude(model) }),
+      AiPlace.make({ cli: "openai", key: "OPENAI_API_KEY", layer: ({ model }) => gpt(model) })
+    ],
+    places: [`anthropic/${firstModel}`, "openai/gpt-x"] as const
+  }
+}
+
 /** The in-process failover (or, `happy`, the landing call) through the chain, `n` times, for a profiler. */
 export const effectAiFailoverLoop = (n: number, happy = false) =>
   Effect.runPromise(Effect.scoped(Effect.gen(function*() {
     const context = yield* Layer.build(
       chained([scriptedPlace("first", !happy), scriptedPlace("second", false)], ["first/m", "second/m"], true)
     )
-    for (let i = 0; i < n; i++) yield* Effect.provide(ask, context)
+    const call = Effect.provideService(
+      ask,
+      LanguageModel.LanguageModel,
+      Context.get(context, LanguageModel.LanguageModel)
+    )
+    for (let i = 0; i < n; i++) yield* call
   })))

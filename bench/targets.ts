@@ -84,7 +84,7 @@ export const over = (
   }
 })
 
-/** Issue 18's targets. */
+/** Issue 18's targets, and issue 14's for B6. */
 export const targets: Array<Target> = [
   over("B1", "landing turn, whole", "fallback Agent.ask (held agent)", "Effect.tryPromise (bare)", 2, 0.83),
   ratio("B1", "landing turn, streamed", "fallback agent.turn, streamed", "fallback's session stream (bare)", 1.5),
@@ -107,7 +107,21 @@ export const targets: Array<Target> = [
   ratio("B4", "cold start, chain X", "fallback chain X", "node -e 0", 3),
   ratio("B4", "cold start, chain claude/a", "fallback chain claude/a (empty config)", "node -e 0", 3),
   over("B5", "HTTP, c=1", "through fallback: p50 at concurrency 1", "direct (undici): p50 at concurrency 1", 0.4),
-  ratio("B5", "HTTP, c=50", "through fallback: at concurrency 50", "direct (undici): at concurrency 50", 0.5, true)
+  ratio("B5", "HTTP, c=50", "through fallback: at concurrency 50", "direct (undici): at concurrency 50", 0.5, true),
+  over(
+    "B6 in-process, happy",
+    "@effect/ai chain, happy",
+    "fallback chain (FallbackAi.layer)",
+    "bare LanguageModel call",
+    10
+  ),
+  ratio(
+    "B6 in-process, failover",
+    "@effect/ai chain, one failover",
+    "fallback chain (FallbackAi.layer)",
+    "ExecutionPlan (Layer steps)",
+    1
+  )
 ]
 
 /** The targets read from a run's figures; those whose figures the run does not have are left out. */

@@ -156,3 +156,58 @@ describe("FallbackAi: an agent CLI in the chain", () => {
       expect(prompts).toEqual([])
     }))
 })
+
+describe("FallbackAi: the call a chain answers reaches only the places of that call", () => {
+  const prompt = [
+    { role: "system" as const, content: "Be brief." },
+    { role: "user" as const, content: "first" },
+    { role: "assistant" as const, content: "noted" },
+    { role: "user" as const, content: "second" }
+  ]
+
+  it.scoped("after a chain's call, a plain agent at an @effect/ai place on the same fiber is asked its own turn", () =>
+    Effect.gen(function*() {
+      const prompts: Array<Prompt.Prompt> = []
+      const backend = yield* AiPlace.make({ cli: "model", layer: () => counting(prompts) })
+      const [chained, plain] = yield* Effect.gen(function*() {
+        const response = yield* LanguageModel.generateText({ prompt }).pipe(
+          Effect.provide(FallbackAi.layer("model/m", { options: { firstByte: Option.none() } }))
+        )
+        const agent = yield* Agent.make("model/m", undefined, { firstByte: Option.none() })
+        return [response.text, yield* Agent.ask(agent, "plain")] as const
+      }).pipe(Effect.provide(world(Backend.Backends.layer([backend]))))
+      expect([chained, plain]).toEqual(["4 messages", "1 messages"])
+      expect(prompts[1]!.content.map((message) => message.role)).toEqual(["user"])
+    }))
+
+  it.scoped("a chain inside a chain: when the inner one gives up, the outer one's next place gets the outer call", () =>
+    Effect.gen(function*() {
+      const prompts: Array<Prompt.Prompt> = []
+      const down = yield* AiPlace.make({
+        cli: "down",
+        layer: () =>
+          Layer.effect(
+            LanguageModel.LanguageModel,
+            LanguageModel.make({
+              generateText: () =>
+                Effect.fail(new AiError.UnknownError({ module: "Down", method: "generateText", description: "down" })),
+              streamText: () => Stream.die("not streamed here")
+            })
+          )
+      })
+      const inner = FallbackAi.layer("down/inner", { options: { firstByte: Option.none(), fallback: false } }).pipe(
+        Layer.provide(world(Backend.Backends.layer([down])))
+      )
+      const nested = yield* AiPlace.make({ cli: "nested", layer: () => Layer.orDie(inner) })
+      const last = yield* AiPlace.make({ cli: "model", layer: () => counting(prompts) })
+      const response = yield* LanguageModel.generateText({ prompt }).pipe(
+        Effect.provide(
+          FallbackAi.layer("nested/m", { options: { firstByte: Option.none() } }).pipe(
+            Layer.provide(world(Backend.Backends.layer([nested, last]), ["nested/m", "model/m"]))
+          )
+        )
+      )
+      expect(response.text).toBe("4 messages")
+      expect(prompts.map((p) => p.content.length)).toEqual([4])
+    }))
+})

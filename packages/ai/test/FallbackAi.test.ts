@@ -1,8 +1,8 @@
 import { AiError, LanguageModel, Prompt, Tool, Toolkit } from "@effect/ai"
 import { describe, expect, it } from "@effect/vitest"
 import { OpenAiCompatible } from "@fallback/backends"
-import { Answer, Notice } from "@fallback/core"
-import { MockProvider } from "@fallback/testkit"
+import { Answer, Backend, Notice } from "@fallback/core"
+import { MockProvider, Scripted } from "@fallback/testkit"
 import { Effect, Either, Fiber, Layer, Option, Schema, Stream, TestClock } from "effect"
 
 import { FallbackAi } from "../src/index.js"
@@ -345,6 +345,48 @@ describe("FallbackAi: a chain that mixes kinds of places, and one that gives up"
       expect(sent).toHaveLength(1)
       expect(sent[0].content).toBe("System: You are terse.\n\nUser: first\n\nAssistant: noted\n\nUser: second")
       expect((log[2]!.body as any).messages).toHaveLength(1)
+    }))
+
+  it.scopedLive("one chain of all three kinds: an @effect/ai place, an HTTP provider, then an agent CLI that answers", () =>
+    Effect.gen(function*() {
+      heard.length = 0
+      const mock = yield* MockProvider.make({ bodies: true })
+      yield* mock.script([
+        { fault: "model-not-found", route: "anthropic" },
+        { fault: "model-not-found", route: "chat" }
+      ])
+      const scripted = Scripted.Scripted.layer({ places: { "claude/a": [Scripted.answer("the CLI answered")] } })
+      const cli = Effect.map(Backend.Backends, (backends) => Option.getOrThrow(backends.get("claude")))
+      const chain = ["anthropic/claude-x", "local/qwen3:8b", "claude/a"]
+      const [response, seen] = yield* Effect.gen(function*() {
+        const response = yield* LanguageModel.generateText({
+          prompt: [{ role: "system", content: "Be brief." }, { role: "user", content: "hello" }]
+        })
+        return [response, (yield* Scripted.Scripted).seen("claude/a")] as const
+      }).pipe(
+        Effect.provide(
+          FallbackAi.layer(chain[0]!, { options: { firstByte: Option.none() } }).pipe(
+            Layer.provide(world(mock.url, chain, [local(mock.url), cli]))
+          )
+        ),
+        Effect.provide(scripted),
+        Effect.withConfigProvider(keys)
+      )
+      expect(response.text).toBe("the CLI answered")
+      expect(fallbackOf(response.content.find((part) => part.type === "finish")!)).toEqual({
+        place: "claude/a",
+        from: "anthropic/claude-x",
+        moved: true
+      })
+      const log = (yield* mock.requests).log
+      expect(log.map((r) => `${r.route} ${r.fault}`)).toEqual(["anthropic model-not-found", "chat model-not-found"])
+      expect((log[0]!.body as any).system).toBeDefined()
+      expect((log[1]!.body as any).messages[0].content).toBe("System: Be brief.\n\nUser: hello")
+      expect(seen.prompts.map((prompt) => prompt.text)).toEqual(["System: Be brief.\n\nUser: hello"])
+      expect(heard.filter((notice) => notice._tag === "Moving").map((notice) => Notice.format(notice))).toEqual([
+        expect.stringMatching(/carrying on at local\/qwen3:8b/),
+        expect.stringMatching(/carrying on at claude\/a/)
+      ])
     }))
 
   it.scopedLive("generateObject at an HTTP provider: asked for JSON matching the schema, its answer decoded", () =>

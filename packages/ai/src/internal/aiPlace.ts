@@ -7,7 +7,6 @@ import * as Chunk from "effect/Chunk"
 import * as Config from "effect/Config"
 import * as ConfigError from "effect/ConfigError"
 import * as Context from "effect/Context"
-import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
@@ -16,7 +15,8 @@ import * as Stream from "effect/Stream"
 
 import type * as AiPlace from "../AiPlace.js"
 import { toFailure } from "./aiFailure.js"
-import { type Call, carried, CurrentCall, models, Passed, raised } from "./call.js"
+import { type Call, callOn, carried, models, Passed, raised } from "./call.js"
+import { within } from "./within.js"
 
 /** The failure an `@effect/ai` error is; the error itself is kept (masked when it is handed back) for a chain that gives up. */
 const failed = (place: Place.Place) => (error: unknown): Effect.Effect<never, Failure.Failure> =>
@@ -119,23 +119,6 @@ const eventsOf = (
     })
   )
 
-/** Bounds a whole answer by the time its first byte was due: all of it is its first content. */
-const within = <A>(
-  place: Place.Place,
-  by: number,
-  effect: Effect.Effect<A, Failure.Failure>
-): Effect.Effect<A, Failure.Failure> =>
-  Number.isFinite(by)
-    ? Effect.clockWith((clock) => {
-      const after = Duration.millis(Math.max(0, by - clock.unsafeCurrentTimeMillis()))
-      return Effect.timeoutFail(effect, {
-        duration: after,
-        onTimeout: () =>
-          new Failure.Timeout({ place, said: Failure.said("no answer in time"), phase: "first-byte", after })
-      })
-    })
-    : effect
-
 const whole = (lm: LanguageModel.Service, place: Place.Place, call: Call) =>
   Effect.map(
     Effect.catchAll(
@@ -156,25 +139,34 @@ const whole = (lm: LanguageModel.Service, place: Place.Place, call: Call) =>
 const session = (lm: LanguageModel.Service, place: Place.Place, id: string): Backend.Session => ({
   id,
   turn: (prompt) =>
-    Stream.unwrap(Effect.map(Effect.serviceOption(CurrentCall), (call) =>
-      eventsOf(
+    Stream.unwrap(Effect.withFiberRuntime((fiber) => {
+      const call = callOn(fiber)
+      if (call !== undefined) call.at = place
+      return Effect.succeed(eventsOf(
         place,
         id,
-        Option.isSome(call) && call.value.kind === "stream"
-          ? lm.streamText(call.value.options) as Stream.Stream<Response.AnyPart, unknown>
+        call !== undefined && call.kind === "stream"
+          ? lm.streamText(call.options) as Stream.Stream<Response.AnyPart, unknown>
           : lm.streamText({ prompt: promptOf(prompt) })
-      ))),
+      ))
+    })),
+  // A whole answer is bounded by the time its first byte was due: all of it is its first content.
   reply: (prompt, limits) =>
-    Effect.flatMap(Effect.serviceOption(CurrentCall), (call) =>
-      within(
-        place,
-        limits.by,
-        Option.isSome(call) && call.value.kind !== "stream"
-          ? whole(lm, place, call.value)
+    Effect.withFiberRuntime((fiber, status) => {
+      const call = callOn(fiber)
+      if (call !== undefined) call.at = place
+      return within(
+        fiber,
+        status.runtimeFlags,
+        call !== undefined && call.kind !== "stream"
+          ? whole(lm, place, call)
           : Effect.map(Effect.catchAll(lm.generateText({ prompt: promptOf(prompt) }), failed(place)), (response) => [
             Backend.Event.Text({ text: response.text })
-          ])
-      )),
+          ]),
+        limits.by,
+        (after) => new Failure.Timeout({ place, said: Failure.said("no answer in time"), phase: "first-byte", after })
+      )
+    }),
   keepsLimits: true
 })
 

@@ -1,7 +1,7 @@
 import type * as AiError from "@effect/ai/AiError"
 import type * as Response from "@effect/ai/Response"
 import type { Backend, Failure, Place } from "@fallback/core"
-import * as Context from "effect/Context"
+import * as FiberRef from "effect/FiberRef"
 
 /**
  * One `LanguageModel` call a chain is answering: how it was made and with what options (passed
@@ -18,10 +18,30 @@ export interface Call {
   response: unknown
   /** The call as text for a place that takes only text, once one is reached. */
   asked: string | undefined
+  /** Whether the call is still being answered (a call that ended may still be set on its fiber). */
+  open: boolean
 }
 
-/** @internal */
-export class CurrentCall extends Context.Tag("@fallback/ai/CurrentCall")<CurrentCall, Call>() {}
+/**
+ * The call a chain is answering on this fiber (and the fibers it forks), for the places it
+ * reaches to read with {@link callOn}: set when the call starts, a fiber ref rather than a
+ * service because providing a service copies and compares the whole context, several times a
+ * call's own cost. A whole call that ends is marked closed rather than unset (setting a fiber ref
+ * copies the fiber's refs), unless a call it was made in (a chain inside a chain) is put back.
+ *
+ * @internal
+ */
+export const currentCall: FiberRef.FiberRef<Call | undefined> = FiberRef.unsafeMake<Call | undefined>(undefined)
+
+/**
+ * The call being answered on `fiber`, if one is.
+ *
+ * @internal
+ */
+export const callOn = (fiber: { getFiberRef<A>(ref: FiberRef.FiberRef<A>): A }): Call | undefined => {
+  const call = fiber.getFiberRef(currentCall)
+  return call !== undefined && call.open ? call : undefined
+}
 
 /**
  * The response parts an `@effect/ai` place streamed, by the event that carried them through the

@@ -4,6 +4,7 @@ import * as Response from "@effect/ai/Response"
 import { Agent, Backend, type Failure, Place } from "@fallback/core"
 import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
+import * as FiberRef from "effect/FiberRef"
 import * as JSONSchema from "effect/JSONSchema"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
@@ -11,7 +12,7 @@ import * as Stream from "effect/Stream"
 
 import type * as FallbackAi from "../FallbackAi.js"
 import { masked } from "./aiFailure.js"
-import { type Call, carried, CurrentCall, models, Passed, raised } from "./call.js"
+import { type Call, callOn, carried, currentCall, models, Passed, raised } from "./call.js"
 import { flatten } from "./prompt.js"
 
 /**
@@ -28,31 +29,36 @@ const textFor = (call: Call, prompt: Backend.Prompt): Backend.Prompt => {
 
 /**
  * A backend as a chain's place: each call carries its whole conversation in its prompt, so no
- * session keeps exchanges of its own, and each attempt notes where it went (a place that takes
- * only text is given the call as text).
+ * session keeps exchanges of its own. An `@effect/ai` place reads the call itself and notes where
+ * it went; any other place is given the call as text, and its attempts are noted here.
  */
-const statelessBackend = (backend: Backend.Backend): Backend.Backend => {
-  const model = models.has(backend)
+const statelessBackend = (backend: Backend.Backend): Backend.Backend => ({
+  ...backend,
+  open: (place, account, settings, opening) =>
+    Effect.map(
+      backend.open(place, account, settings, opening),
+      (session): Backend.Session =>
+        models.has(backend) ? { ...session, keepsConversation: true } : texted(place, session)
+    )
+})
+
+/** A session of a place that takes only text, as a chain's place. */
+const texted = (place: Place.Place, session: Backend.Session): Backend.Session => {
+  const reply = session.reply
+  const noted = <A>(prompt: Backend.Prompt, go: (prompt: Backend.Prompt) => A) =>
+    Effect.withFiberRuntime<A>((fiber) => {
+      const call = callOn(fiber)
+      if (call === undefined) return Effect.succeed(go(prompt))
+      call.at = place
+      return Effect.succeed(go(textFor(call, prompt)))
+    })
   return {
-    ...backend,
-    open: (place, account, settings, opening) =>
-      Effect.map(backend.open(place, account, settings, opening), (session): Backend.Session => {
-        const reply = session.reply
-        const noted = <A>(prompt: Backend.Prompt, go: (prompt: Backend.Prompt) => A) =>
-          Effect.map(Effect.serviceOption(CurrentCall), (call) => {
-            if (Option.isNone(call)) return go(prompt)
-            call.value.at = place
-            return go(model ? prompt : textFor(call.value, prompt))
-          })
-        return {
-          ...session,
-          keepsConversation: true,
-          turn: (prompt) => Stream.unwrap(noted(prompt, session.turn)),
-          reply: reply === undefined
-            ? undefined
-            : (prompt, limits) => Effect.flatten(noted(prompt, (prompt) => reply(prompt, limits)))
-        }
-      })
+    ...session,
+    keepsConversation: true,
+    turn: (prompt) => Stream.unwrap(noted(prompt, session.turn)),
+    reply: reply === undefined
+      ? undefined
+      : (prompt, limits) => Effect.flatten(noted(prompt, (prompt) => reply(prompt, limits)))
   }
 }
 
@@ -76,15 +82,20 @@ const failedWith = (method: string) => (failure: Failure.Failure) => {
   )
 }
 
-const passedOn = <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, unknown, R> =>
-  Effect.catchSomeDefect(
-    self,
-    (defect) => defect instanceof Passed ? Option.some(Effect.fail(defect.error)) : Option.none()
-  )
+/**
+ * What a call that failed fails with: the chain's giving up as {@link failedWith} says, an error
+ * from the caller's own code (carried as a `Passed` defect) as it was, anything else as it is.
+ */
+const failedCall = (method: string) => (cause: Cause.Cause<Failure.Failure>): Effect.Effect<never, unknown> => {
+  const failure = Cause.failureOption(cause)
+  if (Option.isSome(failure)) return failedWith(method)(failure.value)
+  const defect = Option.getOrUndefined(Cause.dieOption(cause))
+  return defect instanceof Passed ? Effect.fail(defect.error) : Effect.failCause(cause)
+}
 
 /** Where a call was answered, as the caller reads it on the finish part's metadata. */
 const annotation = (start: Place.Place, at: Place.Place | undefined) =>
-  at === undefined || Place.format(at) === Place.format(start)
+  at === undefined || at === start || Place.format(at) === Place.format(start)
     ? undefined
     : { place: Place.format(at), from: Place.format(start), moved: true }
 
@@ -115,13 +126,20 @@ export const make = Effect.fnUntraced(function*(place: Place.Place | string, con
 
   const whole = (kind: "text" | "object", method: string) => (options: any): Effect.Effect<any, any, any> =>
     Effect.flatMap(agent.at, (start) => {
-      const call: Call = { kind, options, at: undefined, response: undefined, asked: undefined }
-      return agent.reply(flatten(options.prompt)).pipe(
-        Effect.provideService(CurrentCall, call),
-        Effect.catchAll(failedWith(method)),
-        passedOn,
-        Effect.flatMap((events) => answered(call, start, events))
-      )
+      const call: Call = { kind, options, at: undefined, response: undefined, asked: undefined, open: true }
+      // The call is set on the fiber, and closed when it ends, without Effect.locally's
+      // uninterruptible acquire and release: a fiber interrupted in the call ends there, and a
+      // forked one is not joined back. A call it was made in is put back.
+      return Effect.flatMap(FiberRef.getAndSet(currentCall, call), (outer) => {
+        const ended = <A, E, R>(then: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> => {
+          call.open = false
+          return outer === undefined || !outer.open ? then : Effect.zipRight(FiberRef.set(currentCall, outer), then)
+        }
+        return Effect.matchCauseEffect(agent.reply(flatten(options.prompt)), {
+          onFailure: (cause) => ended(failedCall(method)(cause)),
+          onSuccess: (events) => ended(answered(call, start, events))
+        })
+      })
     })
 
   const answered = (
@@ -156,7 +174,7 @@ export const make = Effect.fnUntraced(function*(place: Place.Place | string, con
 
   const streamText = (options: any): Stream.Stream<any, any, any> =>
     Stream.unwrap(Effect.map(agent.at, (start) => {
-      const call: Call = { kind: "stream", options, at: undefined, response: undefined, asked: undefined }
+      const call: Call = { kind: "stream", options, at: undefined, response: undefined, asked: undefined, open: true }
       let texted = false
       let result: Backend.Event | undefined = undefined
       const partsFor = (event: Backend.Event): ReadonlyArray<Response.AnyPart> => {
@@ -197,16 +215,12 @@ export const make = Effect.fnUntraced(function*(place: Place.Place | string, con
           note === undefined ? finish : annotated(finish, note)
         )
       })
-      return agent.turn(flatten(options.prompt)).pipe(
+      const answer = agent.turn(flatten(options.prompt)).pipe(
         Stream.mapConcat(partsFor),
         Stream.concat(ending),
-        Stream.catchAll((failure) => Stream.fromEffect(failedWith("streamText")(failure))),
-        Stream.catchAllCause((cause) => {
-          const defect = Option.getOrUndefined(Cause.dieOption(cause))
-          return defect instanceof Passed ? Stream.fail(defect.error) : Stream.failCause(cause)
-        }),
-        Stream.provideService(CurrentCall, call)
+        Stream.catchAllCause((cause) => Stream.fromEffect(failedCall("streamText")(cause)))
       )
+      return Stream.unwrapScoped(Effect.as(Effect.locallyScoped(currentCall, call), answer))
     }))
 
   return LanguageModel.LanguageModel.of({
