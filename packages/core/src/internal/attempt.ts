@@ -210,7 +210,8 @@ const liveClock = Context.get(DefaultServices.liveServices, Clock.Clock)
 /**
  * Waits for `fiber` until `at` (the run's clock millis): its result, or None when the time came
  * first (the fiber still running). On the live clock, one setTimeout beside the fiber's observer;
- * on another clock (the TestClock), a timeout on that clock. Interrupting the wait interrupts the
+ * on another clock (the TestClock), or for a wait longer than a platform timer holds, a timeout
+ * on the clock. Interrupting the wait interrupts the
  * fiber.
  */
 const joinBy = <A, E>(
@@ -219,7 +220,9 @@ const joinBy = <A, E>(
   at: number
 ): Effect.Effect<Option.Option<A>, E> => {
   if (!Number.isFinite(at)) return Effect.asSome(Fiber.join(fiber))
-  if (clock !== liveClock) {
+  // A platform timer holds at most 2^31 - 1 ms (about 24.8 days; Node fires a longer one at once):
+  // a longer wait is the clock's.
+  if (clock !== liveClock || at - clock.unsafeCurrentTimeMillis() > 2_147_483_647) {
     return Effect.suspend(() =>
       Effect.timeoutOption(Fiber.join(fiber), Duration.millis(Math.max(0, at - clock.unsafeCurrentTimeMillis())))
     ).pipe(Effect.onInterrupt(() => Fiber.interrupt(fiber)))
