@@ -73,7 +73,9 @@ export class Provider extends Schema.Class<Provider>("@fallback/backends/HttpPro
 
 /**
  * How a provider's backend behaves: `idle` is how long an answer's stream may go without a byte
- * before the turn fails as Unresponsive (60 s unless said).
+ * before the turn fails as Unresponsive (the provider's `timeouts.idle`, else 60 s). The provider's
+ * `timeouts.firstByte` bounds how long its response may take to begin, and its `headers` go with
+ * every request (`{ fromEnv }` values read when a session opens, held as secrets).
  *
  * @since 0.1.0
  * @category models
@@ -110,7 +112,10 @@ export const make = (
   provider: Provider,
   options: Options = {}
 ): Effect.Effect<Backend.Backend, never, HttpClient.HttpClient> =>
-  internal.make(provider, { idle: Duration.decode(options.idle ?? "60 seconds") })
+  internal.make(provider, {
+    idle: Duration.decode(options.idle ?? Duration.seconds(provider.timeouts?.idle ?? 60)),
+    firstByte: provider.timeouts?.firstByte === undefined ? undefined : Duration.seconds(provider.timeouts.firstByte)
+  })
 
 /**
  * What a provider answered when it did not answer: the HTTP status (none for an error inside a

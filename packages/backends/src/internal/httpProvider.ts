@@ -22,6 +22,7 @@ import type { Provider } from "../HttpProvider.js"
 import { Answer, cut, lost } from "./httpAnswer.js"
 import { anthropic } from "./httpAnthropic.js"
 import { classify } from "./httpFailure.js"
+import { headersOf } from "./httpHeaders.js"
 import { openAi } from "./httpOpenAi.js"
 import type { Wire } from "./httpWire.js"
 
@@ -239,7 +240,7 @@ const bounded = <R, A>(
 /** @internal */
 export const make = (
   provider: Provider,
-  options: { readonly idle: Duration.Duration }
+  options: { readonly idle: Duration.Duration; readonly firstByte?: Duration.Duration | undefined }
 ): Effect.Effect<Backend.Backend, never, HttpClient.HttpClient> =>
   Effect.map(HttpClient.HttpClient, (client): Backend.Backend => {
     const wire = wires[provider.kind]
@@ -249,6 +250,13 @@ export const make = (
     const sources = new Map<string, Option.Option<{ readonly variable: string } | { readonly value: string }>>()
     const maxTokens = provider.maxTokens ?? 4096
     const stalledFor = `the answer's stream sent nothing for ${Duration.format(options.idle)}`
+    const accounts = new Map<string, Option.Option<ConfigFile.Account>>()
+    // The provider's own first-byte limit, on top of the engine's: its response's headers by then.
+    const firstByte = options.firstByte === undefined ? Infinity : Duration.toMillis(options.firstByte)
+    const answeredBy = <A, R>(place: Place.Place, effect: Effect.Effect<A, Failure.Failure, R>) =>
+      Number.isFinite(firstByte)
+        ? Effect.timeoutFail(effect, { duration: firstByte, onTimeout: () => timeout(place, "first-byte", firstByte) })
+        : effect
 
     return {
       cli: provider.name,
@@ -271,9 +279,11 @@ export const make = (
           const source = keySource(provider, account)
           const key = yield* readKey(place, source)
           sources.set(Place.format(place), source)
+          accounts.set(Place.format(place), account)
+          const extra = yield* headersOf(place, provider.headers, account)
           const id = opening.resume ?? randomUUID()
           const asked = HttpClientRequest.post(`${base}${wire.turnPath}`).pipe(
-            HttpClientRequest.setHeaders({ accept: "text/event-stream", ...wire.headers(key) })
+            HttpClientRequest.setHeaders({ accept: "text/event-stream", ...wire.headers(key), ...extra })
           )
           const request = (prompt: Backend.Prompt) =>
             HttpClientRequest.bodyUnsafeJson(asked, wire.body(place.model, prompt, maxTokens))
@@ -282,8 +292,9 @@ export const make = (
             id,
             turn: (prompt) =>
               Stream.unwrapScoped(Effect.gen(function*() {
-                const response = yield* scoped(request(prompt)).pipe(
-                  Effect.mapError((error) => unreached(place, error))
+                const response = yield* answeredBy(
+                  place,
+                  scoped(request(prompt)).pipe(Effect.mapError((error) => unreached(place, error)))
                 )
                 if (!ok(response)) return yield* refused(place, response)
                 return yield* streamed(new Answer(wire, place, prompt), id, response, stalled, options.idle, place)
@@ -306,7 +317,9 @@ export const make = (
                   place,
                   clock,
                   clock.unsafeCurrentTimeMillis(),
-                  limits
+                  Number.isFinite(firstByte)
+                    ? { ...limits, by: Math.min(limits.by, clock.unsafeCurrentTimeMillis() + firstByte) }
+                    : limits
                 )
               ),
             keepsLimits: true
@@ -315,8 +328,11 @@ export const make = (
       ),
       check: Effect.fn("HttpProvider.check")(function*(place: Place.Place) {
         const key = yield* readKey(place, sources.get(Place.format(place)) ?? keySource(provider, Option.none()))
+        const extra = yield* headersOf(place, provider.headers, accounts.get(Place.format(place)) ?? Option.none())
         const response = yield* scoped(
-          HttpClientRequest.get(`${base}${wire.modelsPath}`).pipe(HttpClientRequest.setHeaders(wire.headers(key)))
+          HttpClientRequest.get(`${base}${wire.modelsPath}`).pipe(
+            HttpClientRequest.setHeaders({ ...wire.headers(key), ...extra })
+          )
         ).pipe(Effect.mapError((error) => unreached(place, error)))
         if (!ok(response)) return yield* refused(place, response)
       }, Effect.scoped)
