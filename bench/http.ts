@@ -8,7 +8,7 @@
  */
 import { NodeHttpClient } from "@effect/platform-node"
 import * as Undici from "@effect/platform-node/Undici"
-import { OpenAiCompatible } from "@fallback/backends"
+import { HttpProvider, OpenAiCompatible } from "@fallback/backends"
 import { Agent, Answer, Backend, Health, Notice, Steps } from "@fallback/core"
 import { MockProvider } from "@fallback/testkit"
 import * as Duration from "effect/Duration"
@@ -86,13 +86,26 @@ const movesAtOnce = Answer.override(Answer.primary, {
   RateLimited: new Answer.Answer({ accounts: true, places: true })
 })
 
-const world = (url: string, chain: ReadonlyArray<string>) => {
+/**
+ * The HttpClient a program gives the HTTP providers: `NodeHttpClient`'s on undici, and the same
+ * undici Agent as the providers' Dispatcher, which their replies are sent to directly; `client`
+ * alone: the HttpClient only (every request through it).
+ */
+export const clientLayer = (through: "dispatcher" | "client" = "dispatcher") =>
+  through === "client"
+    ? NodeHttpClient.layerUndici
+    : Layer.merge(
+      NodeHttpClient.layerUndiciWithoutDispatcher,
+      Layer.effect(HttpProvider.Dispatcher, NodeHttpClient.Dispatcher)
+    ).pipe(Layer.provide(NodeHttpClient.dispatcherLayer))
+
+const world = (url: string, chain: ReadonlyArray<string>, through: "dispatcher" | "client") => {
   const backends = Layer.unwrapEffect(
     Effect.map(
       OpenAiCompatible.make({ name: "local", baseUrl: `${url}/v1` }),
       (backend) => Backend.Backends.layer([backend])
     )
-  ).pipe(Layer.provide(NodeHttpClient.layerUndici))
+  ).pipe(Layer.provide(clientLayer(through)))
   const written = Layer.effectDiscard(
     Effect.gen(function*() {
       const steps = yield* Steps.Steps
@@ -123,7 +136,8 @@ export const ours = <A>(
   url: string,
   chain: ReadonlyArray<string>,
   whole = false,
-  measured: (turns: Turns) => Promise<A> = measure as never
+  measured: (turns: Turns) => Promise<A> = measure as never,
+  through: "dispatcher" | "client" = "dispatcher"
 ): Effect.Effect<A> =>
   Effect.gen(function*() {
     const run = Runtime.runPromise(yield* Effect.runtime<Steps.Steps | Health.Health | Backend.Backends>())
@@ -145,7 +159,7 @@ export const ours = <A>(
     return yield* Effect.promise(() => measured(turns)).pipe(
       Effect.ensuring(Effect.suspend(() => held === undefined ? Effect.void : Scope.close(held, Exit.void)))
     )
-  }).pipe(Effect.provide(world(url, chain)))
+  }).pipe(Effect.provide(world(url, chain, through)))
 
 const measure = async (turns: Turns) => {
   await throughput(turns)
@@ -167,6 +181,10 @@ export const http = async (): Promise<Array<Figure>> => {
     results.push(["direct (undici)", await measure(always(chat(mock.url, "m", true)))])
     results.push(["direct (undici), not streamed", await measure(always(chat(mock.url, "m", false)))])
     results.push(["through fallback", await Effect.runPromise(ours(mock.url, ["local/m", "local/n"]))])
+    results.push([
+      "through fallback, on the HttpClient alone (no Dispatcher given)",
+      await Effect.runPromise(ours(mock.url, ["local/m", "local/n"], false, measure, "client"))
+    ])
     results.push([
       "through fallback, no first-byte limit (whole replies)",
       await Effect.runPromise(ours(mock.url, ["local/m", "local/n"], true))

@@ -5,23 +5,71 @@
  * the floor a streamed turn stands on: `npx tsx bench/stream-floor.ts` (or bundled:
  * `node bench/build.mjs stream-floor && node bench/stream-floor.bundle.mjs`).
  */
+import * as Channel from "effect/Channel"
 import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
+import * as Runtime from "effect/Runtime"
+import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 
 const n = Number(process.env.BENCH_TURNS ?? 2_000)
 const events = Stream.fromIterable(["SessionStarted", "Text", "Result"])
 const fold = <E>(stream: Stream.Stream<string, E>) => Stream.runFold(stream, 0, (acc, event) => acc + event.length)
 
+type Out = Channel.Channel<Chunk.Chunk<string>, unknown, never, unknown, unknown, unknown>
+
+/** A channel that reads the stream it is piped from in line, noting each chunk, and passes it on. */
+const inline = (stream: Stream.Stream<string>): Stream.Stream<string> => {
+  const commit = () => {
+    let seen = 0
+    const loop: Channel.Channel<Chunk.Chunk<string>, Chunk.Chunk<string>, never, never, unknown, unknown> = Channel
+      .readWithCause({
+        onInput: (chunk: Chunk.Chunk<string>) => {
+          seen += Chunk.size(chunk)
+          return Channel.zipRight(Channel.write(chunk), loop)
+        },
+        onFailure: Channel.failCause,
+        onDone: () => Channel.sync(() => seen)
+      })
+    return loop
+  }
+  return Stream.fromChannel(Channel.pipeTo(Stream.toChannel(stream), Channel.suspend(commit)))
+}
+
+/** The least an engine that bounds the stream can do: a scope, the stream's own executor, a pull per chunk. */
+const pulled = (stream: Stream.Stream<string>, each: (pull: Pull) => Pull = (pull) => pull): Stream.Stream<string> => {
+  const loop = (pull: Pull): Out => {
+    const more: Out = Channel.unwrap(Effect.matchEffect(pull, {
+      onFailure: () => Effect.succeed(Channel.void),
+      onSuccess: (chunk) => Effect.succeed(Channel.zipRight(Channel.write(chunk), more))
+    }))
+    return more
+  }
+  return Stream.fromChannel(Channel.unwrap(Effect.map(Scope.make(), (scope) =>
+    Channel.ensuringWith(
+      Channel.unwrap(Effect.map(Scope.extend(Stream.toPull(stream), scope), (pull) => loop(each(pull)))),
+      (exit) => Scope.close(scope, exit)
+    ))))
+}
+type Pull = Effect.Effect<Chunk.Chunk<string>, Option.Option<never>>
+
+/** Each pull on a fiber of its own, started at once, as the engine runs a pull a timer may cut. */
+const onFiber = (pull: Pull): Pull =>
+  Effect.flatMap(Effect.runtime<never>(), (runtime) => {
+    const fiber = Runtime.runFork(runtime, pull)
+    return fiber.unsafePoll() ?? fiber.await.pipe(Effect.flatten)
+  })
+
 const median = (samples: Array<number>) => samples.sort((a, b) => a - b)[Math.floor(samples.length / 2)]!
 
-/** µs a run of `effect`, over `n` runs in a row. */
+/** µs of CPU time a run of `effect`, over `n` runs in a row. */
 const time = (effect: Effect.Effect<unknown, unknown>, runs: number) =>
   Effect.gen(function*() {
-    const start = performance.now()
+    const start = process.cpuUsage()
     for (let i = 0; i < runs; i++) yield* effect
-    return ((performance.now() - start) * 1000) / runs
+    const spent = process.cpuUsage(start)
+    return (spent.user + spent.system) / runs
   })
 
 const rows: ReadonlyArray<readonly [string, Effect.Effect<unknown, unknown>]> = [
@@ -58,7 +106,10 @@ const rows: ReadonlyArray<readonly [string, Effect.Effect<unknown, unknown>]> = 
       Stream.repeatEffectChunkOption(
         Effect.timeoutFail(pull, { duration: "1 hour", onTimeout: () => Option.some("late") })
       ))))
-  ]
+  ],
+  ["in line: a channel reads the session's stream (one executor)", fold(inline(events))],
+  ["bounded: scope, toPull, a pull per chunk (two executors)", fold(pulled(events))],
+  ["bounded, each pull on a fiber started at once", fold(pulled(events, onFiber))]
 ]
 
 // The rows are taken in turn, round after round, and each is read as its median ratio to the bare

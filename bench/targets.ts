@@ -106,6 +106,13 @@ export const targets: Array<Target> = [
   ratio("B4", "cold start, --help", "fallback --help", "node -e 0", 3),
   ratio("B4", "cold start, chain X", "fallback chain X", "node -e 0", 3),
   ratio("B4", "cold start, chain claude/a", "fallback chain claude/a (empty config)", "node -e 0", 3),
+  ratio("B4", "cold start, no command", "fallback (no command)", "node -e 0", 3),
+  ratio("B4", "cold start, run --help", "fallback run --help", "node -e 0", 3),
+  ratio("B4", "cold start, list", "fallback list", "node -e 0", 3),
+  ratio("B4", "cold start, status", "fallback status", "node -e 0", 3),
+  ratio("B4", "cold start, waits", "fallback waits", "node -e 0", 3),
+  ratio("B4", "cold start, accounts", "fallback accounts", "node -e 0", 3),
+  ratio("B4", "cold start, doctor", "fallback doctor", "node -e 0", 3),
   over("B5", "HTTP, c=1", "through fallback: p50 at concurrency 1", "direct (undici): p50 at concurrency 1", 0.4),
   ratio("B5", "HTTP, c=50", "through fallback: at concurrency 50", "direct (undici): at concurrency 50", 0.5, true),
   over(

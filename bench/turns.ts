@@ -4,6 +4,7 @@
  */
 import type { Backend } from "@fallback/core"
 import { Agent, Place } from "@fallback/core"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
@@ -100,6 +101,15 @@ export const happy = async (): Promise<Array<Figure>> => {
       "fallback's session stream (bare)",
       "µs",
       await Effect.runPromise(inEffect(fresh, bare(at.turn(prompt))))
+    ),
+    // What bounding the bare stream by hand costs, with one of the limits the engine keeps.
+    figure(
+      "B1",
+      "fallback's session stream under Stream.timeoutFail (bare, one limit)",
+      "µs",
+      await Effect.runPromise(
+        inEffect(fresh, bare(Stream.timeoutFail(at.turn(prompt), () => "late", Duration.seconds(30))))
+      )
     ),
     ...await Effect.runPromise(ours("B1", up)),
     figure("B1", "cockatiel retry+breaker", "µs", await inPromises(turns, () => breaker.execute(peers.answer))),

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import * as MockProvider from "@fallback/testkit/MockProvider"
 import { spawn, spawnSync } from "node:child_process"
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs"
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
@@ -55,6 +55,39 @@ describe("the installed fallback command", () => {
       err:
         `fallback: ${config}: claude@work/claude-opus-5 names the account "work", which is not set up for claude (it has none); add it with: fallback accounts add claude work\n`
     })
+  })
+
+  it("tells every usage error in one line starting fallback:, with how the command is called", () => {
+    const config = join(mkdtempSync(join(tmpdir(), "fallback-bin-")), "config.json")
+    const retry =
+      "usage: fallback retry PLACE --tries N [--policy P] [--timeout TIME] (fallback retry --help explains each)"
+    const cases: ReadonlyArray<readonly [ReadonlyArray<string>, string]> = [
+      [["chain"], "PLACE is missing; usage: fallback chain PLACE [--json] (fallback chain --help explains each)"],
+      [["point", "claude/a"], "TO is missing; usage: fallback point FROM TO (fallback point --help explains each)"],
+      [["chain", "claude/a", "codex/b"], "'codex/b' is one argument too many; usage: fallback chain PLACE [--json]"],
+      [["retry", "claude/a", "--tries", "three"], `--tries takes a whole number, not 'three'; ${retry}`],
+      [["retry", "claude/a", "--tries=3x"], `--tries takes a whole number, not '3x'; ${retry}`],
+      [["retry", "claude/a", "--tries"], `--tries needs a value; ${retry}`],
+      [
+        ["retry", "claude/a", "--tries", "1", "--policy", "sometimes"],
+        `--policy is one of none, constant, linear, exponential, exponential-jitter, fibonacci, not 'sometimes'; ${retry}`
+      ],
+      [["run", "--preset", "nope", "claude/a", "hi"], "--preset is one of primary, escalating, breaker, not 'nope'"],
+      [["accounts", "add", "claude"], "NAME is missing; usage: fallback accounts add CLI NAME"],
+      [["--config", config, "list"], "--config goes after the command: fallback COMMAND --config FILE"],
+      [
+        ["list", "--jsn"],
+        "--jsn is not an option of fallback list (did you mean --json?); fallback list --help lists them"
+      ]
+    ]
+    for (const [args, said] of cases) {
+      const ran = fallback(config, ...args)
+      expect({ args, ...ran }).toMatchObject({ args, code: 1, out: "" })
+      expect(ran.err.split("\n")).toHaveLength(2)
+      expect(ran.err).toContain(`fallback: ${said}`)
+      expect(ran.err).toMatch(/^fallback: .*(--help|fallback [a-z]+ PLACE|COMMAND --config FILE)/)
+    }
+    expect(existsSync(config)).toBe(false)
   })
 
   it("prints help without colour when not on a terminal", () => {

@@ -80,7 +80,13 @@ const lines = (out: string) =>
 
 describe("fallback run's flags", () => {
   it("passes effort, permission and web search off to the CLI, and takes skills", async () => {
-    const { argv, fallback } = setUp({ a: "answer" })
+    const { argv, fallback, home } = setUp({ a: "answer" })
+    const skill = (name: string) => {
+      mkdirSync(join(home, "skills", name), { recursive: true })
+      writeFileSync(join(home, "skills", name, "SKILL.md"), `---\nname: ${name}\ndescription: ${name}\n---\n`)
+      return join(home, "skills", name)
+    }
+    const [review, tests] = [skill("review"), skill("tests")]
     const ran = await fallback(
       "run",
       place("a"),
@@ -90,14 +96,41 @@ describe("fallback run's flags", () => {
       "acceptEdits",
       "--no-web-search",
       "--skill",
-      "review",
+      review,
       "--skill",
-      "tests",
+      tests,
       "Fix it"
     )
     expect(ran).toEqual({ code: 0, out: "new: Fix it\n", err: "" })
     const [args] = argv("a")
     expect(args!.join(" ")).toContain("--effort high --permission-mode acceptEdits --disallowedTools WebSearch")
+    // the skills reach claude as a plugin of the session's, each a link to its folder; gone after the turn
+    const pluginDir = args![args!.indexOf("--plugin-dir") + 1]!
+    const carried = readFileSync(join(home, "a", "plugins.jsonl"), "utf8").trim().split("\n").map((l) => JSON.parse(l))
+    expect(carried).toEqual([{ name: "fallback-skills", skills: { review, tests } }])
+    expect(existsSync(pluginDir)).toBe(false)
+  })
+
+  it("a skill that is not a folder with a SKILL.md, or a CLI that cannot take skills, stops the turn saying so", async () => {
+    const { fallback, home } = setUp({ a: "answer" })
+    const missing = await fallback("run", place("a"), "--skill", "review", "Fix it")
+    expect(missing.code).toBe(1)
+    expect(missing.err).toBe(
+      `fallback: --skill review: no SKILL.md in ${
+        join(process.cwd(), "review")
+      }; a skill is a folder with its SKILL.md (the Agent Skills layout)\n`
+    )
+    mkdirSync(join(home, "review"))
+    writeFileSync(join(home, "review", "SKILL.md"), "---\nname: review\n---\n")
+    for (const cli of ["codex/gpt-5.5", "gemini/gemini-2.5-flash", "opencode/x/y"]) {
+      const refused = await fallback("run", cli, "--skill", join(home, "review"), "Fix it")
+      expect(refused.code, cli).toBe(1)
+      expect(refused.err, cli).toBe(
+        `fallback: ${cli}: ${cli.split("/")[0]} cannot be given skills (${
+          join(home, "review")
+        }); start at a place whose CLI can, or leave it out\n`
+      )
+    }
   })
 
   it("--continue resumes the last conversation from PLACE, across an account move", async () => {
@@ -364,6 +397,29 @@ describe("messages that say the fix", () => {
         "at accounts.claude[0].confDir: this key is not one a fallback config has (did you mean configDir?); " +
         "at clis.codex.endpoint.baseURL: this key is not one a fallback config has (did you mean baseUrl?); " +
         "at clis.codex.endpoint.baseUrl: is missing\n"
+    )
+  })
+
+  it("doctor checks the variables a provider's headers are read from, never showing a value", async () => {
+    const { config, fallback } = setUp({ a: "answer" })
+    const document = JSON.parse(readFileSync(config, "utf8"))
+    writeFileSync(
+      config,
+      JSON.stringify({
+        ...document,
+        providers: {
+          gateway: {
+            kind: "openai-compatible",
+            baseUrl: "http://127.0.0.1:9/v1",
+            headers: { "X-Team": "research", Authorization: { fromEnv: "GATEWAY_BEARER_UNSET" } }
+          }
+        }
+      })
+    )
+    const ran = await fallback("doctor")
+    expect(ran.code).toBe(1)
+    expect(ran.out).toContain(
+      "✗ gateway          its header Authorization is taken from GATEWAY_BEARER_UNSET, which is not set\n    fix: export GATEWAY_BEARER_UNSET=…  # the Authorization header of gateway"
     )
   })
 

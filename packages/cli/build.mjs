@@ -1,11 +1,12 @@
 // Bundles the command line into one file with plain node: run by `npm ci` / `npm install`
 // (the root's prepare script), so `npx fallback` works with no step of the user's own. Then runs
-// `fallback --help` once to write the V8 code cache the bin starts from (bin/load.js), and writes
+// `fallback status` once to write the V8 code cache the bin starts from (bin/load.js), and writes
 // the help pages out (dist/pages.json), which the bin prints without starting the command line.
 import { execFile, execFileSync } from "node:child_process"
 import { randomUUID } from "node:crypto"
-import { readFileSync, renameSync, writeFileSync } from "node:fs"
-import { dirname } from "node:path"
+import { mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { dirname, join } from "node:path"
 import { promisify } from "node:util"
 
 import { build } from "esbuild"
@@ -30,6 +31,29 @@ export const getGlobalDispatcher = () => load().getGlobalDispatcher()
     }))
 }
 
+// @effect/platform-node's file system and command executor load node:crypto and
+// node:child_process when the bundle starts, for a temporary file's name and for running a
+// program, which most commands never do. In the bundle each is a module that loads the builtin
+// when first called; the check below holds each importer to the functions offered.
+const lazyBuiltins = { "node:crypto": ["randomBytes"], "node:child_process": ["exec", "spawn"] }
+const platformShared = /@effect[\\/]platform-node-shared[\\/]dist[\\/]esm[\\/]internal[\\/]/
+const lazyBuiltin = {
+  name: "lazy-builtin",
+  setup: (build) => {
+    build.onResolve(
+      { filter: /^node:(crypto|child_process)$/ },
+      (args) => platformShared.test(args.importer) ? { path: args.path, namespace: "lazy-builtin" } : undefined
+    )
+    build.onLoad({ filter: /.*/, namespace: "lazy-builtin" }, (args) => ({
+      loader: "js",
+      contents: `let builtin
+const load = () => (builtin ??= require(${JSON.stringify(args.path)}))
+${lazyBuiltins[args.path].map((name) => `export const ${name} = (...args) => load().${name}(...args)`).join("\n")}
+`
+    }))
+  }
+}
+
 const built = await build({
   entryPoints: [new URL("src/bin.ts", import.meta.url).pathname],
   bundle: true,
@@ -45,7 +69,7 @@ const built = await build({
   // to this build (bin/load.js)
   banner: { js: `"use strict";/* fallback build ${randomUUID()} */` },
   metafile: true,
-  plugins: [lazyUndici],
+  plugins: [lazyUndici, lazyBuiltin],
   logLevel: "warning"
 })
 
@@ -67,17 +91,45 @@ for (const [path, input] of Object.entries(built.metafile.inputs)) {
   }
 }
 
-execFileSync(
-  process.execPath,
-  [
-    "--input-type=module",
-    "-e",
-    "(await import(process.argv[1])).run({ record: true })",
-    new URL("bin/load.js", import.meta.url).href,
-    "--help"
-  ],
-  { stdio: "ignore", env: { ...process.env, NO_COLOR: "1" } }
-)
+for (const [path, input] of Object.entries(built.metafile.inputs)) {
+  for (const imported of input.imports.filter((i) => i.path.startsWith("lazy-builtin:"))) {
+    const builtin = imported.path.slice("lazy-builtin:".length)
+    const source = readFileSync(path, "utf8")
+    const names = Array.from(source.matchAll(new RegExp(`import \\* as (\\w+) from "${builtin}"`, "g")), ([, n]) => n)
+    const taken = names.flatMap((n) =>
+      Array.from(source.matchAll(new RegExp(`(?<![\\w.])${n}\\.(\\w+)`, "g")), ([, t]) => t)
+    )
+    const missing = taken.filter((name) => !lazyBuiltins[builtin].includes(name))
+    if (names.length === 0 || missing.length > 0) {
+      throw new Error(
+        `${path} takes ${taken.join(", ")} from ${builtin}; the lazy stand-in offers ${lazyBuiltins[builtin]}`
+      )
+    }
+  }
+}
+
+// The cache holds the code that ran by the time the recording run exits: `status` on an empty
+// config reads the config and the health file, as every command but the help pages does (those
+// are printed from dist/pages.json), and loads no other command's code.
+const scratch = mkdtempSync(join(tmpdir(), "fallback-build-"))
+try {
+  execFileSync(
+    process.execPath,
+    [
+      "--input-type=module",
+      "-e",
+      "(await import(process.argv[1])).run({ record: true })",
+      new URL("bin/load.js", import.meta.url).href,
+      "status"
+    ],
+    {
+      stdio: "ignore",
+      env: { PATH: process.env.PATH, HOME: scratch, FALLBACK_CONFIG: join(scratch, "config.json"), NO_COLOR: "1" }
+    }
+  )
+} finally {
+  rmSync(scratch, { recursive: true, force: true })
+}
 
 // The help pages, as the bundle prints them on a terminal and elsewhere: bin/load.js prints them
 // from dist/pages.json instead of starting the command line
@@ -94,7 +146,7 @@ const print = async (args, colour) => {
 const top = (await print(["--help"], false)).stdout
 // the root help's command lines: "  NAME   what it does"
 const commands = [...new Set(Array.from(top.matchAll(/^ {2}([a-z][\w-]*) {2,}/gm), ([, name]) => name))]
-const shown = [["--help"], ["-h"], ["--version"], ...commands.map((command) => [command, "--help"])]
+const shown = [[], ["--help"], ["-h"], ["--version"], ...commands.map((command) => [command, "--help"])]
 const pages = Object.fromEntries(
   await Promise.all(shown.map(async (args) => [
     args.join(" "),

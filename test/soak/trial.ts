@@ -3,7 +3,7 @@
  * provider, policies, budget, breaker), an agent taking turns in it, and every turn checked.
  */
 import { NodeHttpClient } from "@effect/platform-node"
-import { OpenAiCompatible } from "@fallback/backends"
+import { HttpProvider, OpenAiCompatible } from "@fallback/backends"
 import { Agent, Backend, Failure, Health, Notice, Place, Steps } from "@fallback/core"
 import { MockProvider, Scripted } from "@fallback/testkit"
 import * as Cause from "effect/Cause"
@@ -137,7 +137,15 @@ export const trial = (seed: number, turns: number, stopAt = Infinity, wallClock 
         OpenAiCompatible.make({ name: "http", baseUrl: `${mock.url}/v1` }, { idle: Duration.millis(idle) }),
         (b) => Backend.Backends.of({ get: (cli) => cli === "http" ? Option.some(b) : Option.none(), all: [b] })
       )
-    ).pipe(Layer.provide(NodeHttpClient.layerUndici))
+    ).pipe(Layer.provide(
+      // Trials of even seeds give the providers the dispatcher too: their whole replies go to it directly.
+      seed % 2 === 0
+        ? Layer.merge(
+          NodeHttpClient.layerUndiciWithoutDispatcher,
+          Layer.effect(HttpProvider.Dispatcher, NodeHttpClient.Dispatcher)
+        ).pipe(Layer.provide(NodeHttpClient.dispatcherLayer))
+        : NodeHttpClient.layerUndici
+    ))
     const backends = Layer.effect(
       Backend.Backends,
       Effect.gen(function*() {

@@ -26,15 +26,6 @@ export type Reach = internal.Reach
 export const reach = internal.reach
 
 /**
- * The settings file that turns a CLI's own retrying off in an account's config dir, where no flag or
- * variable does it (gemini); undefined for the others.
- *
- * @since 0.1.0
- * @category constructors
- */
-export const retriesOff = internal.retriesOff
-
-/**
  * Merges settings into a CLI's JSON settings file, keeping the user's other settings.
  *
  * @since 0.1.0

@@ -1,5 +1,5 @@
 /**
- * The Gemini CLI (`gemini -p`) as a backend. An account's config folder is `GEMINI_CLI_HOME`; its own retrying can only be set in the user's settings, so its \"Attempt N failed\" progress ends a turn as soon as it names the failure; it cannot be told not to search the web for one turn; its exit status carries the HTTP status modulo 256.
+ * The Gemini CLI (`gemini -p`) as a backend. An account's config folder is `GEMINI_CLI_HOME`; its own retrying is turned off (`general.maxAttempts` 1) in the account's config dir, or, for the user's own `~/.gemini`, in a home fallback keeps whose `.gemini` links to the user's entries with its own copy of the settings (no file of the user's is written), and its \"Attempt N failed\" progress ends a turn as soon as it names the failure; it cannot be told not to search the web for one turn; its exit status carries the HTTP status modulo 256.
  *
  * @since 0.1.0
  */
@@ -36,6 +36,15 @@ export const argv: (turn: Cli.Turn) => ReadonlyArray<string> = internal.argv
 export const readOutcome: (finished: Cli.Finished, place: Place.Place) => Cli.Outcome = internal.readOutcome
 
 /**
+ * Options of the gemini backend: every CLI's, and `home`, the home fallback keeps for gemini when an
+ * account has no config dir of its own (`~/.config/fallback/homes/gemini` unless said).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type Options = internal.Options
+
+/**
  * The backend.
  *
  * @example
@@ -50,4 +59,4 @@ export const readOutcome: (finished: Cli.Finished, place: Place.Place) => Cli.Ou
  * @since 0.1.0
  * @category constructors
  */
-export const make = (options: Cli.Options = {}): Backend.Backend => backend.make(internal.description, options)
+export const make = (options: Options = {}): Backend.Backend => backend.make(internal.description(options), options)

@@ -1,9 +1,10 @@
 import { NodeHttpClient } from "@effect/platform-node"
+import type * as HttpClient from "@effect/platform/HttpClient"
 import { describe, expect, it } from "@effect/vitest"
 import { Accounts, Agent, Backend, ConfigFile, Health, Notice, Place, Steps } from "@fallback/core"
 import { MockProvider } from "@fallback/testkit"
 import { ConfigProvider, Duration, Effect, Layer, Option } from "effect"
-import { AnthropicMessages, OpenAiCompatible } from "../src/index.js"
+import { AnthropicMessages, HttpProvider, OpenAiCompatible } from "../src/index.js"
 
 const keys = ConfigProvider.fromMap(
   new Map([["KEY_ONE", "key-fault-unauthorized"], ["KEY_TWO", "good-key"], ["LOCAL_KEY", "local-key"]])
@@ -18,14 +19,23 @@ const notices = Layer.succeed(Notice.Notices, {
 })
 
 /** Two HTTP providers on one mock (Anthropic Messages and OpenAI-compatible), steps and accounts. */
-const world = (url: string, chain: ReadonlyArray<string>) => {
+/** The HttpClient alone, or with the undici dispatcher it runs on given as the providers' Dispatcher. */
+const clients: Record<string, Layer.Layer<HttpClient.HttpClient>> = {
+  "on the HttpClient": NodeHttpClient.layerUndici,
+  "straight to undici": Layer.merge(
+    NodeHttpClient.layerUndiciWithoutDispatcher,
+    Layer.effect(HttpProvider.Dispatcher, NodeHttpClient.Dispatcher)
+  ).pipe(Layer.provide(NodeHttpClient.dispatcherLayer))
+}
+
+const world = (url: string, chain: ReadonlyArray<string>, client: Layer.Layer<HttpClient.HttpClient>) => {
   const backends = Layer.unwrapEffect(Effect.map(
     Effect.all([
       AnthropicMessages.make({ baseUrl: url, key: { fromEnv: "KEY_TWO" } }),
       OpenAiCompatible.make({ name: "local", baseUrl: `${url}/v1`, key: { fromEnv: "LOCAL_KEY" } })
     ]),
     Backend.Backends.layer
-  )).pipe(Layer.provide(NodeHttpClient.layerUndici))
+  )).pipe(Layer.provide(client))
   const written = Layer.effectDiscard(
     Effect.gen(function*() {
       const steps = yield* Steps.Steps
@@ -45,67 +55,71 @@ const world = (url: string, chain: ReadonlyArray<string>) => {
 }
 
 describe("a turn through the engine over HTTP providers", () => {
-  it.scopedLive("an Anthropic place whose model is gone fails over to a local OpenAI-compatible place", () =>
-    Effect.gen(function*() {
-      const mock = yield* MockProvider.make({ text: "answered locally" })
-      const gone = "anthropic@two/claude-fault-model-not-found"
-      const answer = yield* Effect.gen(function*() {
-        const agent = yield* Agent.make(gone)
-        const text = yield* Agent.ask(agent, "hello")
-        return { text, at: Place.format(yield* agent.at) }
-      }).pipe(Effect.provide(world(mock.url, [gone, "local/qwen3:8b"])))
-      expect(answer).toEqual({ text: "answered locally", at: "local/qwen3:8b" })
-      const counts = yield* mock.requests
-      expect(counts.log.map((request) => `${request.route} ${request.model} ${request.fault}`)).toEqual([
-        "anthropic claude-fault-model-not-found model-not-found",
-        "chat qwen3:8b answer"
-      ])
-    }).pipe(Effect.withConfigProvider(keys)))
+  for (const [name, client] of Object.entries(clients)) {
+    describe(name, () => {
+      it.scopedLive("an Anthropic place whose model is gone fails over to a local OpenAI-compatible place", () =>
+        Effect.gen(function*() {
+          const mock = yield* MockProvider.make({ text: "answered locally" })
+          const gone = "anthropic@two/claude-fault-model-not-found"
+          const answer = yield* Effect.gen(function*() {
+            const agent = yield* Agent.make(gone)
+            const text = yield* Agent.ask(agent, "hello")
+            return { text, at: Place.format(yield* agent.at) }
+          }).pipe(Effect.provide(world(mock.url, [gone, "local/qwen3:8b"], client)))
+          expect(answer).toEqual({ text: "answered locally", at: "local/qwen3:8b" })
+          const counts = yield* mock.requests
+          expect(counts.log.map((request) => `${request.route} ${request.model} ${request.fault}`)).toEqual([
+            "anthropic claude-fault-model-not-found model-not-found",
+            "chat qwen3:8b answer"
+          ])
+        }).pipe(Effect.withConfigProvider(keys)))
 
-  it.scopedLive("a refused key walks to the next account of the same provider, which answers, and stays there", () =>
-    Effect.gen(function*() {
-      const mock = yield* MockProvider.make()
-      const asked = yield* Effect.gen(function*() {
-        const agent = yield* Agent.make("anthropic@one/claude-x")
-        yield* Agent.ask(agent, "one")
-        yield* Agent.ask(agent, "two")
-        return Place.format(yield* agent.at)
-      }).pipe(Effect.provide(world(mock.url, [])))
-      expect(asked).toBe("anthropic@two/claude-x")
-      const counts = yield* mock.requests
-      expect(counts.log.map((request) => `${request.key} ${request.fault}`)).toEqual([
-        "key-fault-unauthorized unauthorized",
-        "good-key answer",
-        "good-key answer"
-      ])
-      expect(heard.at(-1)).toMatch(
-        /^anthropic@one refused the credentials \(account one needs signing in again\).*carrying on as two$/
-      )
-      expect(heard.join("\n")).not.toContain("key-fault-unauthorized")
-    }).pipe(Effect.withConfigProvider(keys)))
+      it.scopedLive("a refused key walks to the next account of the same provider, which answers, and stays there", () =>
+        Effect.gen(function*() {
+          const mock = yield* MockProvider.make()
+          const asked = yield* Effect.gen(function*() {
+            const agent = yield* Agent.make("anthropic@one/claude-x")
+            yield* Agent.ask(agent, "one")
+            yield* Agent.ask(agent, "two")
+            return Place.format(yield* agent.at)
+          }).pipe(Effect.provide(world(mock.url, [], client)))
+          expect(asked).toBe("anthropic@two/claude-x")
+          const counts = yield* mock.requests
+          expect(counts.log.map((request) => `${request.key} ${request.fault}`)).toEqual([
+            "key-fault-unauthorized unauthorized",
+            "good-key answer",
+            "good-key answer"
+          ])
+          expect(heard.at(-1)).toMatch(
+            /^anthropic@one refused the credentials \(account one needs signing in again\).*carrying on as two$/
+          )
+          expect(heard.join("\n")).not.toContain("key-fault-unauthorized")
+        }).pipe(Effect.withConfigProvider(keys)))
 
-  it.scopedLive("a reset connection is ConnectionLost: reopened and asked again at the same place", () =>
-    Effect.gen(function*() {
-      const mock = yield* MockProvider.make({ text: "second time lucky" })
-      yield* mock.script([{ fault: "reset", times: 1 }])
-      const text = yield* Effect.gen(function*() {
-        const agent = yield* Agent.make("local/qwen3:8b")
-        return yield* Agent.ask(agent, "hello")
-      }).pipe(Effect.provide(world(mock.url, [])))
-      expect(text).toBe("second time lucky")
-      expect((yield* mock.requests).byFault).toEqual({ reset: 1, answer: 1 })
-    }).pipe(Effect.withConfigProvider(keys)))
+      it.scopedLive("a reset connection is ConnectionLost: reopened and asked again at the same place", () =>
+        Effect.gen(function*() {
+          const mock = yield* MockProvider.make({ text: "second time lucky" })
+          yield* mock.script([{ fault: "reset", times: 1 }])
+          const text = yield* Effect.gen(function*() {
+            const agent = yield* Agent.make("local/qwen3:8b")
+            return yield* Agent.ask(agent, "hello")
+          }).pipe(Effect.provide(world(mock.url, [], client)))
+          expect(text).toBe("second time lucky")
+          expect((yield* mock.requests).byFault).toEqual({ reset: 1, answer: 1 })
+        }).pipe(Effect.withConfigProvider(keys)))
 
-  it.scopedLive("a provider that never answers is left at the first-byte timeout for the next place", () =>
-    Effect.gen(function*() {
-      const mock = yield* MockProvider.make({ text: "answered locally" })
-      const silent = "anthropic@two/claude-fault-hang"
-      const text = yield* Effect.gen(function*() {
-        const agent = yield* Agent.make(silent, undefined, { firstByte: Option.some(Duration.millis(300)) })
-        return yield* Agent.ask(agent, "hello")
-      }).pipe(Effect.provide(world(mock.url, [silent, "local/qwen3:8b"])))
-      expect(text).toBe("answered locally")
-      expect(heard.at(-1)).toMatch(/sent nothing within .*carrying on at local\/qwen3:8b/)
-      expect((yield* mock.requests).byFault).toEqual({ hang: 1, answer: 1 })
-    }).pipe(Effect.withConfigProvider(keys)))
+      it.scopedLive("a provider that never answers is left at the first-byte timeout for the next place", () =>
+        Effect.gen(function*() {
+          const mock = yield* MockProvider.make({ text: "answered locally" })
+          const silent = "anthropic@two/claude-fault-hang"
+          const text = yield* Effect.gen(function*() {
+            const agent = yield* Agent.make(silent, undefined, { firstByte: Option.some(Duration.millis(300)) })
+            return yield* Agent.ask(agent, "hello")
+          }).pipe(Effect.provide(world(mock.url, [silent, "local/qwen3:8b"], client)))
+          expect(text).toBe("answered locally")
+          expect(heard.at(-1)).toMatch(/sent nothing within .*carrying on at local\/qwen3:8b/)
+          expect((yield* mock.requests).byFault).toEqual({ hang: 1, answer: 1 })
+        }).pipe(Effect.withConfigProvider(keys)))
+    })
+  }
 })

@@ -1,8 +1,23 @@
 import { NodeHttpClient } from "@effect/platform-node"
+import type * as Undici from "@effect/platform-node/Undici"
+import type * as HttpClient from "@effect/platform/HttpClient"
 import { describe, expect, it } from "@effect/vitest"
 import { Backend, ConfigFile, type Failure, Place, Settings } from "@fallback/core"
 import { Fibers, MockProvider } from "@fallback/testkit"
-import { Chunk, Clock, ConfigProvider, DateTime, Duration, Effect, Fiber, Option, Stream, TestClock } from "effect"
+import {
+  Chunk,
+  Clock,
+  ConfigProvider,
+  DateTime,
+  Duration,
+  Effect,
+  Fiber,
+  Layer,
+  Option,
+  Stream,
+  TestClock
+} from "effect"
+import * as Http from "node:http"
 import { AnthropicMessages, HttpProvider, OpenAiCompatible } from "../src/index.js"
 
 const secret = "plain-test-secret-0123456789"
@@ -30,13 +45,76 @@ const kinds: ReadonlyArray<Kind> = [
 
 const prompt: Backend.Prompt = { text: "hello", history: [{ prompt: "before", answer: "earlier answer" }] }
 
+/**
+ * How a provider's requests go: all through the HttpClient, or, where the program gives the
+ * undici dispatcher too, its turns and replies straight to undici. Every turn test runs both ways.
+ */
+interface Transport {
+  readonly name: string
+  readonly direct: boolean
+  readonly layer: Layer.Layer<HttpClient.HttpClient | NodeHttpClient.Dispatcher>
+}
+
+const transports: ReadonlyArray<Transport> = [
+  {
+    name: "on the HttpClient",
+    direct: false,
+    layer: Layer.provideMerge(NodeHttpClient.layerUndiciWithoutDispatcher, NodeHttpClient.dispatcherLayer)
+  },
+  {
+    name: "straight to undici",
+    direct: true,
+    layer: Layer.merge(
+      NodeHttpClient.layerUndiciWithoutDispatcher,
+      Layer.effect(HttpProvider.Dispatcher, NodeHttpClient.Dispatcher)
+    ).pipe(Layer.provideMerge(NodeHttpClient.dispatcherLayer))
+  }
+]
+
+/**
+ * The requests `dispatcher` has sent and not seen end, once that count is `expected` (or after
+ * 2 s of waiting for it: an abort closes the socket on the next turns of the event loop).
+ */
+const settled = (dispatcher: Undici.Dispatcher, expected: number) =>
+  Effect.gen(function*() {
+    let count = -1
+    for (let tries = 0; tries < 200 && count !== expected; tries++) {
+      if (tries > 0) yield* Effect.sleep("10 millis")
+      count = Object.values((dispatcher as Undici.Agent).stats).reduce((sum, stats) => sum + stats.running, 0)
+    }
+    return count
+  })
+
+/**
+ * A Chat Completions server on 127.0.0.1 that sends its headers at once and its answer ("hi")
+ * 50 ms later, for limits that must not fire early.
+ */
+const slowServer = Effect.acquireRelease(
+  Effect.async<Http.Server>((resume) => {
+    const server = Http.createServer((request, response) => {
+      request.resume()
+      request.on("end", () => {
+        response.writeHead(200, { "content-type": "text/event-stream" })
+        response.flushHeaders()
+        setTimeout(() =>
+          response.end(
+            `data: ${JSON.stringify({ choices: [{ delta: { content: "hi" }, finish_reason: "stop" }] })}\n\n` +
+              "data: [DONE]\n\n"
+          ), 50)
+      })
+    })
+    server.listen(0, "127.0.0.1", () => resume(Effect.succeed(server)))
+  }),
+  (server) => Effect.sync(() => server.close())
+).pipe(Effect.map((server) => `http://127.0.0.1:${(server.address() as { port: number }).port}`))
+
 /** The two ways a session answers: a stream of events (`turn`), or all of them at once (`reply`). */
 type Way = "turn" | "reply"
 
 const ways: ReadonlyArray<Way> = ["turn", "reply"]
 
 /** One turn at a place through a fresh session, taken `way`: its events, or its failure. */
-const taken = (way: Way) =>
+const taken = (way: Way, transport: Transport) =>
 (
   provider: HttpProvider.Provider,
   place: Place.Place,
@@ -49,7 +127,7 @@ const taken = (way: Way) =>
     return way === "turn"
       ? Chunk.toArray(yield* Stream.runCollect(session.turn(prompt)))
       : yield* session.reply!(prompt, { by: Infinity, whole: Infinity, deadline: Infinity })
-  }).pipe(Effect.scoped, Effect.withConfigProvider(keys), Effect.provide(NodeHttpClient.layerUndici))
+  }).pipe(Effect.scoped, Effect.withConfigProvider(keys), Effect.provide(transport.layer))
 
 const expected: ReadonlyArray<
   readonly [MockProvider.Fault, Failure.Kind, Failure.Kind, ((failure: Failure.Failure, now: number) => void)?]
@@ -79,183 +157,292 @@ const expected: ReadonlyArray<
 ]
 
 describe("HTTP providers against the mock provider", () => {
-  for (const [index, kind] of kinds.entries()) {
-    describe(kind.name, () => {
-      for (const way of ways) {
-        const turn = taken(way)
-        const failure = (...args: Parameters<typeof turn>) => Effect.flip(turn(...args))
-        describe(`by ${way}`, () => {
-          it.scopedLive("answers: the session, the text in pieces, then the result with the provider's usage", () =>
-            Effect.gen(function*() {
-              const mock = yield* MockProvider.make({ text: "the answer is 42" })
-              const events = yield* turn(kind.backend(mock.url), kind.place("model-a"))
-              expect(events[0]!._tag).toBe("SessionStarted")
-              const texts = events.flatMap((event) => event._tag === "Text" ? [event.text] : [])
-              expect(texts.length).toBeGreaterThan(1)
-              expect(texts.join("")).toBe("the answer is 42")
-              const result = events.at(-1)!
-              expect(result._tag === "Result" && result.text).toBe("the answer is 42")
-              expect(result._tag === "Result" && result.usage.output).toBe(4)
-              const counts = yield* mock.requests
-              expect(counts.byModel).toEqual({ "model-a": 1 })
-              expect(counts.byKey).toEqual({ [secret]: 1 })
-            }))
+  for (const transport of transports) {
+    describe(transport.name, () => {
+      for (const [index, kind] of kinds.entries()) {
+        describe(kind.name, () => {
+          for (const way of ways) {
+            const turn = taken(way, transport)
+            const failure = (...args: Parameters<typeof turn>) => Effect.flip(turn(...args))
+            describe(`by ${way}`, () => {
+              it.scopedLive("answers: the session, the text in pieces, then the result with the provider's usage", () =>
+                Effect.gen(function*() {
+                  const mock = yield* MockProvider.make({ text: "the answer is 42" })
+                  const events = yield* turn(kind.backend(mock.url), kind.place("model-a"))
+                  expect(events[0]!._tag).toBe("SessionStarted")
+                  const texts = events.flatMap((event) => event._tag === "Text" ? [event.text] : [])
+                  expect(texts.length).toBeGreaterThan(1)
+                  expect(texts.join("")).toBe("the answer is 42")
+                  const result = events.at(-1)!
+                  expect(result._tag === "Result" && result.text).toBe("the answer is 42")
+                  expect(result._tag === "Result" && result.usage.output).toBe(4)
+                  const counts = yield* mock.requests
+                  expect(counts.byModel).toEqual({ "model-a": 1 })
+                  expect(counts.byKey).toEqual({ [secret]: 1 })
+                }))
 
-          for (const [fault, anthropic, openAi, check] of expected) {
-            const kindOf = index === 0 ? anthropic : openAi
-            it.scopedLive(`${fault} is ${kindOf}`, () =>
-              Effect.gen(function*() {
-                const mock = yield* MockProvider.make()
-                yield* mock.script([{ fault, retryAfter: 7 }])
-                const now = Date.now()
-                const failed = yield* failure(kind.backend(mock.url), kind.place("model-a"))
-                expect(failed._tag).toBe(kindOf)
-                expect(Place.format(failed.place)).toBe(Place.format(kind.place("model-a")))
-                check?.(failed, now)
-                expect(JSON.stringify(failed) + failed.message).not.toContain(secret)
-              }))
+              for (const [fault, anthropic, openAi, check] of expected) {
+                const kindOf = index === 0 ? anthropic : openAi
+                it.scopedLive(`${fault} is ${kindOf}`, () =>
+                  Effect.gen(function*() {
+                    const mock = yield* MockProvider.make()
+                    yield* mock.script([{ fault, retryAfter: 7 }])
+                    const now = Date.now()
+                    const failed = yield* failure(kind.backend(mock.url), kind.place("model-a"))
+                    expect(failed._tag).toBe(kindOf)
+                    expect(Place.format(failed.place)).toBe(Place.format(kind.place("model-a")))
+                    check?.(failed, now)
+                    expect(JSON.stringify(failed) + failed.message).not.toContain(secret)
+                  }))
+              }
+
+              it.scopedLive("connection refused is ConnectionLost", () =>
+                Effect.gen(function*() {
+                  const mock = yield* MockProvider.make()
+                  const failed = yield* failure(kind.backend(mock.refusedUrl), kind.place("model-a"))
+                  expect(failed._tag).toBe("ConnectionLost")
+                  expect(failed.said).toContain("ECONNREFUSED")
+                }))
+
+              if (way === "turn") {
+                it.scopedLive("a stream that stops moving is Unresponsive after the idle time", () =>
+                  Effect.gen(function*() {
+                    const mock = yield* MockProvider.make()
+                    yield* mock.script([{ fault: "stall" }])
+                    const failed = yield* failure(kind.backend(mock.url), kind.place("model-a"), { idle: "200 millis" })
+                    expect(failed._tag).toBe("Unresponsive")
+                  }))
+              } else {
+                it.scopedLive("a reply that stops moving is left to the engine, which times every reply", () =>
+                  Effect.gen(function*() {
+                    const mock = yield* MockProvider.make()
+                    yield* mock.script([{ fault: "stall" }])
+                    const outcome = yield* turn(kind.backend(mock.url), kind.place("model-a"), { idle: "100 millis" })
+                      .pipe(
+                        Effect.timeout("400 millis"),
+                        Effect.option
+                      )
+                    expect(outcome).toEqual(Option.none())
+                  }))
+              }
+
+              it.scopedLive("a request that never answers sends nothing, not even the session (the engine's first-byte timeout owns it)", () =>
+                Effect.gen(function*() {
+                  const mock = yield* MockProvider.make()
+                  yield* mock.script([{ fault: "hang" }])
+                  const outcome = yield* turn(kind.backend(mock.url), kind.place("model-a")).pipe(
+                    Effect.timeout("300 millis"),
+                    Effect.option
+                  )
+                  expect(outcome).toEqual(Option.none())
+                }))
+
+              it.scopedLive("an account's key reference replaces the provider's; an unset variable is AuthRefused", () =>
+                Effect.gen(function*() {
+                  const mock = yield* MockProvider.make()
+                  const second = new ConfigFile.Account({ name: "two", env: { TEST_KEY: { fromEnv: "TEST_KEY_TWO" } } })
+                  yield* turn(kind.backend(mock.url), kind.place("model-a"), {}, Option.some(second))
+                  expect((yield* mock.requests).byKey).toEqual({ "second-account-key": 1 })
+                  const unset = new ConfigFile.Account({
+                    name: "three",
+                    env: { TEST_KEY: { fromEnv: "NOT_SET_ANYWHERE" } }
+                  })
+                  const failed = yield* failure(kind.backend(mock.url), kind.place("model-a"), {}, Option.some(unset))
+                  expect(failed._tag).toBe("AuthRefused")
+                  expect(failed.said).toContain("NOT_SET_ANYWHERE")
+                }))
+
+              it.scopedLive("the conversation so far is sent with the prompt", () =>
+                Effect.gen(function*() {
+                  const mock = yield* MockProvider.make({ contextWindows: { small: 8 } })
+                  const failed = yield* failure(kind.backend(mock.url), kind.place("small"))
+                  expect(failed._tag).toBe("ContextTooLong")
+                }))
+            })
           }
 
-          it.scopedLive("connection refused is ConnectionLost", () =>
-            Effect.gen(function*() {
-              const mock = yield* MockProvider.make()
-              const failed = yield* failure(kind.backend(mock.refusedUrl), kind.place("model-a"))
-              expect(failed._tag).toBe("ConnectionLost")
-              expect(failed.said).toContain("ECONNREFUSED")
-            }))
-
-          if (way === "turn") {
-            it.scopedLive("a stream that stops moving is Unresponsive after the idle time", () =>
+          if (!transport.direct) {
+            it.scopedLive("check probes the model list with the key", () =>
               Effect.gen(function*() {
                 const mock = yield* MockProvider.make()
-                yield* mock.script([{ fault: "stall" }])
-                const failed = yield* failure(kind.backend(mock.url), kind.place("model-a"), { idle: "200 millis" })
-                expect(failed._tag).toBe("Unresponsive")
-              }))
-          } else {
-            it.scopedLive("a reply that stops moving is left to the engine, which times every reply", () =>
-              Effect.gen(function*() {
-                const mock = yield* MockProvider.make()
-                yield* mock.script([{ fault: "stall" }])
-                const outcome = yield* turn(kind.backend(mock.url), kind.place("model-a"), { idle: "100 millis" }).pipe(
-                  Effect.timeout("400 millis"),
-                  Effect.option
+                const backend = yield* HttpProvider.make(kind.backend(mock.url))
+                yield* backend.check!(kind.place("model-a")).pipe(Effect.withConfigProvider(keys))
+                yield* mock.script([{ fault: "unauthorized" }])
+                const failed = yield* Effect.flip(
+                  backend.check!(kind.place("model-a")).pipe(Effect.withConfigProvider(keys))
                 )
-                expect(outcome).toEqual(Option.none())
-              }))
+                expect(failed._tag).toBe("AuthRefused")
+                expect((yield* mock.requests).byRoute).toEqual({ models: 2 })
+              }).pipe(Effect.provide(transport.layer)))
           }
 
-          it.scopedLive("a request that never answers sends nothing, not even the session (the engine's first-byte timeout owns it)", () =>
-            Effect.gen(function*() {
-              const mock = yield* MockProvider.make()
-              yield* mock.script([{ fault: "hang" }])
-              const outcome = yield* turn(kind.backend(mock.url), kind.place("model-a")).pipe(
-                Effect.timeout("300 millis"),
-                Effect.option
-              )
-              expect(outcome).toEqual(Option.none())
-            }))
+          describe("a reply keeps its limits, and nothing is left running", () => {
+            /** A reply given `by` and `whole`, in ms from now; its failure and how long it took. */
+            const limited = (fault: MockProvider.Fault, by: number, whole: number) =>
+              Effect.gen(function*() {
+                const mock = yield* MockProvider.make()
+                yield* mock.script([{ fault }])
+                const backend = yield* HttpProvider.make(kind.backend(mock.url))
+                const session = yield* backend.open(kind.place("model-a"), Option.none(), Settings.plain, {})
+                const now = Date.now()
+                const limits = { by: now + by, whole: now + whole, deadline: now + whole }
+                const failed = yield* Effect.flip(session.reply!(prompt, limits))
+                return { failed, took: Date.now() - now }
+              }).pipe(Effect.withConfigProvider(keys), Effect.provide(transport.layer))
 
-          it.scopedLive("an account's key reference replaces the provider's; an unset variable is AuthRefused", () =>
-            Effect.gen(function*() {
-              const mock = yield* MockProvider.make()
-              const second = new ConfigFile.Account({ name: "two", env: { TEST_KEY: { fromEnv: "TEST_KEY_TWO" } } })
-              yield* turn(kind.backend(mock.url), kind.place("model-a"), {}, Option.some(second))
-              expect((yield* mock.requests).byKey).toEqual({ "second-account-key": 1 })
-              const unset = new ConfigFile.Account({
-                name: "three",
-                env: { TEST_KEY: { fromEnv: "NOT_SET_ANYWHERE" } }
-              })
-              const failed = yield* failure(kind.backend(mock.url), kind.place("model-a"), {}, Option.some(unset))
-              expect(failed._tag).toBe("AuthRefused")
-              expect(failed.said).toContain("NOT_SET_ANYWHERE")
-            }))
+            it.scopedLive("no response by `by` is a first-byte Timeout then", () =>
+              Effect.gen(function*() {
+                const { failed, took } = yield* limited("hang", 300, 5_000)
+                expect(failed._tag === "Timeout" && failed.phase).toBe("first-byte")
+                expect(took).toBeGreaterThanOrEqual(290)
+                expect(took).toBeLessThan(2_000)
+              }))
 
-          it.scopedLive("the conversation so far is sent with the prompt", () =>
-            Effect.gen(function*() {
-              const mock = yield* MockProvider.make({ contextWindows: { small: 8 } })
-              const failed = yield* failure(kind.backend(mock.url), kind.place("small"))
-              expect(failed._tag).toBe("ContextTooLong")
-            }))
+            it.scopedLive("a body that stops coming is a whole-send Timeout at `whole`, though it started in time", () =>
+              Effect.gen(function*() {
+                const { failed, took } = yield* limited("stall", 300, 800)
+                expect(failed._tag === "Timeout" && failed.phase).toBe("whole-send")
+                expect(took).toBeGreaterThanOrEqual(790)
+                expect(took).toBeLessThan(2_500)
+              }))
+
+            it.scopedLive(`a reply that comes in time starts ${transport.direct ? "no fiber" : "one fiber for its limits"} and leaves none running`, () =>
+              Effect.gen(function*() {
+                const mock = yield* MockProvider.make()
+                const backend = yield* HttpProvider.make(kind.backend(mock.url))
+                const session = yield* backend.open(kind.place("model-a"), Option.none(), Settings.plain, {})
+                const now = Date.now()
+                const limits = { by: now + 30_000, whole: now + 60_000, deadline: now + 60_000 }
+                let events: ReadonlyArray<Backend.Event> = []
+                const forked = yield* Fibers.started(
+                  Effect.map(session.reply!(prompt, limits), (got) => void (events = got))
+                )
+                expect(Backend.textOf(events)).not.toBe("")
+                expect(forked).toBe(transport.direct ? 0 : 1)
+              }).pipe(Effect.withConfigProvider(keys), Effect.provide(transport.layer)))
+
+            // Its own server speaks Chat Completions.
+            if (kind.name === "OpenAI-compatible") {
+              it.scopedLive("limits further off than a platform timer holds (2^31 - 1 ms, about 24.8 days) do not cut an answer that takes a while", () =>
+                Effect.gen(function*() {
+                  const url = yield* slowServer
+                  const backend = yield* HttpProvider.make(
+                    OpenAiCompatible.provider({ name: "local", baseUrl: `${url}/v1` }),
+                    { idle: "30 days" }
+                  )
+                  const session = yield* backend.open(
+                    Place.Place.make({ cli: "local", model: "m" }),
+                    Option.none(),
+                    Settings.plain,
+                    {}
+                  )
+                  const far = Date.now() + 30 * 86_400_000
+                  const replied = yield* session.reply!(prompt, { by: far - 1, whole: far, deadline: far })
+                  expect(Backend.textOf(replied)).toBe("hi")
+                  const streamed = yield* Stream.runCollect(session.turn(prompt))
+                  expect(Backend.textOf(Chunk.toArray(streamed))).toBe("hi")
+                }).pipe(Effect.provide(transport.layer)))
+            }
+
+            it.scopedLive("the config's headers reach the provider, and its own first-byte limit ends a turn or a reply that has not begun", () =>
+              Effect.gen(function*() {
+                const mock = yield* MockProvider.make({ bodies: true })
+                const provider = HttpProvider.Provider.make({
+                  ...kind.backend(mock.url),
+                  headers: { "X-Org": "research" },
+                  timeouts: { firstByte: 0.2 }
+                })
+                const backend = yield* HttpProvider.make(provider)
+                const session = yield* backend.open(kind.place("model-a"), Option.none(), Settings.plain, {})
+                const far = Date.now() + 60_000
+                yield* Stream.runDrain(session.turn(prompt))
+                yield* session.reply!(prompt, { by: far, whole: far, deadline: far })
+                expect((yield* mock.requests).log.map((request) => request.headers?.["x-org"])).toEqual([
+                  "research",
+                  "research"
+                ])
+                yield* mock.script([{ fault: "hang" }])
+                const streamed = yield* Effect.flip(Stream.runDrain(session.turn(prompt)))
+                expect(streamed._tag === "Timeout" && streamed.phase).toBe("first-byte")
+                const replied = yield* Effect.flip(session.reply!(prompt, { by: far, whole: far, deadline: far }))
+                expect(replied._tag === "Timeout" && replied.phase).toBe("first-byte")
+                expect(yield* settled(yield* NodeHttpClient.Dispatcher, 0)).toBe(0)
+              }).pipe(Effect.withConfigProvider(keys), Effect.provide(transport.layer)))
+
+            it.scopedLive("a reply that runs out of time, or that its caller lets go, leaves no request running", () =>
+              Effect.gen(function*() {
+                const mock = yield* MockProvider.make()
+                yield* mock.script([{ fault: "hang" }])
+                const dispatcher = yield* NodeHttpClient.Dispatcher
+                const running = (expected: number) => settled(dispatcher, expected)
+                const backend = yield* HttpProvider.make(kind.backend(mock.url))
+                const session = yield* backend.open(kind.place("model-a"), Option.none(), Settings.plain, {})
+                const now = Date.now()
+                const failed = yield* Effect.flip(
+                  session.reply!(prompt, { by: now + 100, whole: now + 5_000, deadline: now + 5_000 })
+                )
+                expect(failed._tag === "Timeout" && failed.phase).toBe("first-byte")
+                expect(yield* running(0)).toBe(0)
+                const fiber = yield* Effect.fork(
+                  session.reply!(prompt, { by: Infinity, whole: Infinity, deadline: Infinity })
+                )
+                expect(yield* running(1)).toBe(1)
+                yield* Fiber.interrupt(fiber)
+                expect(yield* running(0)).toBe(0)
+                expect((yield* mock.requests).total).toBe(2)
+              }).pipe(Effect.withConfigProvider(keys), Effect.provide(transport.layer)))
+
+            it.scopedLive("a stream let go before its body ends leaves no request running", () =>
+              Effect.gen(function*() {
+                const mock = yield* MockProvider.make()
+                yield* mock.script([{ fault: "stall" }])
+                const dispatcher = yield* NodeHttpClient.Dispatcher
+                const backend = yield* HttpProvider.make(kind.backend(mock.url))
+                const session = yield* backend.open(kind.place("model-a"), Option.none(), Settings.plain, {})
+                const first = yield* Stream.runCollect(Stream.take(session.turn(prompt), 2))
+                expect(Chunk.toArray(first).map((event) => event._tag)).toEqual(["SessionStarted", "Text"])
+                expect(yield* settled(dispatcher, 0)).toBe(0)
+                expect((yield* mock.requests).total).toBe(1)
+              }).pipe(Effect.withConfigProvider(keys), Effect.provide(transport.layer)))
+
+            it.scopedLive(`a turn streamed in full starts ${transport.direct ? "no fiber" : "fibers"} of its own and leaves none running`, () =>
+              Effect.gen(function*() {
+                const mock = yield* MockProvider.make({ text: "the answer is 42" })
+                const backend = yield* HttpProvider.make(kind.backend(mock.url))
+                const session = yield* backend.open(kind.place("model-a"), Option.none(), Settings.plain, {})
+                let events: ReadonlyArray<Backend.Event> = []
+                const forked = yield* Fibers.started(
+                  Effect.map(Stream.runCollect(session.turn(prompt)), (got) => void (events = Chunk.toArray(got)))
+                )
+                expect(Backend.textOf(events)).toBe("the answer is 42")
+                // What running a stream forks by itself, whatever the stream.
+                const runner = yield* Fibers.started(Stream.runCollect(Stream.make(1)))
+                if (transport.direct) expect(forked).toBe(runner)
+                else expect(forked).toBeGreaterThan(runner)
+              }).pipe(Effect.withConfigProvider(keys), Effect.provide(transport.layer)))
+
+            it.scoped("on the TestClock, no response by `by` is a first-byte Timeout when the clock gets there", () =>
+              Effect.gen(function*() {
+                const mock = yield* MockProvider.make()
+                yield* mock.script([{ fault: "hang" }])
+                const backend = yield* HttpProvider.make(kind.backend(mock.url))
+                const session = yield* backend.open(kind.place("model-a"), Option.none(), Settings.plain, {})
+                const now = yield* Clock.currentTimeMillis
+                const limits = { by: now + 30_000, whole: now + 60_000, deadline: now + 60_000 }
+                const fiber = yield* Effect.fork(Effect.flip(session.reply!(prompt, limits)))
+                while ((yield* mock.requests).total === 0) {
+                  yield* Effect.promise(() => new Promise((done) => setTimeout(done, 5)))
+                }
+                yield* TestClock.adjust("29 seconds")
+                expect(fiber.unsafePoll()).toBeNull()
+                yield* TestClock.adjust("1 second")
+                const failed = yield* Fiber.join(fiber)
+                expect(failed._tag === "Timeout" && failed.phase).toBe("first-byte")
+                expect(failed._tag === "Timeout" && Duration.toMillis(failed.after)).toBe(30_000)
+              }).pipe(Effect.withConfigProvider(keys), Effect.provide(transport.layer)))
+          })
         })
       }
-
-      it.scopedLive("check probes the model list with the key", () =>
-        Effect.gen(function*() {
-          const mock = yield* MockProvider.make()
-          const backend = yield* HttpProvider.make(kind.backend(mock.url))
-          yield* backend.check!(kind.place("model-a")).pipe(Effect.withConfigProvider(keys))
-          yield* mock.script([{ fault: "unauthorized" }])
-          const failed = yield* Effect.flip(backend.check!(kind.place("model-a")).pipe(Effect.withConfigProvider(keys)))
-          expect(failed._tag).toBe("AuthRefused")
-          expect((yield* mock.requests).byRoute).toEqual({ models: 2 })
-        }).pipe(Effect.provide(NodeHttpClient.layerUndici)))
-
-      describe("a reply keeps its limits", () => {
-        /** A reply given `by` and `whole`, in ms from now; its failure and how long it took. */
-        const limited = (fault: MockProvider.Fault, by: number, whole: number) =>
-          Effect.gen(function*() {
-            const mock = yield* MockProvider.make()
-            yield* mock.script([{ fault }])
-            const backend = yield* HttpProvider.make(kind.backend(mock.url))
-            const session = yield* backend.open(kind.place("model-a"), Option.none(), Settings.plain, {})
-            const now = Date.now()
-            const limits = { by: now + by, whole: now + whole, deadline: now + whole }
-            const failed = yield* Effect.flip(session.reply!(prompt, limits))
-            return { failed, took: Date.now() - now }
-          }).pipe(Effect.withConfigProvider(keys), Effect.provide(NodeHttpClient.layerUndici))
-
-        it.scopedLive("no response by `by` is a first-byte Timeout then", () =>
-          Effect.gen(function*() {
-            const { failed, took } = yield* limited("hang", 300, 5_000)
-            expect(failed._tag === "Timeout" && failed.phase).toBe("first-byte")
-            expect(took).toBeGreaterThanOrEqual(290)
-            expect(took).toBeLessThan(2_000)
-          }))
-
-        it.scopedLive("a body that stops coming is a whole-send Timeout at `whole`, though it started in time", () =>
-          Effect.gen(function*() {
-            const { failed, took } = yield* limited("stall", 300, 800)
-            expect(failed._tag === "Timeout" && failed.phase).toBe("whole-send")
-            expect(took).toBeGreaterThanOrEqual(790)
-            expect(took).toBeLessThan(2_500)
-          }))
-
-        it.scopedLive("a reply that comes in time starts one fiber for its limits and leaves none running", () =>
-          Effect.gen(function*() {
-            const mock = yield* MockProvider.make()
-            const backend = yield* HttpProvider.make(kind.backend(mock.url))
-            const session = yield* backend.open(kind.place("model-a"), Option.none(), Settings.plain, {})
-            const now = Date.now()
-            const limits = { by: now + 30_000, whole: now + 60_000, deadline: now + 60_000 }
-            let events: ReadonlyArray<Backend.Event> = []
-            const forked = yield* Fibers.started(
-              Effect.map(session.reply!(prompt, limits), (got) => void (events = got))
-            )
-            expect(Backend.textOf(events)).not.toBe("")
-            expect(forked).toBe(1)
-          }).pipe(Effect.withConfigProvider(keys), Effect.provide(NodeHttpClient.layerUndici)))
-
-        it.scoped("on the TestClock, no response by `by` is a first-byte Timeout when the clock gets there", () =>
-          Effect.gen(function*() {
-            const mock = yield* MockProvider.make()
-            yield* mock.script([{ fault: "hang" }])
-            const backend = yield* HttpProvider.make(kind.backend(mock.url))
-            const session = yield* backend.open(kind.place("model-a"), Option.none(), Settings.plain, {})
-            const now = yield* Clock.currentTimeMillis
-            const limits = { by: now + 30_000, whole: now + 60_000, deadline: now + 60_000 }
-            const fiber = yield* Effect.fork(Effect.flip(session.reply!(prompt, limits)))
-            while ((yield* mock.requests).total === 0) {
-              yield* Effect.promise(() => new Promise((done) => setTimeout(done, 5)))
-            }
-            yield* TestClock.adjust("29 seconds")
-            expect(fiber.unsafePoll()).toBeNull()
-            yield* TestClock.adjust("1 second")
-            const failed = yield* Fiber.join(fiber)
-            expect(failed._tag === "Timeout" && failed.phase).toBe("first-byte")
-            expect(failed._tag === "Timeout" && Duration.toMillis(failed.after)).toBe(30_000)
-          }).pipe(Effect.withConfigProvider(keys), Effect.provide(NodeHttpClient.layerUndici)))
-      })
     })
   }
 })

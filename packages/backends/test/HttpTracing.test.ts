@@ -1,9 +1,10 @@
 import { NodeHttpClient } from "@effect/platform-node"
+import type * as HttpClient from "@effect/platform/HttpClient"
 import { describe, expect, it } from "@effect/vitest"
 import { Place, Settings } from "@fallback/core"
-import { Context, DefaultServices, Effect, Option, Tracer } from "effect"
+import { Context, DefaultServices, Effect, Layer, Option, Tracer } from "effect"
 import * as Http from "node:http"
-import { OpenAiCompatible } from "../src/index.js"
+import { HttpProvider, OpenAiCompatible } from "../src/index.js"
 
 /** A Chat Completions server on 127.0.0.1 that answers "hi" and keeps each request's headers. */
 const server = Effect.acquireRelease(
@@ -43,7 +44,16 @@ const keeping = (names: Array<string>) =>
     context: (f, fiber) => native.context(f, fiber)
   })
 
-const reply = (url: string) =>
+/** The HttpClient alone, or with the undici dispatcher it runs on given as the providers' Dispatcher. */
+const clients = {
+  "on the HttpClient": NodeHttpClient.layerUndici,
+  "with the Dispatcher given": Layer.merge(
+    NodeHttpClient.layerUndiciWithoutDispatcher,
+    Layer.effect(HttpProvider.Dispatcher, NodeHttpClient.Dispatcher)
+  ).pipe(Layer.provide(NodeHttpClient.dispatcherLayer))
+}
+
+const reply = (url: string, client: Layer.Layer<HttpClient.HttpClient>) =>
   Effect.gen(function*() {
     const backend = yield* OpenAiCompatible.make({ name: "local", baseUrl: url })
     const session = yield* backend.open(
@@ -53,24 +63,28 @@ const reply = (url: string) =>
       {}
     )
     return yield* session.reply!({ text: "hello", history: [] }, { by: Infinity, whole: Infinity, deadline: Infinity })
-  }).pipe(Effect.scoped, Effect.provide(NodeHttpClient.layerUndici))
+  }).pipe(Effect.scoped, Effect.provide(client))
 
 describe("an HTTP provider's requests and tracing", () => {
-  it.scopedLive("under Effect's own tracer, a request is no span and carries no trace headers", () =>
-    Effect.gen(function*() {
-      const running = yield* server
-      yield* reply(running.url)
-      expect(running.seen).toHaveLength(1)
-      expect(Object.keys(running.seen[0]!)).not.toContain("traceparent")
-      expect(Object.keys(running.seen[0]!)).not.toContain("b3")
-    }))
+  for (const [name, client] of Object.entries(clients)) {
+    describe(name, () => {
+      it.scopedLive("under Effect's own tracer, a request is no span and carries no trace headers", () =>
+        Effect.gen(function*() {
+          const running = yield* server
+          yield* reply(running.url, client)
+          expect(running.seen).toHaveLength(1)
+          expect(Object.keys(running.seen[0]!)).not.toContain("traceparent")
+          expect(Object.keys(running.seen[0]!)).not.toContain("b3")
+        }))
 
-  it.scopedLive("under a tracer a program installed, each request is a span and carries its trace headers", () =>
-    Effect.gen(function*() {
-      const running = yield* server
-      const names: Array<string> = []
-      yield* Effect.withTracer(reply(running.url), keeping(names))
-      expect(names).toContain("http.client POST")
-      expect(Object.keys(running.seen[0]!)).toContain("traceparent")
-    }))
+      it.scopedLive("under a tracer a program installed, each request is a span and carries its trace headers", () =>
+        Effect.gen(function*() {
+          const running = yield* server
+          const names: Array<string> = []
+          yield* Effect.withTracer(reply(running.url, client), keeping(names))
+          expect(names).toContain("http.client POST")
+          expect(Object.keys(running.seen[0]!)).toContain("traceparent")
+        }))
+    })
+  }
 })

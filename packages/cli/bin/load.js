@@ -5,7 +5,7 @@
 // A cache that is missing, that was written for another build of the bundle (its first line names
 // the build, a random id in the bundle's first line), or that V8 rejects (another node, other
 // flags) is left aside: the bundle is compiled as it would be without one, and runs the same.
-// The help pages (`--help`, `-h`, `--version`, `fallback COMMAND --help`) are the same
+// The help pages (`fallback` alone, `--help`, `-h`, `--version`, `fallback COMMAND --help`) are the same
 // on every run of a build: build.mjs writes what the bundle prints for them to dist/pages.json,
 // and they are printed from there, without starting the command line at all.
 const { closeSync, mkdirSync, openSync, readFileSync, readSync, renameSync, statSync, writeFileSync } = require("node:fs")
@@ -60,7 +60,19 @@ const replayed = (args) => {
 // next. It sits where node's own compile cache does, in the temporary folder, in a folder of this
 // user's that no one else can write to; any other folder is neither read nor written.
 const own = join(tmpdir(), `fallback-compile-cache-${process.getuid?.() ?? "user"}`)
-const ownFile = join(own, `${process.version}-${process.arch}.cache`)
+// V8 rejects a cache made under other flags, so a start with other flags (node's own, or
+// NODE_OPTIONS) keeps a cache apart rather than rewriting the other's at every start
+// (the code of a `node -e`, as the tests start the bin, is no flag)
+const flags = [
+  ...process.execArgv.filter((arg, i, all) => arg !== "-e" && all[i - 1] !== "-e"),
+  process.env.NODE_OPTIONS ?? ""
+].join(" ").trim()
+const fnv = (text) => {
+  let hash = 0x811c9dc5
+  for (let i = 0; i < text.length; i++) hash = Math.imul(hash ^ text.charCodeAt(i), 0x01000193) >>> 0
+  return hash.toString(36)
+}
+const ownFile = join(own, `${process.version}-${process.arch}${flags === "" ? "" : `-${fnv(flags)}`}.cache`)
 
 const ownIsSafe = () => {
   try {

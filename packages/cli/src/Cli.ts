@@ -10,47 +10,24 @@ import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 
-import { accounts, add, order, remove } from "./internal/accounts.js"
-import { demo } from "./internal/demo.js"
-import { doctor } from "./internal/doctor.js"
-import { edit } from "./internal/edit.js"
-import { commandHelp, type Entry, optionNames, rootHelp } from "./internal/help.js"
-import { init } from "./internal/init.js"
+import { commandHelp, type Entry, type Loaded, optionNames, rootHelp } from "./internal/help.js"
 import { didYouMean } from "./internal/nearest.js"
-import { run as runTurn } from "./internal/run.js"
-import { status } from "./internal/status.js"
-import { chain, clear, list, point, retry } from "./internal/steps.js"
-import { waits } from "./internal/waits.js"
+import { told } from "./internal/usage.js"
+
+const description = "Keeps an AI agent answering when the place it runs at fails. A place is CLI[@ACCOUNT]/MODEL.\n\n" +
+  "  fallback point claude@work/claude-opus-5 codex@key/gpt-5.6-sol\n" +
+  "  fallback retry claude@work/claude-opus-5 --tries 3 --policy exponential --timeout 90s\n" +
+  "  fallback chain claude@work/claude-opus-5"
 
 /**
- * The command tree.
+ * The command tree with these commands under `fallback`: the one being run, or all of them.
  *
  * @since 0.1.0
  * @category constructors
  */
-export const command = Command.make("fallback").pipe(
-  Command.withDescription(
-    "Keeps an AI agent answering when the place it runs at fails. A place is CLI[@ACCOUNT]/MODEL.\n\n" +
-      "  fallback point claude@work/claude-opus-5 codex@key/gpt-5.6-sol\n" +
-      "  fallback retry claude@work/claude-opus-5 --tries 3 --policy exponential --timeout 90s\n" +
-      "  fallback chain claude@work/claude-opus-5"
-  ),
-  Command.withSubcommands([
-    init,
-    list,
-    point,
-    retry,
-    clear,
-    chain,
-    accounts,
-    waits,
-    runTurn,
-    status,
-    doctor,
-    edit,
-    demo
-  ])
-)
+export const commandOf = (
+  commands: readonly [Loaded, ...Array<Loaded>]
+) => Command.make("fallback").pipe(Command.withDescription(description), Command.withSubcommands(commands))
 
 const version = "0.1.0"
 
@@ -59,90 +36,103 @@ const entries: ReadonlyArray<Entry> = [
     name: "init",
     usage: "fallback init [--yes] [--cli CLI]… [--endpoint CLI=URL]… [--key VAR]",
     summary: "find your agent CLIs and accounts and write a first config",
-    command: init
+    load: () => import("./internal/init.js").then((m) => m.init)
   },
   {
     name: "run",
     usage: "fallback run PLACE [PROMPT] [options]",
     summary: "take one turn at PLACE, with failover along its chain",
-    command: runTurn
+    load: () => import("./internal/run.js").then((m) => m.run)
   },
   {
     name: "point",
     usage: "fallback point FROM TO",
     summary: "send FROM's turns to TO when FROM fails",
-    command: point
+    load: () => import("./internal/steps.js").then((m) => m.point)
   },
   {
     name: "retry",
     usage: "fallback retry PLACE --tries N [--policy P] [--timeout TIME]",
     summary: "how a failed turn is taken again at PLACE first",
-    command: retry
+    load: () => import("./internal/steps.js").then((m) => m.retry)
   },
-  { name: "clear", usage: "fallback clear PLACE", summary: "remove what is written against PLACE", command: clear },
+  {
+    name: "clear",
+    usage: "fallback clear PLACE",
+    summary: "remove what is written against PLACE",
+    load: () => import("./internal/steps.js").then((m) => m.clear)
+  },
   {
     name: "list",
     usage: "fallback list [--json]",
     summary: "one row per place: where its turns go, tries, policy, timeout",
-    command: list
+    load: () => import("./internal/steps.js").then((m) => m.list)
   },
   {
     name: "chain",
     usage: "fallback chain PLACE [--json]",
     summary: "the whole walk a failed turn at PLACE takes",
-    command: chain
+    load: () => import("./internal/steps.js").then((m) => m.chain)
   },
   {
     name: "accounts",
     usage: "fallback accounts [CLI] [--json] | fallback accounts add|remove|order …",
     summary: "each CLI's accounts, in the order a failed turn walks them",
-    command: accounts
+    load: () => import("./internal/accounts.js").then((m) => m.accounts)
   },
   {
     name: "accounts add",
     usage: "fallback accounts add CLI NAME [--config-dir DIR] [--env VAR=fromEnv:OTHER]…",
     summary: "",
-    command: add
+    load: () => import("./internal/accounts.js").then((m) => m.add)
   },
-  { name: "accounts remove", usage: "fallback accounts remove CLI NAME", summary: "", command: remove },
-  { name: "accounts order", usage: "fallback accounts order CLI NAME…", summary: "", command: order },
+  {
+    name: "accounts remove",
+    usage: "fallback accounts remove CLI NAME",
+    summary: "",
+    load: () => import("./internal/accounts.js").then((m) => m.remove)
+  },
+  {
+    name: "accounts order",
+    usage: "fallback accounts order CLI NAME…",
+    summary: "",
+    load: () => import("./internal/accounts.js").then((m) => m.order)
+  },
   {
     name: "status",
     usage: "fallback status [PLACE] [--json] [--clear | --try]",
     summary: "the health of places; --clear forgets failures, --try tries one now",
-    command: status
+    load: () => import("./internal/status.js").then((m) => m.status)
   },
   {
     name: "waits",
     usage: "fallback waits [--policy P] [--tries N] [--json]",
     summary: "the wait ladder of each retry policy",
-    command: waits
+    load: () => import("./internal/waits.js").then((m) => m.waits)
   },
   {
     name: "doctor",
     usage: "fallback doctor [--json]",
     summary: "check the CLIs, accounts and keys the config needs, with the fix for each problem",
-    command: doctor
+    load: () => import("./internal/doctor.js").then((m) => m.doctor)
   },
-  { name: "edit", usage: "fallback edit", summary: "the page: change steps on a terminal", command: edit },
+  {
+    name: "edit",
+    usage: "fallback edit",
+    summary: "the page: change steps on a terminal",
+    load: () => import("./internal/edit.js").then((m) => m.edit)
+  },
   {
     name: "demo",
     usage: "fallback demo",
     summary: "a failover against a loopback provider, in seconds; no keys, no network",
-    command: demo
+    load: () => import("./internal/demo.js").then((m) => m.demo)
   }
 ]
 
 /**
- * The command line as @effect/cli runs it, behind the help and the checks `main` makes first.
- *
- * @since 0.1.0
- * @category utils
- */
-export const run = Command.run(command, { name: "fallback", version })
-
-/**
- * The command line's own usage error: an unknown command or option, said with the nearest name.
+ * The command line's own usage error: an unknown command or option, a missing argument, a value
+ * that does not read, said with the fix.
  *
  * @since 0.1.0
  * @category errors
@@ -156,28 +146,36 @@ export class UsageError extends Schema.TaggedError<UsageError>("@fallback/cli/Us
 }
 
 const helps = new Set(["-h", "--help"])
-// @effect/cli's own options that mean nothing here
-const unused = new Set(["--wizard", "--log-level"])
+// @effect/cli's own options that mean something here (--wizard and --log-level do not)
+const builtIn = new Set(["--version", "--completions"])
 const everywhere = ["--help", "-h", "--config"]
 
-/** Help, or a usage error, when the arguments ask for one; otherwise nothing and @effect/cli runs. */
-const before = (args: ReadonlyArray<string>): Effect.Effect<boolean, UsageError> =>
+const load = (entry: Entry) => Effect.promise(entry.load)
+
+/** What the arguments ask for: help (printed here), or the command to run (undefined: the whole tree). */
+type Asked =
+  | { readonly _tag: "Told" }
+  | { readonly _tag: "Run"; readonly top?: Entry; readonly ran?: { readonly entry: Entry; readonly command: Loaded } }
+
+/** Help, or a usage error, when the arguments ask for one; otherwise the command @effect/cli runs. */
+const before = (args: ReadonlyArray<string>): Effect.Effect<Asked, UsageError> =>
   Effect.gen(function*() {
     const end = args.indexOf("--")
     const typed = end < 0 ? args : args.slice(0, end)
     if (typed.length === 0 || (typed.length === 1 && helps.has(typed[0]!)) || typed[0] === "help") {
       const asked = typed[0] === "help" ? typed.slice(1) : []
       const entry = entries.find((e) => e.name === asked.join(" ")) ?? entries.find((e) => e.name === asked[0])
-      yield* Console.log(entry === undefined ? rootHelp(entries, version) : commandHelp(entry))
-      return true
+      yield* Console.log(entry === undefined ? rootHelp(entries, version) : commandHelp(entry, yield* load(entry)))
+      return { _tag: "Told" } as const
     }
     if (typed[0]!.startsWith("-")) {
-      if (unused.has(typed[0]!)) {
-        return yield* new UsageError({
-          reason: `${typed[0]} is not an option of fallback; fallback --help lists what is`
-        })
-      }
-      return false
+      const option = typed[0]!.split("=")[0]!
+      if (builtIn.has(option)) return { _tag: "Run" } as const
+      return yield* new UsageError({
+        reason: option === "--config"
+          ? `--config goes after the command: fallback COMMAND --config FILE; fallback --help lists the commands`
+          : `${option} is not an option of fallback; fallback --help lists what is`
+      })
     }
     const name = typed[0]!
     const top = entries.filter((e) => !e.name.includes(" ")).map((e) => e.name)
@@ -190,11 +188,12 @@ const before = (args: ReadonlyArray<string>): Effect.Effect<boolean, UsageError>
       ? entries.find((e) => e.name === `accounts ${typed[1]}`)
       : undefined
     const entry = sub ?? entries.find((e) => e.name === name)!
+    const command = yield* load(entry)
     if (typed.some((arg) => helps.has(arg))) {
-      yield* Console.log(commandHelp(entry))
-      return true
+      yield* Console.log(commandHelp(entry, command))
+      return { _tag: "Told" } as const
     }
-    const known = [...optionNames(entry), ...everywhere]
+    const known = [...optionNames(command), ...everywhere]
     for (const arg of typed.slice(sub === undefined ? 1 : 2)) {
       if (!arg.startsWith("-") || arg === "-" || /^-\d/.test(arg)) continue
       const option = arg.split("=")[0]!
@@ -206,22 +205,50 @@ const before = (args: ReadonlyArray<string>): Effect.Effect<boolean, UsageError>
         })
       }
     }
-    return false
+    return { _tag: "Run", top: entries.find((e) => e.name === name)!, ran: { entry, command } } as const
   })
 
 /**
- * Runs the command line and tells a person what went wrong in one line on stderr (the command
- * line's own usage errors are already told by it).
+ * Runs `fallback` with these commands under it, on the whole argv. @effect/cli prints its own
+ * usage errors as it finds them; that print is held back (its console's error is silent until a
+ * command's handler runs) and the error is told the product's way instead, by `main`.
+ */
+const runWith = (
+  commands: readonly [Loaded, ...Array<Loaded>],
+  argv: ReadonlyArray<string>
+) =>
+  Effect.consoleWith((console) =>
+    Command.run(
+      commandOf(commands).pipe(Command.transformHandler((handler) => Effect.withConsole(handler, console))),
+      { name: "fallback", version }
+    )(argv).pipe(Effect.withConsole({ ...console, error: () => Effect.void }))
+  )
+
+const tops = entries.filter((e) => !e.name.includes(" "))
+
+/**
+ * Runs the command line and tells a person what went wrong in one line on stderr, beginning
+ * `fallback:` and saying how to put it right. Only the command being run is loaded.
  *
  * @since 0.1.0
  * @category utils
  */
 export const main = (argv: ReadonlyArray<string>) =>
   Effect.consoleWith((console) =>
-    Effect.flatMap(before(argv.slice(2)), (done) => done ? Effect.void : run(argv)).pipe(
-      Effect.tapError((error) =>
-        ValidationError.isValidationError(error) ? Effect.void : Console.error(`fallback: ${String(error.message)}`)
-      ),
+    Effect.gen(function*() {
+      const asked = yield* before(argv.slice(2))
+      if (asked._tag === "Told") return
+      const commands = asked.top === undefined
+        ? yield* Effect.forEach(tops, load, { concurrency: "unbounded" })
+        : [yield* load(asked.top)]
+      yield* runWith(commands as unknown as readonly [Loaded, ...Array<Loaded>], argv).pipe(
+        Effect.catchIf(
+          ValidationError.isValidationError,
+          (error) => new UsageError({ reason: told(error, asked.ran, argv.slice(2)) })
+        )
+      )
+    }).pipe(
+      Effect.tapError((error) => Console.error(`fallback: ${String(error.message)}`)),
       Effect.withConsole(masking(console))
     )
   )

@@ -1,5 +1,5 @@
 import { execFile } from "node:child_process"
-import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { promisify } from "node:util"
@@ -24,12 +24,13 @@ const start = async (folder: string, args: ReadonlyArray<string>, options: {
   readonly env?: Readonly<Record<string, string>>
   readonly replay?: boolean
   readonly tty?: boolean
+  readonly flags?: ReadonlyArray<string>
 } = {}) => {
   const code = `process.stdout.isTTY = ${options.tty ?? false}; ` +
     `require(process.argv[1]).run({ replay: ${options.replay ?? true} })`
   const { stderr, stdout } = await promisify(execFile)(
     process.execPath,
-    ["-e", code, join(folder, "bin/load.js"), ...args],
+    [...(options.flags ?? []), "-e", code, join(folder, "bin/load.js"), ...args],
     { env: { PATH: process.env.PATH ?? "", HOME: folder, TMPDIR: folder, ...options.env }, timeout: 60_000 }
   )
   return { stdout, stderr }
@@ -43,8 +44,8 @@ describe("the command's start", () => {
       const bundle = readFileSync(join(folder, "dist/fallback.cjs"), "utf8")
       expect(written.build).toBe(bundle.slice(0, bundle.indexOf("\n")))
       const pages = written.pages
-      expect(Object.keys(pages)).toEqual(expect.arrayContaining(["--help", "-h", "--version", "list --help"]))
-      for (const args of [["--help"], ["list", "--help"], ["-h"], ["--version"]]) {
+      expect(Object.keys(pages)).toEqual(expect.arrayContaining(["", "--help", "-h", "--version", "list --help"]))
+      for (const args of [[], ["--help"], ["list", "--help"], ["-h"], ["--version"]]) {
         for (const tty of [false, true]) {
           const env = tty ? {} : { NO_COLOR: "1" }
           const replayed = await start(folder, args, { env, tty })
@@ -95,4 +96,27 @@ describe("the command's start", () => {
       rmSync(folder, { recursive: true, force: true })
     }
   }, 120_000)
+
+  it(
+    "keeps a cache apart for other V8 flags, so starts with and without them do not rewrite each other's",
+    async () => {
+      const folder = copy()
+      try {
+        const env = { NO_COLOR: "1" }
+        // V8 rejects the build's cache under another flag: the start writes a cache of its own
+        const flagged = await start(folder, ["waits"], { env, flags: ["--no-opt"] })
+        const [dir] = readdirSync(folder).filter((name) => name.startsWith("fallback-compile-cache-"))
+        const [file] = readdirSync(join(folder, dir!))
+        const written = statSync(join(folder, dir!, file!)).mtimeMs
+        // a start without the flag takes the build's cache and leaves the flagged one as it was
+        expect(await start(folder, ["waits"], { env })).toEqual(flagged)
+        expect(await start(folder, ["waits"], { env, flags: ["--no-opt"] })).toEqual(flagged)
+        expect(readdirSync(join(folder, dir!))).toEqual([file])
+        expect(statSync(join(folder, dir!, file!)).mtimeMs).toBe(written)
+      } finally {
+        rmSync(folder, { recursive: true, force: true })
+      }
+    },
+    120_000
+  )
 })

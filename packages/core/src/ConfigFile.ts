@@ -151,12 +151,50 @@ const AccountChain = Schema.Array(Account).pipe(
   })
 ).annotations({ description: "the accounts of one CLI, in the order they are tried" })
 
+const headerName = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/
+
+/**
+ * Headers sent with every request to a provider, by name: a plain value, or `{ "fromEnv": "NAME" }`
+ * for one that is a credential. A header that carries a credential by its name (`Authorization`,
+ * `x-api-key`, `…-token`) takes its value only from the environment.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const Headers = Schema.Record({ key: Schema.String, value: EnvValue }).pipe(
+  Schema.filter((headers) => {
+    const badName = Object.keys(headers).find((name) => !headerName.test(name))
+    if (badName !== undefined) {
+      return { path: [badName], message: "an HTTP header's name: letters, digits and \"-\", no spaces or colons" }
+    }
+    const named = Object.keys(headers).find((name) => typeof headers[name] === "string" && internal.secretHeader(name))
+    return named === undefined ||
+      { path: [named], message: `the header ${named} carries a credential: ${secretAdvice}` }
+  }, { jsonSchema: { propertyNames: { pattern: headerName.source } } })
+).annotations({ identifier: "Headers", description: "headers sent with every request, by name" })
+
+const Limit = Schema.Number.pipe(Schema.positive({ message: () => "seconds, more than 0" }))
+
+/**
+ * A provider's own limits, in seconds: `firstByte`, the longest its response may take to begin
+ * (shorter than the run's first-byte limit to give up on it sooner); `idle`, the longest an answer's
+ * stream may go quiet once it began (60 s unless said; `--idle` says it for every provider).
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const Timeouts = Schema.Struct({
+  firstByte: Schema.optionalWith(Limit, { exact: true }),
+  idle: Schema.optionalWith(Limit, { exact: true })
+}).annotations({ identifier: "Timeouts", description: "the provider's own limits, in seconds" })
+
 /**
  * An HTTP provider the config defines: the record's key is the CLI part of the places it serves
  * (`local` in `local/qwen3:8b`). `kind` is its wire format, `baseUrl` where it listens (for
  * Anthropic Messages the origin without `/v1`, for OpenAI-compatible up to and including `/v1`),
  * `key` the variable its key is read from (none for a local server that wants none), `models` what
- * it serves with their context windows.
+ * it serves with their context windows, `headers` sent with every request and `timeouts` its own
+ * limits.
  *
  * @since 0.1.0
  * @category schemas
@@ -180,7 +218,9 @@ export const Provider = Schema.Struct({
     })),
     { exact: true }
   ),
-  maxTokens: Schema.optionalWith(Schema.Int.pipe(Schema.positive()), { exact: true })
+  maxTokens: Schema.optionalWith(Schema.Int.pipe(Schema.positive()), { exact: true }),
+  headers: Schema.optionalWith(Headers, { exact: true }),
+  timeouts: Schema.optionalWith(Timeouts, { exact: true })
 }).annotations({ identifier: "Provider", description: "an HTTP provider, named by its key" })
 
 /**
@@ -310,7 +350,13 @@ const keysAt = (path: ReadonlyArray<PropertyKey>): ReadonlyArray<string> => {
     case "accounts":
       return path.length === 3 ? fieldsOf(Account) : fourth === "endpoint" ? fieldsOf(Endpoint) : ["fromEnv"]
     case "providers":
-      return path.length === 2 ? fieldsOf(Provider) : third === "models" ? ["name", "contextWindow"] : ["fromEnv"]
+      return path.length === 2
+        ? fieldsOf(Provider)
+        : third === "models"
+        ? ["name", "contextWindow"]
+        : third === "timeouts"
+        ? fieldsOf(Timeouts)
+        : ["fromEnv"]
     case "run":
       return path.length === 1
         ? fieldsOf(RunSettings)

@@ -268,6 +268,64 @@ describe("ConfigFile", () => {
       )
     }).pipe(Effect.provide(Node)))
 
+  describe("a provider's headers and timeouts", () => {
+    const provider = (extra: object) =>
+      JSON.stringify({
+        providers: { local: { kind: "openai-compatible", baseUrl: "http://127.0.0.1:1/v1", ...extra } }
+      })
+    const refusal = (extra: object) =>
+      Either.flip(ConfigFile.decode(file, provider(extra), ConfigFile.builtinClis)).pipe(Either.getOrThrow).message
+
+    it("reads plain headers, headers from the environment and the provider's limits, and writes them back", () => {
+      const text = provider({
+        headers: { "X-Org": "research", Authorization: { fromEnv: "LOCAL_BEARER" }, "x-api-key": { fromEnv: "K" } },
+        timeouts: { firstByte: 10, idle: 120 }
+      })
+      const document = Either.getOrThrow(ConfigFile.decode(file, text, ConfigFile.builtinClis))
+      expect(document.providers.local?.timeouts).toEqual({ firstByte: 10, idle: 120 })
+      expect(JSON.parse(ConfigFile.encode(document))).toEqual({ steps: {}, accounts: {}, ...JSON.parse(text) })
+    })
+
+    it("a credential's header takes its value only from the environment, with the fix said", () => {
+      for (
+        const name of ["Authorization", "proxy-authorization", "x-api-key", "X-Goog-Api-Key", "Cookie", "x-auth-token"]
+      ) {
+        expect(refusal({ headers: { [name]: "Bearer abc" } })).toBe(
+          `${file} is not a fallback config: at providers.local.headers${
+            /^[A-Za-z_$][A-Za-z0-9_$]*$/.test(name) ? `.${name}` : `["${name}"]`
+          }: the header ${name} carries a credential: looks like a secret; keep it in your environment and write { "fromEnv": "NAME_OF_THAT_VARIABLE" } here instead`
+        )
+      }
+    })
+
+    it("a secret as the plain value of any header is refused, and never echoed", () => {
+      const message = refusal({ headers: { "X-Org": "sk-ant-api03-abcdefghijklmnopqrstuvwxyz012345" } })
+      expect(message).toContain("providers.local.headers[\"X-Org\"]: looks like a secret")
+      expect(message).not.toContain("abcdefghijklmnop")
+    })
+
+    it("a header's name and a limit that are not what they should be say what they should be", () => {
+      expect(refusal({ headers: { "X Org": "a" } })).toContain(
+        "an HTTP header's name: letters, digits and \"-\", no spaces or colons"
+      )
+      expect(refusal({ headers: { "X-Org": { fromEnv: "1BAD" } } })).toContain(
+        "at providers.local.headers[\"X-Org\"]: { \"fromEnv\": \"NAME_OF_A_VARIABLE\" }"
+      )
+      expect(refusal({ timeouts: { idle: 0 } })).toBe(
+        `${file} is not a fallback config: at providers.local.timeouts.idle: seconds, more than 0`
+      )
+      expect(refusal({ timeouts: { firstByte: "10s" } })).toContain("at providers.local.timeouts.firstByte:")
+    })
+
+    it("a misspelt key gets \"did you mean\"", () => {
+      expect(refusal({ timeout: { idle: 5 } })).toContain(
+        "at providers.local.timeout: this key is not one a fallback config has (did you mean timeouts?)"
+      )
+      expect(refusal({ timeouts: { idel: 5 } })).toContain("(did you mean idle?)")
+      expect(refusal({ header: {} })).toContain("(did you mean headers?)")
+    })
+  })
+
   it("an account cannot be made with a secret as a plain value", () => {
     const result = Schema.decodeUnknownEither(ConfigFile.Account)({
       name: "work",

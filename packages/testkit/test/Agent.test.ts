@@ -202,6 +202,25 @@ describe("Agent", () => {
       expect((yield* Scripted.Scripted).seen(b).turns).toBe(1)
     }).pipe(Effect.scoped, Effect.provide(world({ script: { places: { [a]: [Scripted.hang] } }, chain: [a, b] }))))
 
+  it.live("on the live clock, limits longer than a platform timer holds (2^31 - 1 ms) wait for an answer that comes", () =>
+    Effect.gen(function*() {
+      const long = Duration.days(30)
+      const agent = yield* Agent.make(a, undefined, {
+        firstByte: Option.some(long),
+        idle: Option.some(long),
+        send: Option.some(long),
+        budget: { deadline: Duration.days(40), attempts: 20 }
+      })
+      expect(texts(yield* collect(agent, "hi")).join("")).toBe("late")
+      expect((yield* Scripted.Scripted).seen(b).turns).toBe(0)
+      expect((yield* Heard).notices).toEqual([])
+    }).pipe(
+      Effect.scoped,
+      Effect.provide(
+        world({ script: { places: { [a]: [Scripted.delay("50 millis", Scripted.answer("late"))] } }, chain: [a, b] })
+      )
+    ))
+
   it.live("on the live clock, a quiet answer ends Unresponsive at the idle limit, announced at half of it", () =>
     Effect.gen(function*() {
       const agent = yield* Agent.make(a, undefined, { idle: Option.some(Duration.millis(300)) })

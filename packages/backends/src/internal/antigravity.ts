@@ -64,9 +64,12 @@ export const readOutcome = (finished: Cli.Finished, place: Place.Place): Cli.Out
   )
 }
 
+// gemini's, less the settings that turn gemini's retrying off (antigravity's are its own)
+const { prepare: _geminiOnly, ...base } = gemini.description({})
+
 /** @internal */
 export const description: Description = {
-  ...gemini.description,
+  ...base,
   module: "Antigravity",
   cli: "antigravity",
   install,

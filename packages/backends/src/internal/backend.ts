@@ -25,7 +25,11 @@ export interface Description {
   readonly cli: string
   readonly install: string
   readonly capabilities: Backend.Capabilities
-  readonly argv: (turn: Cli.Turn, options: Cli.Options) => ReadonlyArray<string>
+  readonly argv: (
+    turn: Cli.Turn,
+    options: Cli.Options,
+    env: Readonly<Record<string, string>>
+  ) => ReadonlyArray<string>
   readonly quiet: (options: Cli.Options) => Readonly<Record<string, string>>
   readonly home: (configDir: string) => Readonly<Record<string, string>>
   readonly passes: ReadonlyArray<string>
@@ -149,7 +153,8 @@ export const make = (description: Description, options: Cli.Options): Backend.Ba
         const resumed = current
         const args = description.argv(
           { prompt: text, model: place.model, resume: current, settings },
-          options
+          options,
+          prepared
         )
         const logFolder = description.log?.(prepared)
         const logMark = logFolder === undefined ? undefined : Log.mark(logFolder)

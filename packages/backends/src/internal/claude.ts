@@ -1,6 +1,10 @@
 import { Backend, Failure } from "@fallback/core"
 import type { Place } from "@fallback/core"
+import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
+import * as fs from "node:fs"
+import * as os from "node:os"
+import * as path from "node:path"
 import type * as Cli from "../Cli.js"
 import type { Description } from "./backend.js"
 import * as Classify from "./classify.js"
@@ -10,8 +14,41 @@ import { landed } from "./turned.js"
 /** @internal */
 export const install = "npm install -g @anthropic-ai/claude-code"
 
+/** The variable a turn's plugin of skills is named in, from `prepare` to `argv`. */
+const skillsAt = "FALLBACK_SKILLS_PLUGIN"
+
+/**
+ * The skills an agent carries, as a plugin claude loads for the session (`--plugin-dir`): a folder
+ * that lives as long as the session, holding the plugin's manifest and a link to each skill's
+ * folder (its SKILL.md and files), named by the folder (`fallback-skills:NAME` in claude).
+ *
+ * @internal
+ */
+export const skillsPlugin = (skills: ReadonlyArray<string>) =>
+  Effect.acquireRelease(
+    Effect.sync(() => {
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), "fallback-skills-"))
+      fs.mkdirSync(path.join(dir, ".claude-plugin"))
+      fs.writeFileSync(
+        path.join(dir, ".claude-plugin", "plugin.json"),
+        JSON.stringify({ name: "fallback-skills", description: "the skills fallback carries", version: "0.0.0" })
+      )
+      fs.mkdirSync(path.join(dir, "skills"))
+      const names = new Set<string>()
+      for (const skill of skills) {
+        const base = path.basename(path.resolve(skill)).replace(/[^A-Za-z0-9_-]/g, "-") || "skill"
+        let name = base
+        for (let i = 2; names.has(name); i++) name = `${base}-${i}`
+        names.add(name)
+        fs.symlinkSync(path.resolve(skill), path.join(dir, "skills", name))
+      }
+      return dir
+    }),
+    (dir) => Effect.sync(() => fs.rmSync(dir, { recursive: true, force: true }))
+  )
+
 /** @internal */
-export const argv = (turn: Cli.Turn): ReadonlyArray<string> => [
+export const argv = (turn: Cli.Turn, env: Readonly<Record<string, string>> = {}): ReadonlyArray<string> => [
   "-p",
   "--model",
   turn.model,
@@ -22,6 +59,7 @@ export const argv = (turn: Cli.Turn): ReadonlyArray<string> => [
   ...(turn.settings.effort === undefined ? [] : ["--effort", turn.settings.effort]),
   ...(turn.settings.permission === undefined ? [] : ["--permission-mode", turn.settings.permission]),
   ...(turn.settings.webSearch ? [] : ["--disallowedTools", "WebSearch"]),
+  ...(env[skillsAt] === undefined ? [] : ["--plugin-dir", env[skillsAt]]),
   "--",
   turn.prompt
 ]
@@ -129,11 +167,15 @@ export const description: Description = {
     callbacks: false,
     effort: true,
     permission: true,
-    skills: false,
+    skills: true,
     resume: true,
     models: []
   },
-  argv,
+  argv: (turn, _, env) => argv(turn, env),
+  prepare: (settings) =>
+    settings.skills.length === 0
+      ? Effect.succeed({})
+      : Effect.map(skillsPlugin(settings.skills), (dir) => ({ [skillsAt]: dir })),
   quiet: (options) => ({
     CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
     DISABLE_AUTOUPDATER: "1",

@@ -3,6 +3,7 @@ import type { Failure, Place } from "@fallback/core"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as fs from "node:fs"
+import * as path from "node:path"
 import type * as Cli from "../Cli.js"
 import type { Description } from "./backend.js"
 import * as Classify from "./classify.js"
@@ -40,8 +41,64 @@ const provider = (options: Cli.Options & { readonly provider?: Provider | undefi
   ].flatMap(([key, value]) => ["-c", `${key}=${value}`])
 }
 
+/**
+ * The provider a user's own codex config chooses (`model_provider` at the top of
+ * `$CODEX_HOME/config.toml`, else `~/.codex/config.toml`); undefined when it chooses none
+ * (codex's built-in `openai`) or cannot be read.
+ */
+const chosenProvider = (env: Readonly<Record<string, string>>): string | undefined => {
+  const home = env.CODEX_HOME ?? (env.HOME === undefined ? undefined : path.join(env.HOME, ".codex"))
+  if (home === undefined) return undefined
+  let text: string
+  try {
+    text = fs.readFileSync(path.join(home, "config.toml"), "utf8")
+  } catch {
+    return undefined
+  }
+  const top = text.split(/^\s*\[/m)[0] ?? ""
+  return /^\s*model_provider\s*=\s*["']([^"']+)["']/m.exec(top)?.[1]
+}
+
+/** codex's own providers: their ids are reserved, so no setting of theirs can be changed. */
+const builtIn = ["openai", "ollama", "lmstudio"]
+
+/** The provider fallback runs codex's built-in OpenAI provider as: the same, with its retrying off. */
+const mirror = "fallback-openai"
+
+/**
+ * What turns codex's own retrying off when no endpoint is set: for codex's built-in `openai` (whose
+ * settings cannot be changed), a provider of fallback's that is the same (named OpenAI, codex's own
+ * sign-in, its base URL by sign-in or OPENAI_BASE_URL, its organization headers) with no retries;
+ * for a provider of the user's own config, its retries set to 0 for this run only. Nothing is
+ * written into the user's config.
+ */
+const ownRetriesOff = (env: Readonly<Record<string, string>>): ReadonlyArray<readonly [string, string]> => {
+  const chosen = chosenProvider(env)
+  const off = (id: string) =>
+    [[`model_providers.${id}.request_max_retries`, "0"], [`model_providers.${id}.stream_max_retries`, "0"]] as const
+  if (chosen !== undefined && chosen !== "openai") return builtIn.includes(chosen) ? [] : off(chosen)
+  const at = `model_providers.${mirror}`
+  const baseUrl = env.OPENAI_BASE_URL?.trim()
+  return [
+    ["model_provider", quote(mirror)],
+    [`${at}.name`, quote("OpenAI")],
+    ...(baseUrl === undefined || baseUrl === "" ? [] : [[`${at}.base_url`, quote(baseUrl)] as const]),
+    [`${at}.wire_api`, quote("responses")],
+    [`${at}.requires_openai_auth`, "true"],
+    [
+      `${at}.env_http_headers`,
+      "{ \"OpenAI-Organization\" = \"OPENAI_ORGANIZATION\", \"OpenAI-Project\" = \"OPENAI_PROJECT\" }"
+    ],
+    ...off(mirror)
+  ]
+}
+
 /** @internal */
-export const argv = (turn: Cli.Turn, options: Cli.Options & { readonly provider?: Provider | undefined }) => [
+export const argv = (
+  turn: Cli.Turn,
+  options: Cli.Options & { readonly provider?: Provider | undefined },
+  env: Readonly<Record<string, string>> = {}
+) => [
   "exec",
   "--json",
   "--skip-git-repo-check",
@@ -52,6 +109,9 @@ export const argv = (turn: Cli.Turn, options: Cli.Options & { readonly provider?
   "-c",
   "analytics.enabled=false",
   ...provider(options),
+  ...(options.provider !== undefined || options.retries === true
+    ? []
+    : ownRetriesOff(env).flatMap(([key, value]) => ["-c", `${key}=${value}`])),
   ...(turn.settings.effort === undefined ? [] : ["-c", `model_reasoning_effort=${quote(turn.settings.effort)}`]),
   ...(turn.settings.permission === undefined ? [] : ["-s", turn.settings.permission]),
   ...(turn.settings.webSearch ? [] : ["-c", `web_search=${quote("disabled")}`]),
@@ -151,13 +211,15 @@ export const description = (options: Cli.Options & { readonly provider?: Provide
     resume: true,
     models: []
   },
-  argv: (turn) => argv(turn, options),
+  argv: (turn, _, env) => argv(turn, options, env),
   quiet: () => ({}),
   home: (configDir) => ({ CODEX_HOME: configDir }),
   passes: [
     "OPENAI_API_KEY",
     "OPENAI_BASE_URL",
     "CODEX_HOME",
+    "OPENAI_ORGANIZATION",
+    "OPENAI_PROJECT",
     ...(options.provider === undefined ? [] : [options.provider.envKey])
   ],
   live,

@@ -8,6 +8,9 @@ type Endpoint = typeof ConfigFile.Endpoint.Type
 /** The variable an endpoint's key reaches codex and opencode in. */
 const keyVariable = "FALLBACK_ENDPOINT_KEY"
 
+/** The ids of codex's own providers, which no config may give settings to. */
+const codexReserved = ["openai", "ollama", "lmstudio"]
+
 /** What a CLI is given to reach an endpoint. */
 export interface Reach {
   /** Variables for the child, as an account's: plain settings, or `{ fromEnv }` for the key. */
@@ -46,7 +49,14 @@ export const reach = (cli: string, endpoint: Endpoint, model: string): Reach | u
     case "codex":
       return {
         env: keyOr(endpoint, keyVariable),
-        options: { provider: { id: provider, baseUrl: endpoint.baseUrl, envKey: keyVariable } }
+        // codex refuses settings for its own providers' ids (openai, ollama, lmstudio): the endpoint's is another
+        options: {
+          provider: {
+            id: codexReserved.includes(provider) ? `${provider}-endpoint` : provider,
+            baseUrl: endpoint.baseUrl,
+            envKey: keyVariable
+          }
+        }
       }
     case "gemini":
       return {
@@ -79,15 +89,6 @@ export const reach = (cli: string, endpoint: Endpoint, model: string): Reach | u
       return undefined
   }
 }
-
-/**
- * The settings that turn a CLI's own retrying off where no flag or variable does (gemini's
- * `general.maxAttempts`), for an account with a config dir of its own; undefined for the others.
- *
- * @internal
- */
-export const retriesOff = (cli: string): Reach["settings"] =>
-  cli === "gemini" ? { file: path.join(".gemini", "settings.json"), merge: { general: { maxAttempts: 1 } } } : undefined
 
 /**
  * Merges `merge` into the JSON settings file `file` (section by section, the user's other settings

@@ -1,6 +1,10 @@
 import { Backend, Failure } from "@fallback/core"
 import type { Place } from "@fallback/core"
+import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
+import * as fs from "node:fs"
+import * as os from "node:os"
+import * as path from "node:path"
 import type * as Cli from "../Cli.js"
 import type { Description } from "./backend.js"
 import * as Classify from "./classify.js"
@@ -91,8 +95,74 @@ export const readOutcome = (finished: Cli.Finished, place: Place.Place): Cli.Out
   }))
 }
 
+const readObject = (file: string): Record<string, unknown> => {
+  try {
+    const parsed: unknown = JSON.parse(fs.readFileSync(file, "utf8"))
+    return typeof parsed === "object" && parsed !== null && !Array.isArray(parsed)
+      ? parsed as Record<string, unknown>
+      : {}
+  } catch {
+    return {}
+  }
+}
+
+/** Writes `settings` with `general.maxAttempts` 1 to `file`, when that is not already what it holds. */
+const writeOff = (file: string, settings: Record<string, unknown>): void => {
+  const general = typeof settings.general === "object" && settings.general !== null ? settings.general : {}
+  const text = JSON.stringify({ ...settings, general: { ...general, maxAttempts: 1 } }, null, 2) + "\n"
+  if (fs.existsSync(file) && fs.readFileSync(file, "utf8") === text) return
+  fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 })
+  const temporary = `${file}.${process.pid}.tmp`
+  fs.writeFileSync(temporary, text, { mode: 0o600 })
+  fs.renameSync(temporary, file)
+}
+
+/**
+ * Turns gemini's own retrying off (`general.maxAttempts` 1: no flag or variable says it, and gemini
+ * takes system settings only from files root owns). An account's own config dir (`GEMINI_CLI_HOME`)
+ * gets it in its settings; the user's own `~/.gemini` is never written: gemini runs in `managed`, a
+ * home fallback keeps whose `.gemini` links to every entry of the user's (sign-in, sessions, all)
+ * but holds its own copy of the settings, the user's with that one setting. The variables for the
+ * child.
+ *
+ * @internal
+ */
+export const retriesOff = (
+  env: Readonly<Record<string, string>>,
+  managed: string,
+  parent: NodeJS.ProcessEnv
+): Readonly<Record<string, string>> => {
+  if (env.GEMINI_CLI_HOME !== undefined && env.GEMINI_CLI_HOME !== parent.GEMINI_CLI_HOME) {
+    const file = path.join(env.GEMINI_CLI_HOME, ".gemini", "settings.json")
+    writeOff(file, readObject(file))
+    return {}
+  }
+  const home = env.GEMINI_CLI_HOME ?? env.HOME
+  if (home === undefined) return {}
+  const own = path.join(home, ".gemini")
+  const mirror = path.join(managed, ".gemini")
+  fs.mkdirSync(mirror, { recursive: true, mode: 0o700 })
+  for (const entry of fs.existsSync(own) ? fs.readdirSync(own) : []) {
+    const link = path.join(mirror, entry)
+    if (entry === "settings.json" || fs.lstatSync(link, { throwIfNoEntry: false }) !== undefined) continue
+    fs.symlinkSync(path.join(own, entry), link)
+  }
+  writeOff(path.join(mirror, "settings.json"), readObject(path.join(own, "settings.json")))
+  return { GEMINI_CLI_HOME: managed }
+}
+
+/**
+ * Options of the gemini backend beyond every CLI's: `home`, the home fallback keeps for gemini when
+ * an account has no config dir of its own (`~/.config/fallback/homes/gemini` unless said).
+ *
+ * @internal
+ */
+export interface Options extends Cli.Options {
+  readonly home?: string | undefined
+}
+
 /** @internal */
-export const description: Description = {
+export const description = (options: Options): Description => ({
   module: "Gemini",
   cli: "gemini",
   install,
@@ -127,5 +197,12 @@ export const description: Description = {
     return home === undefined ? undefined : `${home}/.gemini/tmp`
   },
   mark: (sessionId) => sessionId.slice(0, 8),
-  keepsFailed: false
-}
+  keepsFailed: false,
+  prepare: (_, env) =>
+    options.retries === true ?
+      Effect.succeed({}) :
+      Effect.try(() =>
+        retriesOff(env, options.home ?? path.join(os.homedir(), ".config", "fallback", "homes", "gemini"), process.env)
+        // a home that cannot be written leaves gemini's retrying on; its progress still ends the turn early
+      ).pipe(Effect.orElseSucceed(() => ({})))
+})

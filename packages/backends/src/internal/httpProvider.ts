@@ -21,7 +21,9 @@ import { randomUUID } from "node:crypto"
 import type { Provider } from "../HttpProvider.js"
 import { Answer, cut, lost } from "./httpAnswer.js"
 import { anthropic } from "./httpAnthropic.js"
-import { classify } from "./httpFailure.js"
+import * as Direct from "./httpDirect.js"
+import { classify, type Refusal } from "./httpFailure.js"
+import { headersOf } from "./httpHeaders.js"
 import { openAi } from "./httpOpenAi.js"
 import type { Wire } from "./httpWire.js"
 
@@ -33,11 +35,22 @@ const unreached = (place: Place.Place, error: HttpClientError.HttpClientError): 
     : new Failure.Unknown({ place, said: Failure.said(`${error.reason}: ${error.message}`) })
 
 /** The failure a non-2xx response is, read from its status, headers and body. */
+const refusal = (place: Place.Place, refused: Refusal) =>
+  Effect.flatMap(Clock.currentTimeMillis, (now) => Effect.fail(classify(refused, place, now)))
+
+/** The same, for a response of the HttpClient. */
 const refused = (place: Place.Place, response: HttpClientResponse.HttpClientResponse) =>
   Effect.flatMap(
-    Effect.all([response.text.pipe(Effect.orElseSucceed(() => "")), Clock.currentTimeMillis]),
-    ([body, now]) => Effect.fail(classify({ status: response.status, headers: response.headers, body }, place, now))
+    response.text.pipe(Effect.orElseSucceed(() => "")),
+    (body) => refusal(place, { status: response.status, headers: response.headers, body })
   )
+
+/** A body read whole as the events it comes to: the session first. */
+const whole = (wire: Wire, place: Place.Place, prompt: Backend.Prompt, id: string, body: string) => {
+  const answer = new Answer(wire, place, prompt)
+  const out: Array<Backend.Event> = [Backend.Event.SessionStarted({ sessionId: id })]
+  return Effect.as(Effect.zipRight(answer.more(body, out), answer.end(out)), out)
+}
 
 const ok = (response: HttpClientResponse.HttpClientResponse) => response.status >= 200 && response.status < 300
 
@@ -104,10 +117,12 @@ const streamed = (
 ): Effect.Effect<Stream.Stream<Backend.Event, Failure.Failure>, never, Scope.Scope> =>
   Effect.map(Stream.toPull(response.stream), (pull) => {
     const decoder = new TextDecoder()
-    const body = pull.pipe(
-      Effect.mapError(Option.map((error) => cut(place, error.cause))),
-      Effect.timeoutFail({ duration: idle, onTimeout: () => Option.some(stalled()) })
-    )
+    const read = Effect.mapError(pull, Option.map((error) => cut(place, error.cause)))
+    // Effect's live clock fires a sleep past a platform timer's 2^31 - 1 ms after 1 ms: an idle
+    // time that long has no timer (nothing would wait 24.8 days for a byte).
+    const body = Duration.toMillis(idle) > 2_147_483_647
+      ? read
+      : Effect.timeoutFail(read, { duration: idle, onTimeout: () => Option.some(stalled()) })
     let started = false
     const next: Effect.Effect<Chunk.Chunk<Backend.Event>, Option.Option<Failure.Failure>> = Effect.suspend(() => {
       if (!started) {
@@ -194,13 +209,11 @@ const bounded = <R, A>(
     )
   }
   let phase: "first-byte" | "whole-send" = "first-byte"
-  let timer: ReturnType<typeof setTimeout> | undefined
+  let timer: { cancel: () => void } | undefined
   let fire: (() => void) | undefined
   const arm = (at: number) => {
-    clearTimeout(timer)
-    timer = Number.isFinite(at)
-      ? setTimeout(() => fire!(), Math.max(0, at - clock.unsafeCurrentTimeMillis()))
-      : undefined
+    timer?.cancel()
+    timer = Number.isFinite(at) ? Direct.at(at, () => fire!()) : undefined
   }
   const work = Effect.flatMap(answered, (response) =>
     Effect.suspend(() => {
@@ -214,7 +227,7 @@ const bounded = <R, A>(
       const finish = (effect: Effect.Effect<A, Failure.Failure>) => {
         if (done) return
         done = true
-        clearTimeout(timer)
+        timer?.cancel()
         resume(effect)
       }
       fire = () => {
@@ -230,7 +243,7 @@ const bounded = <R, A>(
       fiber.addObserver(finish)
       return Effect.suspend(() => {
         done = true
-        clearTimeout(timer)
+        timer?.cancel()
         return Fiber.interrupt(fiber)
       })
     }))
@@ -239,16 +252,30 @@ const bounded = <R, A>(
 /** @internal */
 export const make = (
   provider: Provider,
-  options: { readonly idle: Duration.Duration }
+  options: {
+    readonly idle: Duration.Duration
+    readonly firstByte?: Duration.Duration | undefined
+    readonly dispatcher: Option.Option<Direct.Dispatcher>
+  }
 ): Effect.Effect<Backend.Backend, never, HttpClient.HttpClient> =>
   Effect.map(HttpClient.HttpClient, (client): Backend.Backend => {
     const wire = wires[provider.kind]
     const base = provider.baseUrl.replace(/\/+$/, "")
+    const url = `${base}${wire.turnPath}`
+    const to = Direct.target(url)
+    const dispatcher = Option.getOrUndefined(options.dispatcher)
     const execute = tracedWhereSeen(client)
     const scoped = tracedWhereSeen(HttpClient.withScope(client))
     const sources = new Map<string, Option.Option<{ readonly variable: string } | { readonly value: string }>>()
     const maxTokens = provider.maxTokens ?? 4096
     const stalledFor = `the answer's stream sent nothing for ${Duration.format(options.idle)}`
+    const accounts = new Map<string, Option.Option<ConfigFile.Account>>()
+    // The provider's own first-byte limit, on top of the engine's: its response's headers by then.
+    const firstByte = options.firstByte === undefined ? Infinity : Duration.toMillis(options.firstByte)
+    const answeredBy = <A, R>(place: Place.Place, effect: Effect.Effect<A, Failure.Failure, R>) =>
+      Number.isFinite(firstByte)
+        ? Effect.timeoutFail(effect, { duration: firstByte, onTimeout: () => timeout(place, "first-byte", firstByte) })
+        : effect
 
     return {
       cli: provider.name,
@@ -271,52 +298,132 @@ export const make = (
           const source = keySource(provider, account)
           const key = yield* readKey(place, source)
           sources.set(Place.format(place), source)
+          accounts.set(Place.format(place), account)
+          const extra = yield* headersOf(place, provider.headers, account)
           const id = opening.resume ?? randomUUID()
-          const asked = HttpClientRequest.post(`${base}${wire.turnPath}`).pipe(
-            HttpClientRequest.setHeaders({ accept: "text/event-stream", ...wire.headers(key) })
-          )
+          const sentHeaders = { accept: "text/event-stream", ...wire.headers(key), ...extra }
+          const asked = HttpClientRequest.post(url).pipe(HttpClientRequest.setHeaders(sentHeaders))
+          const directHeaders = { "content-type": "application/json", ...sentHeaders }
+          const timedOut = (phase: "first-byte" | "whole-send", after: number) => timeout(place, phase, after)
           const request = (prompt: Backend.Prompt) =>
             HttpClientRequest.bodyUnsafeJson(asked, wire.body(place.model, prompt, maxTokens))
           const stalled = () => new Failure.Unresponsive({ place, said: Failure.said(stalledFor) })
+          const viaClientTurn = (prompt: Backend.Prompt): Stream.Stream<Backend.Event, Failure.Failure> =>
+            Stream.unwrapScoped(Effect.gen(function*() {
+              const response = yield* answeredBy(
+                place,
+                scoped(request(prompt)).pipe(Effect.mapError((error) => unreached(place, error)))
+              )
+              if (!ok(response)) return yield* refused(place, response)
+              return yield* streamed(new Answer(wire, place, prompt), id, response, stalled, options.idle, place)
+            }))
+          const directTurn = (
+            dispatcher: Direct.Dispatcher,
+            to: { readonly origin: string; readonly path: string },
+            prompt: Backend.Prompt
+          ): Stream.Stream<Backend.Event, Failure.Failure> => {
+            const answer = new Answer(wire, place, prompt)
+            return Direct.stream({
+              dispatcher,
+              origin: to.origin,
+              path: to.path,
+              url,
+              headers: directHeaders,
+              body: JSON.stringify(wire.body(place.model, prompt, maxTokens)),
+              place,
+              idle: Duration.toMillis(options.idle),
+              stalled,
+              firstByte,
+              late: () => timeout(place, "first-byte", firstByte),
+              started: Backend.Event.SessionStarted({ sessionId: id }),
+              more: (text, out) => answer.more(text, out),
+              end: (out) => answer.end(out),
+              over: () => answer.over,
+              refused: (status, headers, body) => refusal(place, { status, headers: Direct.flatHeaders(headers), body })
+            })
+          }
+          // The reply keeps its limits: the response's first byte (its status and headers) by
+          // `by`, the whole body by `whole`.
+          const viaClient = (
+            prompt: Backend.Prompt,
+            limits: { readonly by: number; readonly whole: number },
+            clock: Clock.Clock,
+            sent: number
+          ) =>
+            bounded(
+              Effect.flatMap(
+                Effect.mapError(execute(request(prompt)), (error) => unreached(place, error)),
+                (response) => ok(response) ? Effect.succeed(response) : refused(place, response)
+              ),
+              (response) =>
+                Effect.flatMap(
+                  Effect.mapError(response.text, (error) => cut(place, error.cause)),
+                  (body) => whole(wire, place, prompt, id, body)
+                ),
+              place,
+              clock,
+              sent,
+              limits
+            )
           return {
             id,
             turn: (prompt) =>
-              Stream.unwrapScoped(Effect.gen(function*() {
-                const response = yield* scoped(request(prompt)).pipe(
-                  Effect.mapError((error) => unreached(place, error))
-                )
-                if (!ok(response)) return yield* refused(place, response)
-                return yield* streamed(new Answer(wire, place, prompt), id, response, stalled, options.idle, place)
-              })),
-            // The reply keeps its limits: the response's first byte (its status and headers) by
-            // `by`, the whole body by `whole`.
+              dispatcher !== undefined && to !== undefined
+                ? Stream.unwrap(Effect.clockWith((clock) =>
+                  Effect.tracerWith((tracer) =>
+                    Effect.succeed(
+                      clock === liveClock && tracer === native
+                        ? directTurn(dispatcher, to, prompt)
+                        : viaClientTurn(prompt)
+                    )
+                  )
+                ))
+                : viaClientTurn(prompt),
             reply: (prompt, limits) =>
-              Effect.clockWith((clock) =>
-                bounded(
-                  Effect.flatMap(
-                    Effect.mapError(execute(request(prompt)), (error) => unreached(place, error)),
-                    (response) => ok(response) ? Effect.succeed(response) : refused(place, response)
-                  ),
-                  (response) =>
-                    Effect.flatMap(Effect.mapError(response.text, (error) => cut(place, error.cause)), (body) => {
-                      const answer = new Answer(wire, place, prompt)
-                      const out: Array<Backend.Event> = [Backend.Event.SessionStarted({ sessionId: id })]
-                      return Effect.as(Effect.zipRight(answer.more(body, out), answer.end(out)), out)
-                    }),
-                  place,
-                  clock,
-                  clock.unsafeCurrentTimeMillis(),
-                  limits
-                )
-              ),
+              Effect.clockWith((clock) => {
+                const sent = clock.unsafeCurrentTimeMillis()
+                // The provider's own first-byte limit, where it has one, comes first.
+                const bounds = Number.isFinite(firstByte)
+                  ? { ...limits, by: Math.min(limits.by, sent + firstByte) }
+                  : limits
+                // Straight to undici where the program gave a dispatcher, the clock is the live
+                // one (the TestClock keeps Effect's timers) and no tracer wants the request's span.
+                if (dispatcher !== undefined && to !== undefined && clock === liveClock) {
+                  return Effect.tracerWith((tracer) =>
+                    tracer === native
+                      ? Direct.reply({
+                        dispatcher,
+                        origin: to.origin,
+                        path: to.path,
+                        url,
+                        headers: directHeaders,
+                        body: JSON.stringify(wire.body(place.model, prompt, maxTokens)),
+                        place,
+                        sent,
+                        by: bounds.by,
+                        whole: bounds.whole,
+                        timeout: timedOut,
+                        answer: (status, headers, body) =>
+                          status >= 200 && status < 300
+                            ? whole(wire, place, prompt, id, body)
+                            : refusal(place, { status, headers: Direct.flatHeaders(headers), body })
+                      })
+                      : viaClient(prompt, bounds, clock, sent)
+                  )
+                }
+                return viaClient(prompt, bounds, clock, sent)
+              }),
             keepsLimits: true
           } satisfies Backend.Session
         }
       ),
       check: Effect.fn("HttpProvider.check")(function*(place: Place.Place) {
         const key = yield* readKey(place, sources.get(Place.format(place)) ?? keySource(provider, Option.none()))
+        const extra = yield* headersOf(place, provider.headers, accounts.get(Place.format(place)) ?? Option.none())
         const response = yield* scoped(
-          HttpClientRequest.get(`${base}${wire.modelsPath}`).pipe(HttpClientRequest.setHeaders(wire.headers(key)))
+          HttpClientRequest.get(`${base}${wire.modelsPath}`).pipe(
+            HttpClientRequest.setHeaders({ ...wire.headers(key), ...extra })
+          )
         ).pipe(Effect.mapError((error) => unreached(place, error)))
         if (!ok(response)) return yield* refused(place, response)
       }, Effect.scoped)

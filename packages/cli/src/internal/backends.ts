@@ -47,6 +47,8 @@ export interface Running {
   /** Where config dirs fallback makes for endpoints live (an account with none of its own). */
   readonly homes?: string | undefined
   readonly idle?: Duration.Duration | undefined
+  /** The idle limit is a flag's: it stands over a provider's own `timeouts.idle` too. */
+  readonly idleForAll?: boolean | undefined
   readonly resume?: { readonly at: Place.Place; readonly session: string } | undefined
 }
 
@@ -74,8 +76,9 @@ const expand = (dir: string) => dir.replace(/^~(?=$|\/)/, os.homedir())
  * A CLI's backend that sends each turn where its account's endpoint (else the CLI's) says: the
  * backend made with what the CLI needs for it, the account given the endpoint's variables, and a
  * settings file written into its config dir when the CLI needs one (into a config dir fallback
- * makes under `homes` when the account has none). Without an endpoint, an account's config dir
- * still gets the settings that turn the CLI's own retrying off, where those live in a file.
+ * makes under `homes` when the account has none). The CLIs' own retrying is off either way, by
+ * flags and variables, and for gemini its settings in the account's config dir or in a home of
+ * fallback's under `homes` that links to the user's own.
  */
 const reaching = (
   cli: string,
@@ -84,7 +87,8 @@ const reaching = (
   homes: string
 ): Backend.Backend => {
   const bin = document.clis[cli]?.bin
-  const plain = make({ bin })
+  const own = { bin, home: nodePath.join(homes, "gemini") }
+  const plain = make(own)
   const made = new Map<string, Backend.Backend>()
   return {
     ...plain,
@@ -93,18 +97,9 @@ const reaching = (
         const given = Option.getOrUndefined(account)
         const endpoint = given?.endpoint ?? document.clis[cli]?.endpoint
         const reach = endpoint === undefined ? undefined : Endpoint.reach(cli, endpoint, place.model)
-        if (reach === undefined) {
-          const off = Endpoint.retriesOff(cli)
-          if (off === undefined || given?.configDir === undefined) return plain.open(place, account, settings, opening)
-          const file = nodePath.join(expand(given.configDir), off.file)
-          return Effect.try({
-            try: () => Endpoint.writeSettings(file, off.merge),
-            catch: (error) =>
-              new Failure.Unknown({ place, said: Failure.said(`${file} could not be written: ${String(error)}`) })
-          }).pipe(Effect.zipRight(plain.open(place, account, settings, opening)))
-        }
+        if (reach === undefined) return plain.open(place, account, settings, opening)
         const key = JSON.stringify(reach.options)
-        const backend = made.get(key) ?? make({ bin, ...reach.options })
+        const backend = made.get(key) ?? make({ ...own, ...reach.options })
         made.set(key, backend)
         const name = given?.name ?? "default"
         const configDir = given?.configDir ??
@@ -147,7 +142,9 @@ export const backendsOf = (
       const providers = yield* Effect.forEach(Object.entries(document.providers), ([name, provider]) =>
         HttpProvider.make(
           HttpProvider.Provider.make({ name, ...provider, models: provider.models ?? [] }),
-          running.idle === undefined ? {} : { idle: running.idle }
+          running.idle === undefined || (provider.timeouts?.idle !== undefined && running.idleForAll !== true)
+            ? {}
+            : { idle: running.idle }
         ))
       const homes = running.homes ?? nodePath.join(os.homedir(), ".config", "fallback", "homes")
       const clis = agentClis.map(({ cli, make }) => reaching(cli, make, document, homes))

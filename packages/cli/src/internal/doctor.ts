@@ -11,7 +11,6 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
-import { agentClis } from "./backends.js"
 import { config, editing, json } from "./config.js"
 
 /**
@@ -88,33 +87,38 @@ export const versionOf = (bin: string) =>
     Effect.map(Option.flatten)
   )
 
+// the backends (each CLI's install line) load only when the config uses a CLI
 const cliChecks = (document: ConfigFile.Document, used: ReadonlySet<string>, file: string) =>
-  Effect.forEach(agentClis.filter(({ cli }) => used.has(cli)), ({ cli, install }) =>
-    Effect.gen(function*() {
-      const bin = document.clis[cli]?.bin
-      const found = yield* binaryOf(cli, bin)
-      if (Option.isNone(found)) {
-        return bin === undefined
-          ? { subject: cli, ok: false, detail: "not installed (not on PATH)", fix: install }
-          : {
-            subject: cli,
-            ok: false,
-            detail: `${bin} (clis.${cli}.bin) is not an executable file`,
-            fix:
-              `set clis.${cli}.bin in ${file} to the ${cli} program (\`command -v ${cli}\` shows it), or remove it to use ${cli} on PATH`
+  Effect.flatMap(
+    used.size === 0 ? Effect.succeed([]) : Effect.promise(() => import("./backends.js").then((m) => m.agentClis)),
+    (agentClis) =>
+      Effect.forEach(agentClis.filter(({ cli }) => used.has(cli)), ({ cli, install }) =>
+        Effect.gen(function*() {
+          const bin = document.clis[cli]?.bin
+          const found = yield* binaryOf(cli, bin)
+          if (Option.isNone(found)) {
+            return bin === undefined
+              ? { subject: cli, ok: false, detail: "not installed (not on PATH)", fix: install }
+              : {
+                subject: cli,
+                ok: false,
+                detail: `${bin} (clis.${cli}.bin) is not an executable file`,
+                fix:
+                  `set clis.${cli}.bin in ${file} to the ${cli} program (\`command -v ${cli}\` shows it), or remove it to use ${cli} on PATH`
+              }
           }
-      }
-      const version = yield* versionOf(found.value)
-      return Option.match(version, {
-        onNone: (): Check => ({
-          subject: cli,
-          ok: false,
-          detail: `${found.value} does not start (no answer to --version)`,
-          fix: install
-        }),
-        onSome: (v): Check => ({ subject: cli, ok: true, detail: `${v} at ${found.value}` })
-      })
-    }))
+          const version = yield* versionOf(found.value)
+          return Option.match(version, {
+            onNone: (): Check => ({
+              subject: cli,
+              ok: false,
+              detail: `${found.value} does not start (no answer to --version)`,
+              fix: install
+            }),
+            onSome: (v): Check => ({ subject: cli, ok: true, detail: `${v} at ${found.value}` })
+          })
+        }))
+  )
 
 const accountChecks = (document: ConfigFile.Document) =>
   Effect.gen(function*() {
@@ -174,9 +178,22 @@ const accountChecks = (document: ConfigFile.Document) =>
       )
     }
     for (const [name, provider] of Object.entries(document.providers)) {
-      if (provider.key === undefined) continue
       const overridden = (document.accounts[name] ?? []).length > 0
       if (overridden) continue
+      for (const [header, value] of Object.entries(provider.headers ?? {})) {
+        if (typeof value === "string") continue
+        checks.push(
+          (yield* variable(value.fromEnv))
+            ? { subject: name, ok: true, detail: `header ${header} from ${value.fromEnv} (set)` }
+            : {
+              subject: name,
+              ok: false,
+              detail: `its header ${header} is taken from ${value.fromEnv}, which is not set`,
+              fix: `export ${value.fromEnv}=…  # the ${header} header of ${name}`
+            }
+        )
+      }
+      if (provider.key === undefined) continue
       checks.push(
         (yield* variable(provider.key.fromEnv))
           ? { subject: name, ok: true, detail: `key from ${provider.key.fromEnv} (set)` }

@@ -3,10 +3,29 @@ import type * as Command from "@effect/cli/Command"
 import * as CommandModule from "@effect/cli/Command"
 import type * as HelpDoc from "@effect/cli/HelpDoc"
 import type * as Span from "@effect/cli/HelpDoc/Span"
+import type * as CommandExecutor from "@effect/platform/CommandExecutor"
+import type * as FileSystem from "@effect/platform/FileSystem"
+import type * as Path from "@effect/platform/Path"
+import type * as Terminal from "@effect/platform/Terminal"
 
 /**
- * One command as the help shows it: how it is called, one line about it, and the command itself
- * (its description, examples and options are read from it, so they are written once).
+ * A command of `fallback`: what it runs on (the platform the bin provides), and its errors, each
+ * told by its message.
+ *
+ * @internal
+ */
+export type Loaded = Command.Command<
+  any,
+  CommandExecutor.CommandExecutor | FileSystem.FileSystem | Path.Path | Terminal.Terminal,
+  { readonly message: string },
+  any
+>
+
+/**
+ * One command as the help shows it: how it is called, one line about it, and how to load the
+ * command itself (its description, examples and options are read from it, so they are written
+ * once). A command is loaded only when it is run or its help is asked for, so a start loads the
+ * code of one command alone.
  *
  * @internal
  */
@@ -14,7 +33,7 @@ export interface Entry {
   readonly name: string
   readonly usage: string
   readonly summary: string
-  readonly command: Command.Command<any, any, any, any>
+  readonly load: () => Promise<Loaded>
 }
 
 const textOf = (span: Span.Span): string => {
@@ -46,6 +65,27 @@ const paragraphs = (doc: HelpDoc.HelpDoc): Array<string> => {
       return doc.elements.flatMap(paragraphs)
     default:
       return []
+  }
+}
+
+/**
+ * A help document's text, paragraphs one a line, without styles.
+ *
+ * @internal
+ */
+export const textOfDoc = (doc: HelpDoc.HelpDoc): string => {
+  switch (doc._tag) {
+    case "Header":
+    case "Paragraph":
+      return textOf(doc.value)
+    case "DescriptionList":
+      return doc.definitions.map(([term, description]) => `${textOf(term)} ${textOfDoc(description)}`).join("\n")
+    case "Sequence":
+      return [textOfDoc(doc.left), textOfDoc(doc.right)].filter((t) => t !== "").join("\n")
+    case "Enumeration":
+      return doc.elements.map(textOfDoc).join("\n")
+    case "Empty":
+      return ""
   }
 }
 
@@ -107,8 +147,8 @@ const termOf = (term: string) =>
 // headings in bold: the bin drops colour where it is not wanted (not a terminal, NO_COLOR)
 const heading = (text: string) => `\u001b[1m${text}\u001b[0m`
 
-const readEntry = (entry: Entry) =>
-  read(CommandModule.getHelp(entry.command, CliConfig.defaultConfig), { paragraphs: [], definitions: [] }, {
+const readCommand = (command: Loaded) =>
+  read(CommandModule.getHelp(command, CliConfig.defaultConfig), { paragraphs: [], definitions: [] }, {
     value: ""
   })
 
@@ -124,15 +164,30 @@ const optionsOf = (doc: Read) =>
  *
  * @internal
  */
-export const optionNames = (entry: Entry): ReadonlyArray<string> => optionsOf(readEntry(entry)).flatMap((o) => o.names)
+export const optionNames = (command: Loaded): ReadonlyArray<string> =>
+  optionsOf(readCommand(command)).flatMap((o) => o.names)
+
+/**
+ * The names of the option of `command` whose value is one of `choices` (`--policy`), if one is.
+ *
+ * @internal
+ */
+export const optionChoosing = (command: Loaded, choices: ReadonlyArray<string>): ReadonlyArray<string> => {
+  for (const { header, term } of readCommand(command).definitions) {
+    const found = term.match(/^(\((-\w), (--[\w-]+)\)|--[\w-]+) (.*)$/)
+    if (header !== "OPTIONS" || found === null || found[4] !== choices.join(" | ")) continue
+    return found[2] === undefined ? [found[1]!] : [found[2], found[3]!]
+  }
+  return []
+}
 
 /**
  * A command's own help: usage, what it does, its options one a line, its examples.
  *
  * @internal
  */
-export const commandHelp = (entry: Entry): string => {
-  const doc = readEntry(entry)
+export const commandHelp = (entry: Entry, command: Loaded): string => {
+  const doc = readCommand(command)
   const description = doc.paragraphs.filter((p) => p.header === "DESCRIPTION").map((p) => p.text).join("\n\n")
   const lines = description.split("\n")
   const examples = lines.filter((line) => line.startsWith("  fallback ") || line.startsWith("  echo "))

@@ -1,3 +1,6 @@
+import * as fs from "node:fs"
+import * as nodePath from "node:path"
+
 import * as Args from "@effect/cli/Args"
 import * as Command from "@effect/cli/Command"
 import * as Options from "@effect/cli/Options"
@@ -5,7 +8,7 @@ import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import * as Terminal from "@effect/platform/Terminal"
 import * as Agent from "@fallback/core/Agent"
 import * as Answer from "@fallback/core/Answer"
-import type * as Backend from "@fallback/core/Backend"
+import * as Backend from "@fallback/core/Backend"
 import * as ConfigFile from "@fallback/core/ConfigFile"
 import * as Notice from "@fallback/core/Notice"
 import * as Place from "@fallback/core/Place"
@@ -56,7 +59,7 @@ const noWebSearch = Options.boolean("no-web-search").pipe(
   Options.withDescription("the agent may not search the web (a place that cannot be told so is not walked to)")
 )
 const skill = Options.text("skill").pipe(
-  Options.withDescription("a skill the agent may use (repeatable)"),
+  Options.withDescription("a skill's folder (its SKILL.md) the agent carries (repeatable)"),
   Options.repeated
 )
 const firstByte = text("first-byte", "the longest a place may take to send its first byte (30s; 0 for no limit)")
@@ -189,7 +192,8 @@ export const run = Command.make("run", {
       }
     }
     const first = Option.orElse(yield* timeOf(args.firstByte), () => seconds(file.firstByte))
-    const quietFor = Option.orElse(yield* timeOf(args.idle), () => seconds(file.idle))
+    const idleFlag = yield* timeOf(args.idle)
+    const quietFor = Option.orElse(idleFlag, () => seconds(file.idle))
     const within = Option.orElse(yield* timeOf(args.deadline), () => seconds(file.deadline))
     const attempts = Option.orElse(args.attempts, () => Option.fromNullable(file.attempts))
     if (Option.isSome(args.attempts) && args.attempts.value < 1) {
@@ -225,11 +229,22 @@ export const run = Command.make("run", {
         attempts: Option.getOrElse(attempts, () => chosen.options.budget.attempts)
       }
     }
+    const skills: Array<string> = []
+    for (const folder of args.skill) {
+      const at = nodePath.resolve(folder)
+      if (!fs.existsSync(nodePath.join(at, "SKILL.md"))) {
+        return yield* new InvalidRun({
+          reason:
+            `--skill ${folder}: no SKILL.md in ${at}; a skill is a folder with its SKILL.md (the Agent Skills layout)`
+        })
+      }
+      skills.push(at)
+    }
     const settings = new Settings.Settings({
       ...Option.match(args.effort, { onNone: () => ({}), onSome: (effort) => ({ effort }) }),
       ...Option.match(args.permission, { onNone: () => ({}), onSome: (permission) => ({ permission }) }),
       webSearch: !args.noWebSearch,
-      skills: args.skill
+      skills
     })
 
     const text = yield* Option.match(Option.filter(args.prompt, (p) => p !== "-"), {
@@ -286,6 +301,7 @@ export const run = Command.make("run", {
       backendsOf(document, {
         homes,
         idle: Option.getOrUndefined(quietFor),
+        idleForAll: Option.isSome(idleFlag),
         resume: Option.getOrUndefined(resumed)
       }),
       health(chosen.breaker)
@@ -293,6 +309,16 @@ export const run = Command.make("run", {
     // The breaker preset's chain is LLM_FALLBACK_MODELS, read and checked before the turn starts.
     const world = chosen.name === "breaker" ? Layer.provideMerge(Preset.breakerSteps(startAt), places) : places
     yield* Effect.gen(function*() {
+      // the place the turn starts at takes the agent's settings too, or the turn does not start there
+      const starting = (yield* Backend.Backends).get(startAt.cli)
+      const refusal = Option.flatMap(starting, (backend) => Settings.refusal(settings, backend.capabilities))
+      if (Option.isSome(refusal)) {
+        return yield* new InvalidRun({
+          reason: `${
+            Place.format(startAt)
+          }: ${startAt.cli} ${refusal.value}; start at a place whose CLI can, or leave it out`
+        })
+      }
       const agent = yield* Agent.make(startAt, settings, options)
       const shown = yield* agent.turn(text).pipe(
         Stream.runFoldEffect("", onEvent),

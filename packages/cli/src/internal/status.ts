@@ -1,14 +1,10 @@
 import * as Args from "@effect/cli/Args"
 import * as Command from "@effect/cli/Command"
 import * as Options from "@effect/cli/Options"
-import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import * as Path from "@effect/platform/Path"
-import * as Agent from "@fallback/core/Agent"
 import * as ConfigFile from "@fallback/core/ConfigFile"
 import * as Health from "@fallback/core/Health"
-import * as Notice from "@fallback/core/Notice"
 import * as Place from "@fallback/core/Place"
-import * as Settings from "@fallback/core/Settings"
 import * as Clock from "effect/Clock"
 import * as Console from "effect/Console"
 import * as Duration from "effect/Duration"
@@ -16,10 +12,8 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
-import * as Stream from "effect/Stream"
 
-import { backendsOf } from "./backends.js"
-import { besideConfig, config, editing, json } from "./config.js"
+import { config, editing, json } from "./config.js"
 import { formatTime } from "./seconds.js"
 import { table } from "./table.js"
 
@@ -75,39 +69,6 @@ export class InvalidStatus extends Schema.TaggedError<InvalidStatus>("@fallback/
   }
 }
 
-const probe = "Reply with the single word OK."
-
-/** A short turn at `place` alone, apart from the recorded health, whose outcome is then recorded. */
-const trial = (at: Place.Place) =>
-  Effect.gen(function*() {
-    const recorded = yield* Health.Health
-    const document = yield* (yield* ConfigFile.Store).read
-    const outcome = yield* Effect.gen(function*() {
-      // a place already parsed is never an invalid one
-      const agent = yield* Agent.make(at, Settings.plain, {
-        ...Agent.defaults,
-        fallback: false,
-        budget: { ...Agent.defaults.budget, attempts: 1 }
-      }).pipe(Effect.orDie)
-      return yield* Stream.runDrain(agent.turn(probe))
-    }).pipe(
-      Effect.scoped,
-      Effect.either,
-      Effect.provideService(Notice.Notices, { publish: () => Effect.void, watch: Effect.succeed(Stream.empty) }),
-      Effect.provide(
-        Layer.mergeAll(backendsOf(document, { homes: yield* besideConfig("homes") }), Health.Health.layerMemory()).pipe(
-          Layer.provide(NodeHttpClient.layerUndici)
-        )
-      )
-    )
-    if (outcome._tag === "Right") {
-      yield* recorded.succeeded(at)
-      return yield* Console.log(`${Place.format(at)} answered; its failures are cleared`)
-    }
-    yield* recorded.failed(at, { failure: outcome.left, counts: true, coolUntil: Option.none() })
-    return yield* Console.log(`${Place.format(at)} failed again: ${outcome.left.message}`)
-  })
-
 /** @internal */
 export const status = Command.make(
   "status",
@@ -123,7 +84,7 @@ export const status = Command.make(
             reason: "--try needs the place to try: fallback status --try CLI[@ACCOUNT]/MODEL"
           })
         }
-        return yield* trial(only.value)
+        return yield* Effect.flatMap(Effect.promise(() => import("./trial.js")), ({ trial }) => trial(only.value))
       }
       if (clear) {
         const recorded = (yield* health.snapshot).map((entry) => entry.place)

@@ -15,7 +15,7 @@ import { Notices } from "../Notice.js"
 import * as Place from "../Place.js"
 import type * as Settings from "../Settings.js"
 import { Steps } from "../Steps.js"
-import { attempt, type Probe, promptOf, reply as replyAttempt } from "./attempt.js"
+import { attempt, type Probe, promptOf, reply as replyAttempt, scopedStream } from "./attempt.js"
 import { check } from "./candidates.js"
 import { atPlace, type Entry, type Go } from "./goes.js"
 import * as Run from "./run.js"
@@ -94,7 +94,7 @@ export const make = Effect.fnUntraced(function*(
     attempt(run, place, standIns.hold(place), probe, prompt)
 
   const turn = (text: string): Stream.Stream<Backend.Event, Failure.Failure> =>
-    Stream.unwrapScoped(Effect.gen(function*() {
+    scopedStream(Effect.gen(function*() {
       const clock = yield* Effect.clock
       const run = newRun(clock, clock.unsafeCurrentTimeMillis(), yield* Effect.scope)
       const start = startOf()

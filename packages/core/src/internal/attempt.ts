@@ -1,3 +1,4 @@
+import * as Channel from "effect/Channel"
 import * as Chunk from "effect/Chunk"
 import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
@@ -9,6 +10,7 @@ import * as ExecutionStrategy from "effect/ExecutionStrategy"
 import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
 import * as Option from "effect/Option"
+import * as Runtime from "effect/Runtime"
 import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import type * as Agent from "../Agent.js"
@@ -35,6 +37,20 @@ class LaidOut implements Backend.Prompt {
     return Chunk.toReadonlyArray(this.exchanges)
   }
 }
+
+/**
+ * The stream `make` gives, made in a scope of its own that closes when the stream ends: the same
+ * as `Stream.unwrapScoped`, without the concatAll that runs the made stream as a stream of
+ * streams, which costs a fifth of a bare stream again.
+ *
+ * @internal
+ */
+export const scopedStream = <A, E>(make: Effect.Effect<Stream.Stream<A, E>, E, Scope.Scope>): Stream.Stream<A, E> =>
+  Stream.fromChannel(Channel.unwrap(Effect.map(Scope.make(), (scope) =>
+    Channel.ensuringWith(
+      Channel.unwrap(Effect.map(Scope.extend(make, scope), Stream.toChannel)),
+      (exit) => Scope.close(scope, exit)
+    ))))
 
 /** How a place is probed: its backend's check, within a time. */
 export type Probe = (place: Place.Place, within: Duration.Duration) => Effect.Effect<boolean>
@@ -139,8 +155,9 @@ const note = (limits: Limits, event: Backend.Event) => {
 /**
  * The answer as the caller sees it: the events buffered before the first content, then the rest
  * of the session's stream, each pull within the limits that still hold; the exchange joins the
- * conversation once it is whole. One pull function, where a Stream operator for each of these
- * (concat, tap, onEnd, interruptWhen) costs as much as the session's whole stream again.
+ * conversation once it is whole. One channel that writes the buffered events and then each pull,
+ * where a Stream operator for each of these (concat, tap, onEnd, interruptWhen) costs as much as
+ * the session's whole stream again.
  */
 const deliver = (
   limits: Limits,
@@ -160,26 +177,23 @@ const deliver = (
     }
     return chunk
   }
-  const ended: Pull = Effect.suspend(() => {
+  const ended = Effect.sync(() => {
     if (session.keepsConversation !== true) {
       run.state.history = Chunk.append(run.history, { prompt: prompt.text, answer: result ?? text })
     }
-    return Effect.fail(Option.none())
+    return Channel.void
   })
-  let buffered: Chunk.Chunk<Backend.Event> | undefined = Chunk.unsafeFromArray(events)
+  type Out = Channel.Channel<Chunk.Chunk<Backend.Event>, unknown, Failure.Failure, unknown, unknown, unknown>
   const pull: Pull = Option.isSome(rest) ? afterContent(limits, rest.value) : Effect.fail(Option.none())
-  const next: Pull = Effect.suspend(() => {
-    if (buffered !== undefined) {
-      const first = buffered
-      buffered = undefined
-      if (Chunk.isNonEmpty(first)) return Effect.succeed(seen(first))
-    }
-    return Effect.matchEffect(pull, {
-      onFailure: (end) => Option.isNone(end) ? ended : Effect.fail(end),
-      onSuccess: (chunk) => Effect.succeed(seen(chunk))
-    })
-  })
-  const answer = Stream.repeatEffectChunkOption(next)
+  const more: Out = Channel.unwrap(Effect.matchEffect(pull, {
+    onFailure: (end) => Option.isNone(end) ? ended : Effect.fail(end.value),
+    onSuccess: (chunk) => Effect.succeed(Channel.zipRight(Channel.write(seen(chunk)), more))
+  }))
+  const answer = Stream.fromChannel(
+    events.length === 0 ?
+      more :
+      Channel.suspend(() => Channel.zipRight(Channel.write(seen(Chunk.unsafeFromArray(events))), more))
+  )
   return Option.isSome(rest) && Option.isSome(limits.run.options.watchdog) ? watched(limits, answer) : answer
 }
 
@@ -196,7 +210,8 @@ const liveClock = Context.get(DefaultServices.liveServices, Clock.Clock)
 /**
  * Waits for `fiber` until `at` (the run's clock millis): its result, or None when the time came
  * first (the fiber still running). On the live clock, one setTimeout beside the fiber's observer;
- * on another clock (the TestClock), a timeout on that clock. Interrupting the wait interrupts the
+ * on another clock (the TestClock), or for a wait longer than a platform timer holds, a timeout
+ * on the clock. Interrupting the wait interrupts the
  * fiber.
  */
 const joinBy = <A, E>(
@@ -205,7 +220,9 @@ const joinBy = <A, E>(
   at: number
 ): Effect.Effect<Option.Option<A>, E> => {
   if (!Number.isFinite(at)) return Effect.asSome(Fiber.join(fiber))
-  if (clock !== liveClock) {
+  // A platform timer holds at most 2^31 - 1 ms (about 24.8 days; Node fires a longer one at once):
+  // a longer wait is the clock's.
+  if (clock !== liveClock || at - clock.unsafeCurrentTimeMillis() > 2_147_483_647) {
     return Effect.suspend(() =>
       Effect.timeoutOption(Fiber.join(fiber), Duration.millis(Math.max(0, at - clock.unsafeCurrentTimeMillis())))
     ).pipe(Effect.onInterrupt(() => Fiber.interrupt(fiber)))
@@ -232,21 +249,29 @@ const joinBy = <A, E>(
 }
 
 /**
+ * `effect` run at once on a fiber of its own, which goes on by itself only once it has to wait:
+ * an effect that ends without waiting (a session's stream already there) has ended when this
+ * returns, with no hop through the scheduler and no timer, where `Effect.fork` starts the fiber
+ * only on the scheduler's next turn, and its join on the one after.
+ */
+const started = <A, E>(effect: Effect.Effect<A, E>): Effect.Effect<Fiber.RuntimeFiber<A, E>> =>
+  Effect.map(Effect.runtime<never>(), (runtime) => Runtime.runFork(runtime, effect))
+
+/**
  * `effect` cut at `at` (the run's clock millis) with `late()`'s failure, the effect interrupted
- * first: one forked fiber and one timer, where `Effect.timeoutFail` forks two fibers and sleeps
- * in one, several times a turn's own cost.
+ * first: one fiber started at once (see `started`) and, only when it has to wait, one timer,
+ * where `Effect.timeoutFail` forks two fibers and sleeps in one, several times a turn's own cost.
  */
 const cutAt = <A, E>(effect: Effect.Effect<A, E>, clock: Clock.Clock, at: number, late: () => E): Effect.Effect<A, E> =>
   Number.isFinite(at)
-    ? Effect.flatMap(
-      Effect.fork(effect),
-      (fiber) =>
-        Effect.flatMap(joinBy(fiber, clock, at), (got) =>
-          Option.isSome(got)
-            ? Effect.succeed(got.value)
-            : Effect.zipRight(Fiber.interrupt(fiber), Effect.fail(late())))
-    )
+    ? Effect.flatMap(started(effect), (fiber) => fiber.unsafePoll() ?? cutFiberAt(fiber, clock, at, late))
     : effect
+
+const cutFiberAt = <A, E>(fiber: Fiber.RuntimeFiber<A, E>, clock: Clock.Clock, at: number, late: () => E) =>
+  Effect.flatMap(joinBy(fiber, clock, at), (got) =>
+    Option.isSome(got)
+      ? Effect.succeed(got.value)
+      : Effect.zipRight(Fiber.interrupt(fiber), Effect.fail(late())))
 
 /**
  * The limits on an attempt before its first content: first byte (no later than the deadline) and
@@ -340,7 +365,13 @@ const afterContent = (limits: Limits, pull: Pull): Pull => {
     )
   return Effect.suspend(() => {
     const failure = ended(clock.unsafeCurrentTimeMillis())
-    return failure === undefined ? Effect.flatMap(Effect.fork(pull), waited) : Effect.fail(Option.some(failure))
+    if (failure !== undefined) return Effect.fail(Option.some(failure))
+    return Effect.flatMap(started(pull), (fiber) => {
+      const exit = fiber.unsafePoll()
+      if (exit === null) return waited(fiber)
+      moved = clock.unsafeCurrentTimeMillis()
+      return exit
+    })
   })
 }
 

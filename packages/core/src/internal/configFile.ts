@@ -3,6 +3,7 @@ import * as ParseResult from "effect/ParseResult"
 import type * as Schema from "effect/Schema"
 import { echo, printable, unprintable } from "./echo.js"
 import { nearest } from "./nearest.js"
+import { secretName } from "./secret.js"
 
 const identifier = /^[A-Za-z_$][A-Za-z0-9_$]*$/
 
@@ -136,3 +137,12 @@ export const firstLine = (text: string, length = 200): string => {
   const line = text.split("\n")[0] ?? ""
   return line.length <= length ? line : `${line.slice(0, length)}…`
 }
+
+/**
+ * Whether an HTTP header's name says it carries a credential (`Authorization`, `Cookie`,
+ * `x-api-key`, `x-goog-api-key`, `…-token`): its value is never a literal in the config.
+ *
+ * @internal
+ */
+export const secretHeader = (name: string): boolean =>
+  /^(?:proxy-)?authori[sz]ation$|^(?:set-)?cookie$/i.test(name) || secretName(name.replace(/-/g, "_"))

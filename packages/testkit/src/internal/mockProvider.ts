@@ -38,7 +38,7 @@ export interface Options {
   readonly downFor?: number | undefined
   readonly text?: string | undefined
   readonly contextWindows?: Readonly<Record<string, number>> | undefined
-  /** Keep each request's parsed body in the log (off unless asked: a long run would hold them all). */
+  /** Keep each request's parsed body and headers in the log (off unless asked: a long run would hold them all). */
   readonly bodies?: boolean | undefined
 }
 
@@ -51,6 +51,8 @@ export interface Request {
   readonly at: number
   /** The request's parsed body, when the mock was started with `bodies`. */
   readonly body?: unknown
+  /** The request's headers, when the mock was started with `bodies`. */
+  readonly headers?: Readonly<Record<string, string | ReadonlyArray<string> | undefined>>
 }
 
 /** @internal */
@@ -288,7 +290,7 @@ export const start = async (options: Options = {}, port = 0): Promise<Running> =
       key: base.key,
       fault,
       at: Date.now(),
-      ...(options.bodies === true ? { body } : {})
+      ...(options.bodies === true ? { body, headers: { ...request.headers } } : {})
     })
     const asked: Asked = {
       ...base,
