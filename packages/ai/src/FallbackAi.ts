@@ -47,7 +47,11 @@ export interface Config {
 export const make: (
   place: Place.Place | string,
   config?: Config
-) => Effect.Effect<LanguageModel.Service, Place.InvalidPlace, Scope.Scope | Agent.Requirements> = (
+) => Effect.Effect<
+  LanguageModel.Service,
+  Place.InvalidPlace | Agent.SettingsRefused,
+  Scope.Scope | Agent.Requirements
+> = (
   place,
   config = {}
 ) => internal.make(place, config)
@@ -71,7 +75,7 @@ export const make: (
 export const layer = (
   place: Place.Place | string,
   config: Config = {}
-): Layer.Layer<LanguageModel.LanguageModel, Place.InvalidPlace, Agent.Requirements> =>
+): Layer.Layer<LanguageModel.LanguageModel, Place.InvalidPlace | Agent.SettingsRefused, Agent.Requirements> =>
   Layer.scoped(LanguageModel.LanguageModel, make(place, config))
 
 /**
@@ -108,7 +112,11 @@ export const chain = <E, R>(
   places: readonly [string, ...Array<string>],
   backends: ReadonlyArray<Effect.Effect<Backend.Backend, E, R>>,
   config: Config = {}
-): Layer.Layer<LanguageModel.LanguageModel, Place.InvalidPlace | Steps.StepsError | E, R> =>
+): Layer.Layer<
+  LanguageModel.LanguageModel,
+  Place.InvalidPlace | Agent.SettingsRefused | Steps.StepsError | E,
+  R
+> =>
   Layer.unwrapEffect(
     Effect.map(
       Effect.all([Effect.forEach(places, (place) => Place.parse(place)), Effect.all(backends)]),

@@ -18,6 +18,7 @@
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
 import type * as Stream from "effect/Stream"
 import * as Answer from "./Answer.js"
@@ -182,12 +183,37 @@ export const make: (
   place: Place.Place | string,
   settings?: Settings.Settings,
   options?: Partial<Options>
-) => Effect.Effect<Agent, Place.InvalidPlace, Scope.Scope | Requirements> = Effect.fn("Agent.make")(
+) => Effect.Effect<Agent, Place.InvalidPlace | SettingsRefused, Scope.Scope | Requirements> = Effect.fn("Agent.make")(
   function*(place, settings = Settings.plain, options = {}) {
     const origin = typeof place === "string" ? yield* Place.parse(place) : place
+    // A move is refused where the next backend cannot honour the settings; the first place is
+    // held to the same rule here, so no setting is quietly ignored at the start either.
+    const refusal = Option.flatMap(
+      (yield* Backend.Backends).get(origin.cli),
+      (backend) => Settings.refusal(settings, backend.capabilities)
+    )
+    if (Option.isSome(refusal)) {
+      return yield* new SettingsRefused({ place: Place.format(origin), reason: `${origin.cli} ${refusal.value}` })
+    }
     return yield* internal.make(origin, settings, { ...defaults, ...options })
   }
 )
+
+/**
+ * The place an agent would be made at cannot honour its settings (effort, permission rung, web
+ * search off, skills, callbacks): the agent is not made, as a move to such a place stops a turn.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class SettingsRefused extends Schema.TaggedError<SettingsRefused>("@fallback/core/SettingsRefused")(
+  "SettingsRefused",
+  { place: Schema.String, reason: Schema.String }
+) {
+  override get message(): string {
+    return `${this.place}: ${this.reason}; start at a place whose backend can, or leave the setting out`
+  }
+}
 
 /**
  * Takes a turn and waits for the whole answer: the result's text, or the text events joined.

@@ -345,6 +345,21 @@ describe("Agent", () => {
       }))))
   }
 
+  // 000: "a setting quietly ignored would be a setting that lies" — at the first place too.
+  it.scoped("an agent is not made at a place whose backend cannot honour its settings, and nothing is opened", () =>
+    Effect.gen(function*() {
+      const refused = yield* Effect.flip(Agent.make(b, new Settings.Settings({ skills: ["review"] })))
+      expect(refused).toBeInstanceOf(Agent.SettingsRefused)
+      expect(refused.message).toBe(
+        `${b}: codex cannot be given skills (review); start at a place whose backend can, or leave the setting out`
+      )
+      const agent = yield* Agent.make(a, new Settings.Settings({ skills: ["review"] }))
+      expect(yield* Agent.ask(agent, "hi")).toBe(`ok from ${a}`)
+      expect((yield* Scripted.Scripted).seen(b).opens).toBe(0)
+    }).pipe(
+      Effect.provide(world({ script: { places: {}, capabilities: { codex: { skills: false } } }, chain: [a, b] }))
+    ))
+
   it.scoped("a setting the next backend cannot honour stops the walk: the turn fails as it failed, with a notice", () =>
     Effect.gen(function*() {
       const agent = yield* Agent.make(a, new Settings.Settings({ webSearch: false }))
