@@ -151,8 +151,7 @@ describe("fallback run and fallback demo, over HTTP to a loopback provider", () 
     )
   })
 
-  it("demo narrates a rate limit, a refused key and a retired model, then prints the answer, well under 10 s", async () => {
-    const started = Date.now()
+  it("demo narrates a rate limit, a refused key and a retired model, then prints the answer", async () => {
     const ran = await running(join(tmpdir(), "unused.json"), {}, "demo")
     expect(ran.code).toBe(0)
     const lines = ran.out.split("\n")
@@ -165,6 +164,5 @@ describe("fallback run and fallback demo, over HTTP to a loopback provider", () 
     ])
     expect(ran.out).toContain("The answer, from local/qwen3:8b:\n  Hello! I am qwen3:8b on a local server")
     expect(ran.out).toContain("5 requests, 4 failed and answered")
-    expect(Date.now() - started).toBeLessThan(10_000)
   })
 })

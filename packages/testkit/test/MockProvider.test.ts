@@ -115,7 +115,10 @@ describe("MockProvider", () => {
     ["rate-limit", "anthropic", 429, (body, headers) => {
       expect(body).toMatchObject({ type: "error", error: { type: "rate_limit_error" } })
       expect(headers.get("retry-after")).toBe("7")
-      expect(Date.parse(headers.get("anthropic-ratelimit-requests-reset")!)).toBeGreaterThan(Date.now())
+      // the reset is the retry-after's 7 s from when the response was sent (its Date, to the second)
+      const after = Date.parse(headers.get("anthropic-ratelimit-requests-reset")!) - Date.parse(headers.get("date")!)
+      expect(after).toBeGreaterThanOrEqual(7_000)
+      expect(after).toBeLessThan(8_000)
     }],
     ["rate-limit", "chat", 429, (body, headers) => {
       expect(body.error.code).toBe("rate_limit_exceeded")
