@@ -83,8 +83,12 @@ export const flatHeaders = (
   return out
 }
 
-/** @internal */
-export interface Sent {
+/**
+ * A provider's request, as a reply and a streamed turn both send it.
+ *
+ * @internal
+ */
+export interface Request {
   readonly dispatcher: Dispatcher
   readonly origin: string
   readonly path: string
@@ -93,6 +97,20 @@ export interface Sent {
   readonly headers: Record<string, string>
   readonly body: string
   readonly place: Place.Place
+}
+
+/** The request POSTed to its dispatcher. */
+const post = (request: Request, handler: Handler) =>
+  request.dispatcher.dispatch({
+    origin: request.origin,
+    path: request.path,
+    method: "POST",
+    headers: request.headers,
+    body: request.body
+  }, handler)
+
+/** @internal */
+export interface Sent extends Request {
   /** When the request is sent, and its two limits, in epoch millis. */
   readonly sent: number
   readonly by: number
@@ -166,13 +184,7 @@ export const reply = (sent: Sent): Effect.Effect<ReadonlyArray<Backend.Event>, F
       timer = Number.isFinite(when) ? at(when, fire) : undefined
     }
     arm(Math.min(by, whole))
-    sent.dispatcher.dispatch({
-      origin: sent.origin,
-      path: sent.path,
-      method: "POST",
-      headers: sent.headers,
-      body: sent.body
-    }, {
+    post(sent, {
       onRequestStart: (started) => {
         controller = started
         if (done) started.abort(abandoned)
@@ -209,14 +221,7 @@ export const reply = (sent: Sent): Effect.Effect<ReadonlyArray<Backend.Event>, F
   })
 
 /** What a streamed request sends, and how its events are read from the body as it comes. */
-export interface Streamed {
-  readonly dispatcher: Dispatcher
-  readonly origin: string
-  readonly path: string
-  readonly url: string
-  readonly headers: Record<string, string>
-  readonly body: string
-  readonly place: Place.Place
+export interface Streamed extends Request {
   /** The longest the body may go without a byte once the response started, in millis. */
   readonly idle: number
   readonly stalled: () => Failure.Failure
@@ -273,13 +278,7 @@ export const stream = (sent: Streamed): Stream.Stream<Backend.Event, Failure.Fai
     }
     const send = () => {
       sentYet = true
-      sent.dispatcher.dispatch({
-        origin: sent.origin,
-        path: sent.path,
-        method: "POST",
-        headers: sent.headers,
-        body: sent.body
-      }, {
+      post(sent, {
         onRequestStart: (started) => {
           controller = started
           if (finished) started.abort(abandoned)

@@ -317,6 +317,20 @@ export const make = (
               if (!ok(response)) return yield* refused(place, response)
               return yield* streamed(new Answer(wire, place, prompt), id, response, stalled, options.idle, place)
             }))
+          // The request as undici is given it, for a streamed turn and a reply alike.
+          const directRequest = (
+            dispatcher: Direct.Dispatcher,
+            to: { readonly origin: string; readonly path: string },
+            prompt: Backend.Prompt
+          ): Direct.Request => ({
+            dispatcher,
+            origin: to.origin,
+            path: to.path,
+            url,
+            headers: directHeaders,
+            body: JSON.stringify(wire.body(place.model, prompt, maxTokens)),
+            place
+          })
           const directTurn = (
             dispatcher: Direct.Dispatcher,
             to: { readonly origin: string; readonly path: string },
@@ -324,13 +338,7 @@ export const make = (
           ): Stream.Stream<Backend.Event, Failure.Failure> => {
             const answer = new Answer(wire, place, prompt)
             return Direct.stream({
-              dispatcher,
-              origin: to.origin,
-              path: to.path,
-              url,
-              headers: directHeaders,
-              body: JSON.stringify(wire.body(place.model, prompt, maxTokens)),
-              place,
+              ...directRequest(dispatcher, to, prompt),
               idle: Duration.toMillis(options.idle),
               stalled,
               firstByte,
@@ -392,13 +400,7 @@ export const make = (
                   return Effect.tracerWith((tracer) =>
                     tracer === native
                       ? Direct.reply({
-                        dispatcher,
-                        origin: to.origin,
-                        path: to.path,
-                        url,
-                        headers: directHeaders,
-                        body: JSON.stringify(wire.body(place.model, prompt, maxTokens)),
-                        place,
+                        ...directRequest(dispatcher, to, prompt),
                         sent,
                         by: bounds.by,
                         whole: bounds.whole,
