@@ -80,6 +80,7 @@ export default tseslint.config(
       "**/dist/",
       "**/docs/",
       "**/.cache/",
+      ".ab/",
       "**/coverage/",
       "bench/*.bundle.mjs",
       "test/fixtures/",
