@@ -93,7 +93,7 @@ describe("fallback run's flags", () => {
       "--effort",
       "high",
       "--permission",
-      "acceptEdits",
+      "edit",
       "--no-web-search",
       "--skill",
       review,
@@ -109,6 +109,25 @@ describe("fallback run's flags", () => {
     const carried = readFileSync(join(home, "a", "plugins.jsonl"), "utf8").trim().split("\n").map((l) => JSON.parse(l))
     expect(carried).toEqual([{ name: "fallback-skills", skills: { review, tests } }])
     expect(existsSync(pluginDir)).toBe(false)
+  })
+
+  it("a permission word outside the rungs is refused before any CLI is run, naming the rung to write", async () => {
+    const { argv, fallback } = setUp({ a: "answer" })
+    // yolo once walked past claude's accounts and ran at gemini as --approval-mode yolo (issue 22)
+    const yolo = await fallback("run", place("a"), "--permission", "yolo", "Fix it")
+    expect(yolo).toEqual({
+      code: 1,
+      out: "",
+      err: "fallback: --permission yolo: \"yolo\" is gemini's own word, not a permission rung: write full " +
+        "(the rungs, narrowest first: read-only, ask, edit, full; each CLI is given its own flags for it)\n"
+    })
+    const typo = await fallback("run", place("a"), "--permission", "eddit", "Fix it")
+    expect(typo.code).toBe(1)
+    expect(typo.err).toBe(
+      "fallback: --permission eddit: \"eddit\" is not a permission rung (did you mean edit?); " +
+        "the rungs, narrowest first: read-only, ask, edit, full\n"
+    )
+    expect([...argv("a"), ...argv("b")]).toEqual([])
   })
 
   it("a skill that is not a folder with a SKILL.md, or a CLI that cannot take skills, stops the turn saying so", async () => {

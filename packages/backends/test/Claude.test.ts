@@ -34,7 +34,7 @@ describe("Claude.argv", () => {
   })
 
   it("resumes by id and maps effort, permission and web search off to its flags", () => {
-    const settings = new Settings.Settings({ effort: "high", permission: "plan", webSearch: false })
+    const settings = new Settings.Settings({ effort: "high", permission: "read-only", webSearch: false })
     const argv = Claude.argv({ prompt: "go on", model: "m", resume: "s-1", settings })
     expect(argv.slice(argv.indexOf("--resume"), argv.indexOf("--resume") + 2)).toEqual(["--resume", "s-1"])
     expect(argv).toContain("--effort")

@@ -17,6 +17,7 @@
  */
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
@@ -186,6 +187,13 @@ export const make: (
 ) => Effect.Effect<Agent, Place.InvalidPlace | SettingsRefused, Scope.Scope | Requirements> = Effect.fn("Agent.make")(
   function*(place, settings = Settings.plain, options = {}) {
     const origin = typeof place === "string" ? yield* Place.parse(place) : place
+    // a Settings made without its schema (a cast, plain JavaScript) is held to the vocabulary too
+    if (settings.permission !== undefined && Either.isLeft(Settings.parsePermission(settings.permission))) {
+      return yield* new SettingsRefused({
+        place: Place.format(origin),
+        reason: new Settings.InvalidPermission({ word: String(settings.permission) }).message
+      })
+    }
     // A move is refused where the next backend cannot honour the settings; the first place is
     // held to the same rule here, so no setting is quietly ignored at the start either.
     const refusal = Option.flatMap(

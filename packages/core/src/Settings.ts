@@ -5,8 +5,85 @@
  *
  * @since 0.1.0
  */
+import * as Either from "effect/Either"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
+import * as internal from "./internal/permission.js"
+
+/**
+ * The permission rungs, narrowest first: what an agent may do on the machine without a person
+ * saying yes. A headless turn has no one to say yes, so what a rung leaves to asking is declined.
+ *
+ * - `read-only`: it reads and answers; it changes nothing (claude's plan mode, codex's read-only
+ *   sandbox).
+ * - `ask`: the CLI's own default: what its own settings do not already allow is asked for, so
+ *   declined.
+ * - `edit`: it may change files in the working folder without asking; commands and anything else
+ *   are asked for, so declined.
+ * - `full`: it may do anything without asking.
+ *
+ * Each backend maps a rung to its CLI's own flags, and honours only the rungs it can express
+ * exactly: a rung is never run wider, nor narrower, than asked. The CLIs' own words (`plan`,
+ * `acceptEdits`, `yolo`…) are not rungs; they are refused, naming the rung to write.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export const Permission = Schema.Literal("read-only", "ask", "edit", "full").annotations({
+  identifier: "Permission",
+  description: "the permission rung: read-only, ask, edit or full (narrowest first)",
+  message: (issue) => ({
+    message: internal.refusedWord(String((issue as { readonly actual?: unknown }).actual)),
+    override: true
+  })
+})
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type Permission = typeof Permission.Type
+
+/**
+ * The rungs, narrowest first.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const permissions: ReadonlyArray<Permission> = internal.rungs
+
+/**
+ * Whether `rung` lets an agent do more than `than` does.
+ *
+ * @since 0.1.0
+ * @category guards
+ */
+export const wider: (rung: Permission, than: Permission) => boolean = internal.wider
+
+/**
+ * A word given as a permission rung that is not one: the message lists the rungs, and names the
+ * nearest on a typo, or the rung to write for a CLI's own word (`yolo` → full).
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class InvalidPermission extends Schema.TaggedError<InvalidPermission>("@fallback/core/InvalidPermission")(
+  "InvalidPermission",
+  { word: Schema.String }
+) {
+  override get message(): string {
+    return internal.refusedWord(this.word)
+  }
+}
+
+/**
+ * Reads a permission rung, refusing any other word before a turn starts.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const parsePermission = (word: string): Either.Either<Permission, InvalidPermission> =>
+  internal.isRung(word) ? Either.right(word) : Either.left(new InvalidPermission({ word }))
 
 /**
  * An agent's settings. Each is carried to every backend that honours it; a backend that does not
@@ -17,7 +94,7 @@ import * as Schema from "effect/Schema"
  */
 export class Settings extends Schema.Class<Settings>("@fallback/core/Settings")({
   effort: Schema.optional(Schema.String.annotations({ description: "how hard the agent thinks" })),
-  permission: Schema.optional(Schema.String.annotations({ description: "the permission rung" })),
+  permission: Schema.optional(Permission),
   webSearch: Schema.optionalWith(Schema.Boolean, { default: () => true }),
   skills: Schema.optionalWith(Schema.Array(Schema.String), { default: () => [] }),
   callbacks: Schema.optionalWith(Schema.Array(Schema.String), { default: () => [] })
@@ -45,11 +122,17 @@ export interface Honours {
   readonly callbacks: boolean
   /** It can be told how hard to think. */
   readonly effort?: boolean | undefined
-  /** It can be given a permission rung. */
-  readonly permission?: boolean | undefined
+  /**
+   * The permission rungs it can express exactly (`true`: every rung; none said: none). An agent
+   * given any other rung does not move there.
+   */
+  readonly permission?: boolean | ReadonlyArray<Permission> | undefined
   /** It can be given skills. */
   readonly skills?: boolean | undefined
 }
+
+const honoursRung = (rung: Permission, honoured: Honours["permission"]): boolean =>
+  honoured === true || (Array.isArray(honoured) && honoured.includes(rung))
 
 /**
  * Why a backend cannot honour these settings, or none when it can: a setting quietly ignored
@@ -65,8 +148,14 @@ export const refusal = (settings: Settings, honours: Honours): Option.Option<str
     ? Option.some("cannot be given callbacks")
     : settings.effort !== undefined && honours.effort !== true
     ? Option.some(`cannot be told how hard to think (effort ${settings.effort})`)
-    : settings.permission !== undefined && honours.permission !== true
-    ? Option.some(`cannot be given a permission rung (${settings.permission})`)
+    : settings.permission !== undefined && !honoursRung(settings.permission, honours.permission)
+    ? Option.some(
+      Array.isArray(honours.permission) && honours.permission.length > 0
+        ? `cannot run at the permission rung ${settings.permission} exactly (it runs at ${
+          honours.permission.join(", ")
+        } only)`
+        : `cannot be given a permission rung (${settings.permission})`
+    )
     : settings.skills.length > 0 && honours.skills !== true
     ? Option.some(`cannot be given skills (${settings.skills.join(", ")})`)
     : Option.none()

@@ -311,7 +311,7 @@ describe("Agent", () => {
     Effect.gen(function*() {
       const settings = new Settings.Settings({
         effort: "high",
-        permission: "plan",
+        permission: "read-only",
         webSearch: false,
         skills: ["review"],
         callbacks: ["approve"]
@@ -327,7 +327,7 @@ describe("Agent", () => {
   for (
     const [setting, capability, reason] of [
       [{ effort: "high" }, { effort: false }, "codex cannot be told how hard to think (effort high)"],
-      [{ permission: "plan" }, { permission: false }, "codex cannot be given a permission rung (plan)"],
+      [{ permission: "read-only" }, { permission: false }, "codex cannot be given a permission rung (read-only)"],
       [{ skills: ["review"] }, { skills: false }, "codex cannot be given skills (review)"]
     ] as const
   ) {

@@ -73,6 +73,8 @@ export const description: Description = {
   module: "Antigravity",
   cli: "antigravity",
   install,
+  // gemini's approval modes are not known to be antigravity's: it is given no rung
+  capabilities: { ...base.capabilities, permission: false },
   argv,
   readOutcome,
   log: (env) => {

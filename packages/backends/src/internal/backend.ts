@@ -1,5 +1,5 @@
-import { Backend, Failure, Notice } from "@fallback/core"
-import type { ConfigFile, Place, Settings } from "@fallback/core"
+import { Backend, Failure, Notice, Settings } from "@fallback/core"
+import type { ConfigFile, Place } from "@fallback/core"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
@@ -46,6 +46,30 @@ export interface Description {
   readonly keepsFailed?: boolean
   /** What the CLI says when the session it was told to resume is not there. */
   readonly noSession?: RegExp
+}
+
+/**
+ * What each permission rung a CLI can express exactly is, there: a rung left out is one it cannot
+ * honour (its capabilities say so), never one mapped to a neighbour.
+ *
+ * @internal
+ */
+export type Rungs<A> = Partial<Record<Settings.Permission, A>>
+
+/** @internal */
+export const rungsOf = (rungs: Rungs<unknown>): ReadonlyArray<Settings.Permission> =>
+  Settings.permissions.filter((rung) => rungs[rung] !== undefined)
+
+/**
+ * What a rung is at a CLI. One it cannot express never gets here (the walk and `Agent.make`
+ * refuse it first); were it to, it is a defect rather than a run at another rung.
+ *
+ * @internal
+ */
+export const atRung = <A>(cli: string, rungs: Rungs<A>, rung: Settings.Permission): A => {
+  const at = rungs[rung]
+  if (at === undefined) throw new Error(`${cli} cannot run at the permission rung ${rung}`)
+  return at
 }
 
 /** A resume that found no session: the turn is taken again in a fresh one. */

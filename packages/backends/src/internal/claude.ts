@@ -6,7 +6,7 @@ import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import type * as Cli from "../Cli.js"
-import type { Description } from "./backend.js"
+import { atRung, type Description, type Rungs, rungsOf } from "./backend.js"
 import * as Classify from "./classify.js"
 import * as Json from "./json.js"
 import { landed } from "./turned.js"
@@ -47,6 +47,18 @@ export const skillsPlugin = (skills: ReadonlyArray<string>) =>
     (dir) => Effect.sync(() => fs.rmSync(dir, { recursive: true, force: true }))
   )
 
+/**
+ * claude's `--permission-mode` for each rung: it expresses every one.
+ *
+ * @internal
+ */
+export const permissionModes: Rungs<string> = {
+  "read-only": "plan",
+  ask: "default",
+  edit: "acceptEdits",
+  full: "bypassPermissions"
+}
+
 /** @internal */
 export const argv = (turn: Cli.Turn, env: Readonly<Record<string, string>> = {}): ReadonlyArray<string> => [
   "-p",
@@ -57,7 +69,9 @@ export const argv = (turn: Cli.Turn, env: Readonly<Record<string, string>> = {})
   "--verbose",
   ...(turn.resume === undefined ? [] : ["--resume", turn.resume]),
   ...(turn.settings.effort === undefined ? [] : ["--effort", turn.settings.effort]),
-  ...(turn.settings.permission === undefined ? [] : ["--permission-mode", turn.settings.permission]),
+  ...(turn.settings.permission === undefined
+    ? []
+    : ["--permission-mode", atRung("claude", permissionModes, turn.settings.permission)]),
   ...(turn.settings.webSearch ? [] : ["--disallowedTools", "WebSearch"]),
   ...(env[skillsAt] === undefined ? [] : ["--plugin-dir", env[skillsAt]]),
   "--",
@@ -166,7 +180,7 @@ export const description: Description = {
     webSearchOff: true,
     callbacks: false,
     effort: true,
-    permission: true,
+    permission: rungsOf(permissionModes),
     skills: true,
     resume: true,
     models: []

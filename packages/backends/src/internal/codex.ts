@@ -5,7 +5,7 @@ import * as Either from "effect/Either"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import type * as Cli from "../Cli.js"
-import type { Description } from "./backend.js"
+import { atRung, type Description, type Rungs, rungsOf } from "./backend.js"
 import * as Classify from "./classify.js"
 import * as Json from "./json.js"
 import { landed } from "./turned.js"
@@ -93,6 +93,19 @@ const ownRetriesOff = (env: Readonly<Record<string, string>>): ReadonlyArray<rea
   ]
 }
 
+/**
+ * codex's sandbox for each rung it expresses exactly, asking for nothing (a headless turn has no
+ * one to ask; the sandbox is the bound). Its workspace-write sandbox also runs any command and
+ * writes the temp folders, wider than `edit`; its own default asks in ways a headless turn cannot
+ * answer for certain: so `ask` and `edit` are rungs codex cannot honour.
+ *
+ * @internal
+ */
+export const sandboxes: Rungs<ReadonlyArray<string>> = {
+  "read-only": ["--sandbox", "read-only", "-c", `approval_policy=${quote("never")}`],
+  full: ["--sandbox", "danger-full-access", "-c", `approval_policy=${quote("never")}`]
+}
+
 /** @internal */
 export const argv = (
   turn: Cli.Turn,
@@ -113,7 +126,7 @@ export const argv = (
     ? []
     : ownRetriesOff(env).flatMap(([key, value]) => ["-c", `${key}=${value}`])),
   ...(turn.settings.effort === undefined ? [] : ["-c", `model_reasoning_effort=${quote(turn.settings.effort)}`]),
-  ...(turn.settings.permission === undefined ? [] : ["-s", turn.settings.permission]),
+  ...(turn.settings.permission === undefined ? [] : atRung("codex", sandboxes, turn.settings.permission)),
   ...(turn.settings.webSearch ? [] : ["-c", `web_search=${quote("disabled")}`]),
   ...(turn.resume === undefined ? [] : ["resume", turn.resume]),
   "--",
@@ -206,7 +219,7 @@ export const description = (options: Cli.Options & { readonly provider?: Provide
     webSearchOff: true,
     callbacks: false,
     effort: true,
-    permission: true,
+    permission: rungsOf(sandboxes),
     skills: false,
     resume: true,
     models: []

@@ -6,13 +6,22 @@ import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import type * as Cli from "../Cli.js"
-import type { Description } from "./backend.js"
+import { atRung, type Description, type Rungs, rungsOf } from "./backend.js"
 import * as Classify from "./classify.js"
 import * as Json from "./json.js"
 import { landed } from "./turned.js"
 
 /** @internal */
 export const install = "npm install -g @google/gemini-cli"
+
+/**
+ * gemini's `--approval-mode` for each rung it expresses exactly. It has no read-only mode (its
+ * default still runs what its own settings allow, and its sandbox needs a container), so
+ * `read-only` is a rung gemini cannot honour.
+ *
+ * @internal
+ */
+export const approvalModes: Rungs<string> = { ask: "default", edit: "auto_edit", full: "yolo" }
 
 /** @internal */
 export const argv = (turn: Cli.Turn): ReadonlyArray<string> => [
@@ -22,7 +31,9 @@ export const argv = (turn: Cli.Turn): ReadonlyArray<string> => [
   "--output-format",
   "stream-json",
   ...(turn.resume === undefined ? [] : ["--resume", turn.resume]),
-  ...(turn.settings.permission === undefined ? [] : ["--approval-mode", turn.settings.permission]),
+  ...(turn.settings.permission === undefined
+    ? []
+    : ["--approval-mode", atRung("gemini", approvalModes, turn.settings.permission)]),
   `--prompt=${turn.prompt}`
 ]
 
@@ -170,7 +181,7 @@ export const description = (options: Options): Description => ({
     webSearchOff: false,
     callbacks: false,
     effort: false,
-    permission: true,
+    permission: rungsOf(approvalModes),
     skills: false,
     resume: true,
     models: []

@@ -283,6 +283,7 @@ export const make = (
         webSearchOff: true,
         callbacks: false,
         effort: false,
+        // no tools, so no rung is what it runs at: an agent given one does not move here
         permission: false,
         skills: false,
         resume: true,

@@ -3,7 +3,7 @@ import type { Place, Settings } from "@fallback/core"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import type * as Cli from "../Cli.js"
-import type { Description } from "./backend.js"
+import { atRung, type Description, type Rungs, rungsOf } from "./backend.js"
 import * as Classify from "./classify.js"
 import * as Json from "./json.js"
 import { landed } from "./turned.js"
@@ -24,9 +24,38 @@ export const argv = (turn: Cli.Turn): ReadonlyArray<string> => [
   turn.prompt
 ]
 
+/** The tools that only read: allowed at every rung. */
+const reading = { read: "allow", glob: "allow", grep: "allow", list: "allow", websearch: "allow" } as const
+
+/** Every tool opencode asks about, said outright so none is left to its allow-by-default. */
+const denied = {
+  "*": "deny",
+  edit: "deny",
+  bash: "deny",
+  webfetch: "deny",
+  task: "deny",
+  external_directory: "deny",
+  doom_loop: "deny"
+} as const
+
+/**
+ * opencode's `permission` config for each rung it expresses exactly. What claude would ask for is
+ * denied outright: a headless run declines it either way, and `opencode run` is never left waiting
+ * on a question. Its own default allows nearly everything, so `ask` is a rung opencode cannot
+ * honour.
+ *
+ * @internal
+ */
+export const permissions: Rungs<Readonly<Record<string, string>>> = {
+  "read-only": { ...denied, ...reading },
+  edit: { ...denied, ...reading, edit: "allow" },
+  full: { "*": "allow" }
+}
+
 /**
  * The config every turn runs with (`OPENCODE_CONFIG_CONTENT`): the backend's own config, with
- * updates and sharing off and web search off when the agent may not search.
+ * updates and sharing off, web search off when the agent may not search, and the rung's
+ * permissions in place of any the backend's config had.
  *
  * @internal
  */
@@ -35,7 +64,15 @@ export const config = (settings: Settings.Settings, given: object | undefined): 
     ...given,
     autoupdate: false,
     share: "disabled",
-    ...(settings.webSearch ? {} : { tools: { ...(given as { tools?: object } | undefined)?.tools, websearch: false } })
+    ...(settings.webSearch ? {} : { tools: { ...(given as { tools?: object } | undefined)?.tools, websearch: false } }),
+    ...(settings.permission === undefined
+      ? {}
+      : {
+        permission: {
+          ...atRung("opencode", permissions, settings.permission),
+          ...(settings.webSearch ? {} : { websearch: "deny" })
+        }
+      })
   })
 
 /** @internal */
@@ -110,7 +147,7 @@ export const description = (options: Cli.Options & { readonly config?: object | 
     webSearchOff: true,
     callbacks: false,
     effort: true,
-    permission: false,
+    permission: rungsOf(permissions),
     skills: false,
     resume: true,
     models: []

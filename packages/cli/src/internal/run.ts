@@ -18,6 +18,7 @@ import * as Settings from "@fallback/core/Settings"
 import * as Console from "effect/Console"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
@@ -53,7 +54,9 @@ const text = (name: string, description: string) =>
 const effort = text("effort", "how hard the agent thinks (the CLI's own words: low, medium, high…)")
 const permission = text(
   "permission",
-  "the permission rung the CLI runs at (claude: acceptEdits, bypassPermissions; codex: workspace-write…)"
+  `what the agent may do unasked: ${
+    Settings.permissions.join(", ")
+  }, narrowest first (a place whose CLI cannot run at it exactly is not walked to)`
 )
 const noWebSearch = Options.boolean("no-web-search").pipe(
   Options.withDescription("the agent may not search the web (a place that cannot be told so is not walked to)")
@@ -196,6 +199,13 @@ export const run = Command.make("run", {
     const quietFor = Option.orElse(idleFlag, () => seconds(file.idle))
     const within = Option.orElse(yield* timeOf(args.deadline), () => seconds(file.deadline))
     const attempts = Option.orElse(args.attempts, () => Option.fromNullable(file.attempts))
+    if (Option.isSome(args.permission) && Either.isLeft(Settings.parsePermission(args.permission.value))) {
+      return yield* new InvalidRun({
+        reason: `--permission ${args.permission.value}: ${
+          new Settings.InvalidPermission({ word: args.permission.value }).message
+        }`
+      })
+    }
     if (Option.isSome(args.attempts) && args.attempts.value < 1) {
       return yield* new InvalidRun({ reason: `--attempts ${args.attempts.value}: a turn takes at least 1 go` })
     }
@@ -242,7 +252,10 @@ export const run = Command.make("run", {
     }
     const settings = new Settings.Settings({
       ...Option.match(args.effort, { onNone: () => ({}), onSome: (effort) => ({ effort }) }),
-      ...Option.match(args.permission, { onNone: () => ({}), onSome: (permission) => ({ permission }) }),
+      ...Option.match(Option.flatMap(args.permission, (word) => Either.getRight(Settings.parsePermission(word))), {
+        onNone: () => ({}),
+        onSome: (permission) => ({ permission })
+      }),
       webSearch: !args.noWebSearch,
       skills
     })
@@ -356,7 +369,7 @@ export const run = Command.make("run", {
         `${exitStatusTable}\n\n` +
         "  fallback run local/qwen3:8b \"Say hello\"\n" +
         "  echo \"Say hello\" | fallback run claude@work/claude-opus-5 -\n" +
-        "  fallback run claude@work/claude-opus-5 --permission acceptEdits --effort high \"Fix the failing test\"\n" +
+        "  fallback run claude@work/claude-opus-5 --permission edit --effort high \"Fix the failing test\"\n" +
         "  fallback run claude@work/claude-opus-5 --continue \"And now the other one\"\n" +
         "  fallback run codex/gpt-5.6-sol --json --first-byte 20s --deadline 5m \"Summarise README.md\""
     )
