@@ -130,6 +130,25 @@ describe("fallback run's flags", () => {
     expect([...argv("a"), ...argv("b")]).toEqual([])
   })
 
+  it("a rung the starting place's CLI cannot run at exactly stops the turn before it starts, saying which it can", async () => {
+    const { fallback } = setUp({ a: "answer" })
+    for (
+      const [at, rung, can] of [
+        ["codex/gpt-5.5", "edit", "read-only, full"],
+        ["gemini/gemini-2.5-flash", "read-only", "ask, edit, full"],
+        ["opencode/x/y", "ask", "read-only, edit, full"]
+      ] as const
+    ) {
+      const refused = await fallback("run", at, "--permission", rung, "Fix it")
+      expect(refused.code, at).toBe(1)
+      expect(refused.err, at).toBe(
+        `fallback: ${at}: ${
+          at.split("/")[0]
+        } cannot run at the permission rung ${rung} exactly (it runs at ${can} only); start at a place whose CLI can, or leave it out\n`
+      )
+    }
+  })
+
   it("a skill that is not a folder with a SKILL.md, or a CLI that cannot take skills, stops the turn saying so", async () => {
     const { fallback, home } = setUp({ a: "answer" })
     const missing = await fallback("run", place("a"), "--skill", "review", "Fix it")
