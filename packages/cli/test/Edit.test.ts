@@ -110,29 +110,33 @@ describe("fallback edit", () => {
       })
     }))
 
-  it.scoped("without backends, or for a CLI whose backend lists none, the model is typed", () =>
+  it.scoped("without backends given, each CLI's catalogue is offered, and a model it does not list is typed", () =>
     Effect.gen(function*() {
       const file = yield* configFile
       const session = yield* edit(file, [
         char("a"),
         down,
         down,
-        enter, // gemini
+        enter, // gemini: its catalogue
+        up,
+        enter, // another model (the last choice)
         ...typed("gemini 3"),
         enter, // refused: a model holds no spaces
         keys.backspace,
         keys.backspace,
-        ...typed("-3-pro"),
+        ...typed("-3.5-pro"),
         enter,
         enter, // claude
         enter, // no account
-        ...typed("claude-opus-5"),
-        enter,
+        enter, // claude-opus-5, the first of claude's catalogue
         keys.ctrlJ
       ])
+      const asked = questions(session)
+      expect(asked.some((q) => q.includes("which model of gemini?\n❯ gemini-3-pro\n  gemini-3-pro-preview"))).toBe(true)
+      expect(asked.some((q) => q.includes("which model of claude?\n❯ claude-opus-5\n  claude-sonnet-5"))).toBe(true)
       expect(session.frames.join("")).toContain("the model \"gemini 3\" may not hold spaces")
-      expect(session.out).toBe(`Saved to ${file}: gemini/gemini-3-pro new`)
-      expect(yield* steps(file)).toMatchObject({ "gemini/gemini-3-pro": { to: "claude/claude-opus-5" } })
+      expect(session.out).toBe(`Saved to ${file}: gemini/gemini-3.5-pro new`)
+      expect(yield* steps(file)).toMatchObject({ "gemini/gemini-3.5-pro": { to: "claude/claude-opus-5" } })
     }))
 
   it.scoped("Enter on a row changes how many tries first and where its turns go; ctrl+j lands both", () =>
