@@ -153,14 +153,12 @@ describe("fallback edit", () => {
         up,
         enter, // linear (from exponential-jitter, the default)
         enter, // codex/gpt-5.6-sol again
-        enter, // where its turns go
-        down,
+        enter, // where its turns go: gemini, where they go now, is chosen
+        up,
         enter, // codex: gpt-5.6-sol, itself, is not offered, so its name is typed
         ...typed("gpt-5.6-sol"),
         enter, // refused at this question
-        escape, // back one question: the CLI
-        down,
-        down,
+        escape, // back one question: the CLI, at gemini again
         enter, // gemini
         ...typed("gemini-3-flash"),
         enter,
@@ -193,6 +191,49 @@ describe("fallback edit", () => {
         },
         "codex/gpt-5.6-sol": { to: "gemini/gemini-3-flash", retrying: { tries: 2, policy: "linear", timeout: 0 } }
       })
+    }))
+
+  it.scoped("a row reopened starts each question where its turns go now: its CLI, then its model", () =>
+    Effect.gen(function*() {
+      const file = yield* configFile
+      const session = yield* edit(file, [
+        enter, // claude@work/claude-opus-5, whose turns go to codex/gpt-5.6-sol
+        enter, // where its turns go: which CLI?
+        enter, // codex (no accounts): which model?
+        escape, // back to the CLIs
+        escape, // back to the page, nothing changed
+        down,
+        enter, // codex/gpt-5.6-sol, whose turns go to gemini/gemini-3-pro
+        enter, // where its turns go: which CLI?
+        escape,
+        char("q")
+      ], { backends })
+      const asked = questions(session)
+      const cliOf = (from: string) =>
+        asked.find((q) => q.startsWith(`Where the turns of ${from} go: which CLI?`))!.split("\n").find((line) =>
+          line.startsWith("❯")
+        )
+      expect(cliOf("claude@work/claude-opus-5")).toBe("❯ codex")
+      expect(asked).toContainEqual(expect.stringContaining("which model of codex?\n❯ gpt-5.6-sol\n"))
+      expect(cliOf("codex/gpt-5.6-sol")).toBe("❯ gemini")
+    }))
+
+  it.scoped("after a refused self-step, typing starts a new name instead of adding to the refused one", () =>
+    Effect.gen(function*() {
+      const file = yield* configFile
+      yield* edit(file, [
+        down,
+        enter, // codex/gpt-5.6-sol
+        enter, // where its turns go
+        up,
+        enter, // codex: its only model is itself, so the name is typed
+        ...typed("gpt-5.6-sol"),
+        enter, // refused: a step to itself
+        ...typed("gpt-5.5"),
+        enter,
+        keys.ctrlJ
+      ], { backends })
+      expect(yield* steps(file)).toMatchObject({ "codex/gpt-5.6-sol": { to: "codex/gpt-5.5" } })
     }))
 
   it.scoped("the tries field starts from what the step says, and the step keeps its timeout", () =>
