@@ -409,15 +409,15 @@ describe("fallback's help", () => {
 describe("messages that say the fix", () => {
   it("a place at an unknown CLI or provider is refused with the provider to add", async () => {
     const { config, fallback } = setUp({ a: "answer" })
-    expect(await fallback("run", "ollama/qwen3:8b", "Hello")).toEqual({
+    // run and point refuse it by one rule, in the same words
+    const run = await fallback("run", "ollama/qwen3:8b", "Hello")
+    expect(run).toEqual({
       code: 1,
       out: "",
       err:
-        `fallback: ollama/qwen3:8b names "ollama", which is neither an agent CLI fallback drives (claude, codex, gemini, opencode, antigravity) nor a provider in ${config}; for a model server, add it under "providers" first, e.g. "ollama": { "kind": "openai-compatible", "baseUrl": "http://127.0.0.1:11434/v1" }\n`
+        `fallback: ${config}: ollama/qwen3:8b names the CLI "ollama", which is not one fallback knows; known: claude, codex, gemini, opencode, antigravity; for a model server, name it under "providers" first, e.g. "ollama": { "kind": "openai-compatible", "baseUrl": "http://127.0.0.1:11434/v1" }\n`
     })
-    expect((await fallback("point", "ollama/qwen3:8b", place("a"))).err).toContain(
-      `for a model server, name it under "providers" first, e.g. "ollama": { "kind": "openai-compatible"`
-    )
+    expect((await fallback("point", "ollama/qwen3:8b", place("a"))).err).toBe(run.err)
   })
 
   it("an unknown key in the config file gets the nearest one", async () => {

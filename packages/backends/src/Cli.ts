@@ -53,6 +53,7 @@ export type Outcome = Either.Either<Turned, Failure.Failure>
  * - `grace`: how long the process group has between SIGTERM and SIGKILL (2 s).
  * - `retries`: leave the CLI's own retrying on (off by default: the step owns retrying).
  * - `record`: given every finished run before it is judged, as recorded-output tests keep it.
+ * - `models`: models it runs beyond the Catalogue's for its CLI (the config's `clis.NAME.models`).
  *
  * @since 0.1.0
  * @category models
@@ -64,6 +65,7 @@ export interface Options {
   readonly grace?: Duration.DurationInput | undefined
   readonly retries?: boolean | undefined
   readonly record?: ((finished: Finished) => void) | undefined
+  readonly models?: ReadonlyArray<string> | undefined
 }
 
 /**

@@ -17,6 +17,13 @@ export * as Antigravity from "./Antigravity.js"
 export * as AnthropicMessages from "./AnthropicMessages.js"
 
 /**
+ * The models each agent CLI runs: a maintained list per CLI plus the config's own.
+ *
+ * @since 0.1.0
+ */
+export * as Catalogue from "./Catalogue.js"
+
+/**
  * Claude Code as a backend: `claude -p` with stream-json output, one run per turn.
  *
  * @since 0.1.0

@@ -81,9 +81,9 @@ describe("fallback (in process)", () => {
   it.scoped("--config names another file than FALLBACK_CONFIG", () =>
     Effect.gen(function*() {
       const [one, other] = [yield* configFile, yield* configFile]
-      yield* fallback(one, "point", "claude/a", "codex/b", "--config", other)
+      yield* fallback(one, "point", "claude/opus", "codex/gpt-5", "--config", other)
       expect((yield* fallback(one, "list")).out).toBe("No steps yet. Write one with: fallback point FROM TO")
-      expect((yield* fallback(one, "list", "--config", other)).out).toContain("claude/a  codex/b")
+      expect((yield* fallback(one, "list", "--config", other)).out).toContain("claude/opus  codex/gpt-5")
     }))
 
   it.scoped("accounts: add, list, order, remove, and what is refused", () =>

@@ -110,29 +110,33 @@ describe("fallback edit", () => {
       })
     }))
 
-  it.scoped("without backends, or for a CLI whose backend lists none, the model is typed", () =>
+  it.scoped("without backends given, each CLI's catalogue is offered, and a model it does not list is typed", () =>
     Effect.gen(function*() {
       const file = yield* configFile
       const session = yield* edit(file, [
         char("a"),
         down,
         down,
-        enter, // gemini
+        enter, // gemini: its catalogue
+        up,
+        enter, // another model (the last choice)
         ...typed("gemini 3"),
         enter, // refused: a model holds no spaces
         keys.backspace,
         keys.backspace,
-        ...typed("-3-pro"),
+        ...typed("-3.5-pro"),
         enter,
         enter, // claude
         enter, // no account
-        ...typed("claude-opus-5"),
-        enter,
+        enter, // claude-opus-5, the first of claude's catalogue
         keys.ctrlJ
       ])
+      const asked = questions(session)
+      expect(asked.some((q) => q.includes("which model of gemini?\n❯ gemini-3-pro\n  gemini-3-pro-preview"))).toBe(true)
+      expect(asked.some((q) => q.includes("which model of claude?\n❯ claude-opus-5\n  claude-sonnet-5"))).toBe(true)
       expect(session.frames.join("")).toContain("the model \"gemini 3\" may not hold spaces")
-      expect(session.out).toBe(`Saved to ${file}: gemini/gemini-3-pro new`)
-      expect(yield* steps(file)).toMatchObject({ "gemini/gemini-3-pro": { to: "claude/claude-opus-5" } })
+      expect(session.out).toBe(`Saved to ${file}: gemini/gemini-3.5-pro new`)
+      expect(yield* steps(file)).toMatchObject({ "gemini/gemini-3.5-pro": { to: "claude/claude-opus-5" } })
     }))
 
   it.scoped("Enter on a row changes how many tries first and where its turns go; ctrl+j lands both", () =>
@@ -149,14 +153,12 @@ describe("fallback edit", () => {
         up,
         enter, // linear (from exponential-jitter, the default)
         enter, // codex/gpt-5.6-sol again
-        enter, // where its turns go
-        down,
+        enter, // where its turns go: gemini, where they go now, is chosen
+        up,
         enter, // codex: gpt-5.6-sol, itself, is not offered, so its name is typed
         ...typed("gpt-5.6-sol"),
         enter, // refused at this question
-        escape, // back one question: the CLI
-        down,
-        down,
+        escape, // back one question: the CLI, at gemini again
         enter, // gemini
         ...typed("gemini-3-flash"),
         enter,
@@ -189,6 +191,49 @@ describe("fallback edit", () => {
         },
         "codex/gpt-5.6-sol": { to: "gemini/gemini-3-flash", retrying: { tries: 2, policy: "linear", timeout: 0 } }
       })
+    }))
+
+  it.scoped("a row reopened starts each question where its turns go now: its CLI, then its model", () =>
+    Effect.gen(function*() {
+      const file = yield* configFile
+      const session = yield* edit(file, [
+        enter, // claude@work/claude-opus-5, whose turns go to codex/gpt-5.6-sol
+        enter, // where its turns go: which CLI?
+        enter, // codex (no accounts): which model?
+        escape, // back to the CLIs
+        escape, // back to the page, nothing changed
+        down,
+        enter, // codex/gpt-5.6-sol, whose turns go to gemini/gemini-3-pro
+        enter, // where its turns go: which CLI?
+        escape,
+        char("q")
+      ], { backends })
+      const asked = questions(session)
+      const cliOf = (from: string) =>
+        asked.find((q) => q.startsWith(`Where the turns of ${from} go: which CLI?`))!.split("\n").find((line) =>
+          line.startsWith("❯")
+        )
+      expect(cliOf("claude@work/claude-opus-5")).toBe("❯ codex")
+      expect(asked).toContainEqual(expect.stringContaining("which model of codex?\n❯ gpt-5.6-sol\n"))
+      expect(cliOf("codex/gpt-5.6-sol")).toBe("❯ gemini")
+    }))
+
+  it.scoped("after a refused self-step, typing starts a new name instead of adding to the refused one", () =>
+    Effect.gen(function*() {
+      const file = yield* configFile
+      yield* edit(file, [
+        down,
+        enter, // codex/gpt-5.6-sol
+        enter, // where its turns go
+        up,
+        enter, // codex: its only model is itself, so the name is typed
+        ...typed("gpt-5.6-sol"),
+        enter, // refused: a step to itself
+        ...typed("gpt-5.5"),
+        enter,
+        keys.ctrlJ
+      ], { backends })
+      expect(yield* steps(file)).toMatchObject({ "codex/gpt-5.6-sol": { to: "codex/gpt-5.5" } })
     }))
 
   it.scoped("the tries field starts from what the step says, and the step keeps its timeout", () =>

@@ -225,7 +225,8 @@ export const Provider = Schema.Struct({
 
 /**
  * How a CLI is run: `bin`, the binary to run when it is not the one on `PATH`; `endpoint`, where every
- * account of it without one of its own sends its requests.
+ * account of it without one of its own sends its requests; `models`, models it runs that fallback's
+ * catalogue of it does not list yet.
  *
  * @since 0.1.0
  * @category schemas
@@ -234,7 +235,11 @@ export const CliSettings = Schema.Struct({
   bin: Schema.optionalWith(Schema.NonEmptyString.annotations({ description: "the path of the CLI's binary" }), {
     exact: true
   }),
-  endpoint: Schema.optionalWith(Endpoint, { exact: true })
+  endpoint: Schema.optionalWith(Endpoint, { exact: true }),
+  models: Schema.optionalWith(
+    Schema.Array(Place.Model).annotations({ description: "models it runs beyond the ones fallback lists for it" }),
+    { exact: true }
+  )
 }).annotations({ identifier: "CliSettings" })
 
 /**
@@ -585,9 +590,10 @@ export class UnknownAccount extends Schema.TaggedError<UnknownAccount>("@fallbac
   }
 ) {
   override get message(): string {
+    const close = nearest(this.place.account ?? "", this.accounts)
     return `${inFile(this.file)}${this.place} names the account "${this.place.account}", which is not set up for ` +
-      `${this.place.cli} (${
-        this.accounts.length === 0 ? "it has none" : `it has ${this.accounts.join(", ")}`
+      `${this.place.cli} (${this.accounts.length === 0 ? "it has none" : `it has ${this.accounts.join(", ")}`}${
+        close.length === 0 ? "" : `; did you mean ${close.join(" or ")}?`
       }); add it with: fallback accounts add ${this.place.cli} ${this.place.account}`
   }
 }
@@ -610,6 +616,30 @@ export type ConfigFileError =
   | ProviderShadowsCli
 
 /**
+ * Whether a document knows a place: its CLI is one of the `known` CLIs or a provider the document
+ * defines, and its account (if it names one) is set up for that CLI. The one rule `fallback point`
+ * writes by and `fallback run` starts by.
+ *
+ * @since 0.1.0
+ * @category guards
+ */
+export const checkPlace = (
+  document: Document,
+  place: Place.Place,
+  options: { readonly known: ReadonlyArray<string>; readonly file?: string | undefined }
+): Either.Either<Place.Place, UnknownCli | UnknownAccount> => {
+  const where = options.file === undefined ? {} : { file: options.file }
+  const known = [...options.known, ...Object.keys(document.providers).sort()]
+  if (!known.includes(place.cli)) {
+    return Either.left(new UnknownCli({ place: String(place), cli: place.cli, known, ...where }))
+  }
+  const accounts = (document.accounts[place.cli] ?? []).map((account) => account.name)
+  return place.account !== undefined && !accounts.includes(place.account)
+    ? Either.left(new UnknownAccount({ place, accounts, ...where }))
+    : Either.right(place)
+}
+
+/**
  * The places a document names that it should not: a self-step always; with the CLIs that are
  * `known`, also a place whose CLI is not one of them or whose account is not set up. The first
  * one found, places in order.
@@ -628,16 +658,10 @@ export const check = (
     return Either.left(new ProviderShadowsCli({ name: shadowing, ...where }))
   }
   const known = options.known === undefined ? undefined : [...options.known, ...providers]
-  const placeProblem = (place: Place.Place): Option.Option<UnknownCli | UnknownAccount> => {
-    if (known === undefined) return Option.none()
-    if (!known.includes(place.cli)) {
-      return Option.some(new UnknownCli({ place: String(place), cli: place.cli, known, ...where }))
-    }
-    const accounts = (document.accounts[place.cli] ?? []).map((account) => account.name)
-    return place.account !== undefined && !accounts.includes(place.account)
-      ? Option.some(new UnknownAccount({ place, accounts, ...where }))
-      : Option.none()
-  }
+  const placeProblem = (place: Place.Place): Option.Option<UnknownCli | UnknownAccount> =>
+    options.known === undefined
+      ? Option.none()
+      : Either.getLeft(checkPlace(document, place, { known: options.known, file: options.file }))
   for (const cli of [...Object.keys(document.accounts), ...Object.keys(document.clis)].sort()) {
     if (known !== undefined && !known.includes(cli)) {
       const section = cli in document.accounts ? "accounts" : "clis"

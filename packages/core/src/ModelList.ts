@@ -1,7 +1,8 @@
 /**
  * The breaker preset's ordered list of models to fail over to, read from
  * `LLM_FALLBACK_MODELS="claude-sonnet-5,gpt-5"` and checked at start against the catalogue of
- * models the configured backends serve, so a typo fails start rather than an outage.
+ * models the configured backends serve, so a typo fails start rather than an outage; and the
+ * same check for the model of one place (`fallback point`), against the models its backend serves.
  *
  * @since 0.1.0
  */
@@ -13,6 +14,7 @@ import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
 import { nearest } from "./internal/nearest.js"
+import type * as Place from "./Place.js"
 
 /**
  * The variable the list is read from.
@@ -87,6 +89,61 @@ export class EmptyModelName extends Schema.TaggedError<EmptyModelName>("@fallbac
 }
 
 /**
+ * A place whose model its backend does not serve; the message offers the nearest names and says
+ * where in the config a model it runs but does not list is added (`addTo`).
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class UnservedModel extends Schema.TaggedError<UnservedModel>("@fallback/core/UnservedModel")("UnservedModel", {
+  place: Schema.String,
+  model: Schema.String,
+  cli: Schema.String,
+  nearest: Schema.Array(Schema.String),
+  served: Schema.Array(Schema.String),
+  addTo: Schema.String
+}) {
+  override get message(): string {
+    const shown = this.served.length > 8 ? `${this.served.slice(0, 8).join(", ")}…` : this.served.join(", ")
+    return `${this.place} names the model "${this.model}", which ${this.cli} does not serve` +
+      (this.nearest.length > 0 ? ` (did you mean ${this.nearest.join(" or ")}?)` : "") +
+      `; it serves ${shown}; if it runs that model all the same, add it to ${this.addTo}`
+  }
+}
+
+/**
+ * The names of `served` nearest a model: those a typo away, else those that are the model under a
+ * provider (`anthropic/claude-sonnet-4-5` for `claude-sonnet-4-5`, as opencode writes them).
+ */
+const nearestModels = (model: string, served: ReadonlyArray<string>): ReadonlyArray<string> => {
+  const close = nearest(model, served)
+  return close.length > 0 ? close : served.filter((name) => name.endsWith(`/${model}`)).slice(0, 3)
+}
+
+/**
+ * The place when its backend serves its model, else an {@link UnservedModel}: `served` is what the
+ * backend serves, `addTo` where the config adds one it does not list.
+ *
+ * @since 0.1.0
+ * @category guards
+ */
+export const checkPlace = (
+  place: Place.Place,
+  served: ReadonlyArray<string>,
+  addTo: string
+): Either.Either<Place.Place, UnservedModel> =>
+  served.includes(place.model) ? Either.right(place) : Either.left(
+    new UnservedModel({
+      place: String(place),
+      model: place.model,
+      cli: place.cli,
+      nearest: nearestModels(place.model, served),
+      served,
+      addTo
+    })
+  )
+
+/**
  * What reading the list can fail with.
  *
  * @since 0.1.0
@@ -111,7 +168,9 @@ export const parse = (
   for (const [i, name] of names.entries()) {
     if (name === "") return Either.left(new EmptyModelName({ position: i + 1 }))
     if (seen.has(name)) return Either.left(new RepeatedModel({ name }))
-    if (!catalogue.includes(name)) return Either.left(new UnknownModel({ name, nearest: nearest(name, catalogue) }))
+    if (!catalogue.includes(name)) {
+      return Either.left(new UnknownModel({ name, nearest: nearestModels(name, catalogue) }))
+    }
     seen.add(name)
   }
   return Either.right(names)

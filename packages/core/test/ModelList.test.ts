@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import { ConfigProvider, Effect, Either, FastCheck } from "effect"
-import { ModelList } from "../src/index.js"
+import { ModelList, Place } from "../src/index.js"
 
 const catalogue = [
   "claude-sonnet-5",
@@ -98,4 +98,28 @@ describe("ModelList", () => {
       expect(error).toMatchObject({ _tag: "UnknownModel", name: stranger })
     }
   )
+
+  it.prop(
+    "a place's model is taken when served, else refused naming it, with only served names as the nearest",
+    [FastCheck.oneof(FastCheck.constantFrom(...catalogue), FastCheck.stringMatching(/^[a-z][a-z0-9.:-]{1,14}$/))],
+    ([model]) => {
+      const place = new Place.Place({ cli: "local", model })
+      const checked = ModelList.checkPlace(place, catalogue, "providers.local.models")
+      if (catalogue.includes(model)) {
+        expect(Either.getOrThrow(checked)).toBe(place)
+      } else {
+        const error = Either.flip(checked).pipe(Either.getOrThrow)
+        expect(error.message).toContain(`local/${model} names the model "${model}", which local does not serve`)
+        expect(error.message).toContain("add it to providers.local.models")
+        expect(catalogue).toEqual(expect.arrayContaining([...error.nearest]))
+      }
+    }
+  )
+
+  it("a model under a provider is hinted for the bare name (opencode writes PROVIDER/MODEL)", () => {
+    const served = ["anthropic/claude-sonnet-4-5", "openai/gpt-5.5"]
+    const place = new Place.Place({ cli: "opencode", model: "claude-sonnet-4-5" })
+    const error = Either.flip(ModelList.checkPlace(place, served, "clis.opencode.models")).pipe(Either.getOrThrow)
+    expect(error.nearest).toEqual(["anthropic/claude-sonnet-4-5"])
+  })
 })

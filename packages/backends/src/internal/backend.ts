@@ -8,6 +8,7 @@ import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import type * as Cli from "../Cli.js"
 import { carry } from "./carry.js"
+import * as Catalogue from "./catalogue.js"
 import * as Child from "./child.js"
 import { environment } from "./environment.js"
 import * as Json from "./json.js"
@@ -253,5 +254,6 @@ export const make = (description: Description, options: Cli.Options): Backend.Ba
       keepsConversation: true
     } satisfies Backend.Session
   })
-  return { cli: description.cli, capabilities: description.capabilities, open }
+  const models = Catalogue.models(description.cli, options.models).map((name) => ({ name }))
+  return { cli: description.cli, capabilities: { ...description.capabilities, models }, open }
 }

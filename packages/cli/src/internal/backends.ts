@@ -87,7 +87,7 @@ const reaching = (
   homes: string
 ): Backend.Backend => {
   const bin = document.clis[cli]?.bin
-  const own = { bin, home: nodePath.join(homes, "gemini") }
+  const own = { bin, home: nodePath.join(homes, "gemini"), models: document.clis[cli]?.models }
   const plain = make(own)
   const made = new Map<string, Backend.Backend>()
   return {

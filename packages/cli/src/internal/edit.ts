@@ -46,7 +46,14 @@ const notItself = (from: Place.Place) => (place: Place.Place) =>
 
 /** Where a step's turns go, asked; none when the person goes back from the first question. */
 const targetOf = (step: Steps.Step, places: Places, colour: boolean) =>
-  choosePlace(`Where the turns of ${Place.format(step.place)} go`, places, colour, notItself(step.place))
+  choosePlace(
+    `Where the turns of ${Place.format(step.place)} go`,
+    places,
+    colour,
+    notItself(step.place),
+    // a row reopened starts at the place its turns go to now
+    Option.getOrUndefined(step.to)
+  )
 
 const target = Effect.fn("Edit.target")(function*(page: State.Page, step: Steps.Step, places: Places, colour: boolean) {
   const to = yield* targetOf(step, places, colour)

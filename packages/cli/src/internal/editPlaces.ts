@@ -57,7 +57,8 @@ const model = Effect.fn("Edit.model")(function*(
   prefix: string,
   listed: ReadonlyArray<string>,
   colour: boolean,
-  refuse: Refuse
+  refuse: Refuse,
+  current: string | undefined
 ) {
   // a model that would make a refused place is not offered
   const offered = listed.filter((name) =>
@@ -67,18 +68,27 @@ const model = Effect.fn("Edit.model")(function*(
     })
   )
   if (offered.length === 0) return yield* typed(asking, prefix, colour, refuse)
-  const picked = yield* choose(`${asking}: which model of ${prefix}?`, [
-    ...offered.map((name) => ({ title: name, value: Option.some(name) })),
-    { title: "another model", description: "type its name", value: Option.none<string>() }
-  ], colour)
+  const picked = yield* choose(
+    `${asking}: which model of ${prefix}?`,
+    [
+      ...offered.map((name) => ({ title: name, value: Option.some(name) })),
+      { title: "another model", description: "type its name", value: Option.none<string>() }
+    ],
+    colour,
+    at(offered, current)
+  )
   return Option.isSome(picked) && Option.isNone(picked.value)
     ? yield* typed(asking, prefix, colour, refuse)
     : Option.flatten(picked)
 })
 
+/** Where `value` is among `choices`, for the cursor to start there; the first when it is not. */
+const at = (choices: ReadonlyArray<string>, value: string | undefined) => Math.max(0, choices.indexOf(value ?? ""))
+
 /**
  * Asks for a place: the CLI, then one of its accounts (or none) when it has any, then one of its
  * models, typed when none are listed; a place `refuse` refuses is refused at the model's question.
+ * Each question starts at `current`'s answer (the place a row's turns go to now), where it has one.
  * Escape goes back one question; none when the person goes back from the first.
  *
  * @internal
@@ -87,23 +97,36 @@ export const choosePlace = Effect.fn("Edit.choosePlace")(function*(
   asking: string,
   places: Places,
   colour: boolean,
-  refuse: Refuse = () => undefined
+  refuse: Refuse = () => undefined,
+  current?: Place.Place | undefined
 ) {
   // Escape at a question goes back to the one before it; at the first, out of the place
   while (true) {
-    const cli = yield* choose(`${asking}: which CLI?`, places.clis.map((cli) => ({ title: cli, value: cli })), colour)
+    const cli = yield* choose(
+      `${asking}: which CLI?`,
+      places.clis.map((cli) => ({ title: cli, value: cli })),
+      colour,
+      at(places.clis, current?.cli)
+    )
     if (Option.isNone(cli)) return Option.none<Place.Place>()
+    // the account and model questions start at current's only under its own CLI
+    const now = current?.cli === cli.value ? current : undefined
     const names = places.accounts(cli.value)
     while (true) {
       const account = names.length === 0 ?
         Option.some("") :
-        yield* choose(`${asking}: which account of ${cli.value}?`, [
-          { title: "no account", value: "" },
-          ...names.map((name) => ({ title: name, value: name }))
-        ], colour)
+        yield* choose(
+          `${asking}: which account of ${cli.value}?`,
+          [
+            { title: "no account", value: "" },
+            ...names.map((name) => ({ title: name, value: name }))
+          ],
+          colour,
+          at(["", ...names], now?.account)
+        )
       if (Option.isNone(account)) break
       const prefix = account.value === "" ? cli.value : `${cli.value}@${account.value}`
-      const name = yield* model(asking, prefix, places.models(cli.value), colour, refuse)
+      const name = yield* model(asking, prefix, places.models(cli.value), colour, refuse, now?.model)
       if (Option.isSome(name)) return Either.getRight(Place.parse(`${prefix}/${name.value}`))
       if (names.length === 0) break
     }

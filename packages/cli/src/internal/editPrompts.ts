@@ -135,12 +135,14 @@ interface Field {
   readonly error: string | undefined
   /** The text is the value it started with, untouched: the first key typed replaces it. */
   readonly fresh: boolean
+  /** The text was just refused: the first key typed replaces it, as a new try (Backspace still edits it). */
+  readonly refused: boolean
 }
 
 /**
  * Asks for something typed, starting from `initial`: what `read` makes of the text once Enter is
- * pressed (the field stays, saying what is wrong, while `read` refuses it), or none when the
- * person goes back (Escape, ctrl+c).
+ * pressed (the field stays, saying what is wrong, while `read` refuses it: a key typed then starts
+ * a new try, Backspace mends the refused text), or none when the person goes back (Escape, ctrl+c).
  *
  * @internal
  */
@@ -151,34 +153,49 @@ export const enter = <A>(
   initial = ""
 ): Effect.Effect<Option.Option<A>, never, Prompt.Prompt.Environment> =>
   Effect.map(
-    asked(Prompt.custom<Field, Option.Option<A>>({ text: initial, error: undefined, fresh: initial !== "" }, {
-      ...drawn((field: Field) => fieldLines(message, field.text, field.error, colour)),
-      process: (input, field) => {
-        const key = fieldKey(input)
-        switch (key._tag) {
-          case "type":
-            return Effect.succeed(
-              Action.NextFrame({
-                state: { text: (field.fresh ? "" : field.text) + key.text, error: undefined, fresh: false }
-              })
-            )
-          case "erase":
-            return Effect.succeed(
-              Action.NextFrame({
-                state: { text: field.fresh ? "" : field.text.slice(0, -1), error: undefined, fresh: false }
-              })
-            )
-          case "done":
-            return Effect.succeed(Either.match(read(field.text), {
-              onLeft: (error) => Action.NextFrame({ state: { ...field, error } }),
-              onRight: (value) => Action.Submit({ value: Option.some(value) })
-            }))
-          case "back":
-            return Effect.succeed(Action.Submit({ value: Option.none() }))
-          case "none":
-            return Effect.succeed(Action.Beep())
+    asked(
+      Prompt.custom<Field, Option.Option<A>>(
+        { text: initial, error: undefined, fresh: initial !== "", refused: false },
+        {
+          ...drawn((field: Field) => fieldLines(message, field.text, field.error, colour)),
+          process: (input, field) => {
+            const key = fieldKey(input)
+            switch (key._tag) {
+              case "type":
+                return Effect.succeed(
+                  Action.NextFrame({
+                    state: {
+                      text: (field.fresh || field.refused ? "" : field.text) + key.text,
+                      error: undefined,
+                      fresh: false,
+                      refused: false
+                    }
+                  })
+                )
+              case "erase":
+                return Effect.succeed(
+                  Action.NextFrame({
+                    state: {
+                      text: field.fresh ? "" : field.text.slice(0, -1),
+                      error: undefined,
+                      fresh: false,
+                      refused: false
+                    }
+                  })
+                )
+              case "done":
+                return Effect.succeed(Either.match(read(field.text), {
+                  onLeft: (error) => Action.NextFrame({ state: { ...field, error, refused: true } }),
+                  onRight: (value) => Action.Submit({ value: Option.some(value) })
+                }))
+              case "back":
+                return Effect.succeed(Action.Submit({ value: Option.none() }))
+              case "none":
+                return Effect.succeed(Action.Beep())
+            }
+          }
         }
-      }
-    })),
+      )
+    ),
     Option.flatten
   )

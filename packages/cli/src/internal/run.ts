@@ -24,7 +24,7 @@ import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
 
-import { agentClis, backendsOf } from "./backends.js"
+import { backendsOf } from "./backends.js"
 import { besideConfig, config, editing } from "./config.js"
 import * as Conversations from "./conversations.js"
 import * as Countdown from "./countdown.js"
@@ -179,9 +179,15 @@ export const run = Command.make("run", {
     const origin = yield* Place.parse(args.place)
     const store = yield* ConfigFile.Store
     const document = yield* store.read
+    // only a place the config knows, by the rule `point` writes by, before any prompt is read or CLI run
+    const knows = (place: Place.Place) =>
+      Effect.map(ConfigFile.KnownClis, (known) =>
+        ConfigFile.checkPlace(document, place, { known, file: Option.getOrUndefined(store.file) }))
+    yield* Effect.flatten(knows(origin))
     // the flags, else the config's run settings, else the preset's
     const file = document.run ?? {}
-    const seconds = (value: number | undefined) => Option.map(Option.fromNullable(value), (s) => Duration.seconds(s))
+    const seconds = (value: number | undefined) =>
+      Option.map(Option.fromNullable(value), (s) => Duration.seconds(s))
     const named = presets[Option.getOrElse(args.preset, () => file.preset ?? "primary")]
     const chosen: Preset.Preset = {
       ...named,
@@ -216,7 +222,9 @@ export const run = Command.make("run", {
       return yield* new InvalidRun({ reason: "--continue and --session both name a conversation; give one" })
     }
     const continued = args.resume ? Option.some(yield* Conversations.last(Place.format(origin))) : Option.none()
-    const startAt = Option.isSome(continued) ? yield* Place.parse(continued.value.at) : origin
+    const startAt = Option.isSome(continued)
+      ? yield* Effect.flatten(knows(yield* Place.parse(continued.value.at)))
+      : origin
     const resumed = Option.orElse(
       Option.map(continued, (c) => ({ at: startAt, session: c.session })),
       () => Option.map(args.session, (id) => ({ at: startAt, session: id }))
@@ -301,15 +309,6 @@ export const run = Command.make("run", {
       })
 
     const homes = yield* besideConfig("homes")
-    if (!agentClis.some(({ cli }) => cli === startAt.cli) && !(startAt.cli in document.providers)) {
-      return yield* new InvalidRun({
-        reason: `${Place.format(startAt)} names "${startAt.cli}", which is neither an agent CLI fallback drives (${
-          agentClis.map(({ cli }) => cli).join(", ")
-        }) nor a provider in ${
-          Option.getOrElse(store.file, () => "the config")
-        }; for a model server, add it under "providers" first, e.g. "${startAt.cli}": { "kind": "openai-compatible", "baseUrl": "http://127.0.0.1:11434/v1" }`
-      })
-    }
     const places = Layer.mergeAll(
       backendsOf(document, {
         homes,

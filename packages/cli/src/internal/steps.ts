@@ -1,6 +1,7 @@
 import * as Args from "@effect/cli/Args"
 import * as Command from "@effect/cli/Command"
 import * as Options from "@effect/cli/Options"
+import * as ConfigFile from "@fallback/core/ConfigFile"
 import * as Place from "@fallback/core/Place"
 import * as Policy from "@fallback/core/Policy"
 import * as Steps from "@fallback/core/Steps"
@@ -10,6 +11,7 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { config, editing, json } from "./config.js"
 import { formatTime, parseTime } from "./seconds.js"
+import { serves } from "./served.js"
 import { table } from "./table.js"
 
 const place = (name: string, description: string) => Args.text({ name }).pipe(Args.withDescription(description))
@@ -52,11 +54,20 @@ export const point = Command.make("point", {
   to: place("to", "the place that takes them")
 }, ({ config, from, to }) =>
   Effect.gen(function*() {
+    const store = yield* ConfigFile.Store
+    const document = yield* store.read
+    const known = { known: yield* ConfigFile.KnownClis, file: Option.getOrUndefined(store.file) }
+    // each place (its CLI, its account), then its model; a step to itself is refused as that below
+    for (const written of from === to ? [] : [from, to]) {
+      yield* serves(document, yield* ConfigFile.checkPlace(document, yield* Place.parse(written), known))
+    }
     yield* (yield* Steps.Steps).points(from, to)
     yield* Console.log(`${from} → ${to}`)
   }).pipe(Effect.provide(editing(config)))).pipe(
     Command.withDescription(
-      "Sends the turns of FROM to TO when FROM fails (keeping any retrying written on FROM).\n\n" +
+      "Sends the turns of FROM to TO when FROM fails (keeping any retrying written on FROM). A model its\n" +
+        "place does not serve is refused, with the nearest names: a provider's models, a CLI's catalogue\n" +
+        "(add one it runs but does not list under clis.NAME.models).\n\n" +
         "  fallback point claude@work/claude-opus-5 codex@key/gpt-5.6-sol"
     )
   )
