@@ -49,3 +49,22 @@ export class Unanswered extends Schema.TaggedError<Unanswered>("@fallback/cli/Un
     return this.failure.message
   }
 }
+
+/**
+ * `status --try` took its turn and the place failed again (the failure is recorded): the exit
+ * status is the one `run` gives the same failure.
+ *
+ * @internal
+ */
+export class TrialFailed extends Schema.TaggedError<TrialFailed>("@fallback/cli/TrialFailed")("TrialFailed", {
+  place: Schema.String,
+  failure: Failure.Failure
+}) {
+  get status(): number {
+    return exitStatuses[this.failure._tag]
+  }
+
+  override get message(): string {
+    return `${this.place} failed again: ${this.failure.message}; the failure is recorded`
+  }
+}
