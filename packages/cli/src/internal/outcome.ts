@@ -34,6 +34,18 @@ export const exitStatusTable: string = [
 ].join("\n")
 
 /**
+ * What a person may have got wrong when a failure says so: opencode names its models
+ * PROVIDER/MODEL, so a plain model there that is not found (or not understood) is likely that.
+ *
+ * @internal
+ */
+export const hintOf = (failure: Failure.Failure): string =>
+  failure.place.cli === "opencode" && !failure.place.model.includes("/") &&
+    (failure._tag === "ModelNotFound" || failure._tag === "Unknown")
+    ? `; opencode names a model PROVIDER/MODEL: write the place as opencode/PROVIDER/${failure.place.model} (\`opencode models\` lists them)`
+    : ""
+
+/**
  * A turn that ended without an answer: what it failed with, and the exit status that says so.
  *
  * @internal
@@ -46,7 +58,7 @@ export class Unanswered extends Schema.TaggedError<Unanswered>("@fallback/cli/Un
   }
 
   override get message(): string {
-    return this.failure.message
+    return this.failure.message + hintOf(this.failure)
   }
 }
 
@@ -65,6 +77,6 @@ export class TrialFailed extends Schema.TaggedError<TrialFailed>("@fallback/cli/
   }
 
   override get message(): string {
-    return `${this.place} failed again: ${this.failure.message}; the failure is recorded`
+    return `${this.place} failed again: ${this.failure.message}${hintOf(this.failure)}; the failure is recorded`
   }
 }
