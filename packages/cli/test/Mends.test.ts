@@ -50,7 +50,7 @@ describe("fallback doctor", () => {
       expect((yield* fallbackWith(withClaude, file, "doctor")).out).not.toContain("places")
     }))
 
-  it.scoped("checks each step's models against a provider's models list, with the nearest name", () =>
+  it.scoped("checks each step's models against a provider's models list (nearest name) and opencode's form", () =>
     Effect.gen(function*() {
       const fs = yield* FileSystem.FileSystem
       const file = yield* configFile
@@ -76,6 +76,11 @@ describe("fallback doctor", () => {
         `providers.local.models in ${file}`
       ])
       expect(ran.ok).toBe(false)
+      yield* fs.writeFileString(file, JSON.stringify({ steps: { "opencode/gpt-5": { to: "opencode/openai/gpt-5" } } }))
+      expect((yield* fallbackWith(env, file, "doctor")).out).toContain(
+        "✗ step             opencode/gpt-5 → opencode/openai/gpt-5: opencode names a model PROVIDER/MODEL, not gpt-5\n" +
+          "    fix: write the place as opencode/PROVIDER/gpt-5 (`opencode models` lists them)"
+      )
     }).pipe(Effect.provide(NodeFileSystem.layer)))
 
   it.scoped("calls an account signed in only where the CLI's sign-in file is, unless a key stands in", () =>

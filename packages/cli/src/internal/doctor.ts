@@ -13,6 +13,7 @@ import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import { config, editing, json } from "./config.js"
 import { didYouMean } from "./nearest.js"
+import { plainAtOpencode } from "./outcome.js"
 import { signedIn, signInLine, signInOf } from "./signIn.js"
 
 /**
@@ -244,12 +245,20 @@ const modelsOf = (document: ConfigFile.Document, cli: string): ReadonlyArray<str
 const stepChecks = (document: ConfigFile.Document, file: string): Array<Check> =>
   Object.entries(document.steps).map(([from, step]) => {
     const shown = step.to === undefined ? `${from} (tries again; no next place)` : `${from} → ${Place.format(step.to)}`
-    const unknown = [Either.getOrThrow(Place.parse(from)), ...(step.to === undefined ? [] : [step.to])].flatMap(
-      (place) => {
-        const models = modelsOf(document, place.cli)
-        return models === undefined || models.includes(place.model) ? [] : [{ place, models }]
+    const places = [Either.getOrThrow(Place.parse(from)), ...(step.to === undefined ? [] : [step.to])]
+    const unknown = places.flatMap((place) => {
+      const models = modelsOf(document, place.cli)
+      return models === undefined || models.includes(place.model) ? [] : [{ place, models }]
+    })
+    const plain = places.find(plainAtOpencode)
+    if (plain !== undefined) {
+      return {
+        subject: "step",
+        ok: false,
+        detail: `${shown}: opencode names a model PROVIDER/MODEL, not ${plain.model}`,
+        fix: `write the place as opencode/PROVIDER/${plain.model} (\`opencode models\` lists them)`
       }
-    )
+    }
     if (unknown.length === 0) return { subject: "step", ok: true, detail: shown }
     const { models, place } = unknown[0]!
     return {

@@ -34,14 +34,21 @@ export const exitStatusTable: string = [
 ].join("\n")
 
 /**
+ * A place at opencode whose model lacks opencode's PROVIDER/ (`opencode/gpt-5`).
+ *
+ * @internal
+ */
+export const plainAtOpencode = (place: Failure.Failure["place"]): boolean =>
+  place.cli === "opencode" && !place.model.includes("/")
+
+/**
  * What a person may have got wrong when a failure says so: opencode names its models
  * PROVIDER/MODEL, so a plain model there that is not found (or not understood) is likely that.
  *
  * @internal
  */
 export const hintOf = (failure: Failure.Failure): string =>
-  failure.place.cli === "opencode" && !failure.place.model.includes("/") &&
-    (failure._tag === "ModelNotFound" || failure._tag === "Unknown")
+  plainAtOpencode(failure.place) && (failure._tag === "ModelNotFound" || failure._tag === "Unknown")
     ? `; opencode names a model PROVIDER/MODEL: write the place as opencode/PROVIDER/${failure.place.model} (\`opencode models\` lists them)`
     : ""
 
