@@ -95,11 +95,14 @@ describe("fallback init", () => {
     const { config, fallback, home } = fakeHome()
     rmSync(join(home, ".claude", ".credentials.json"))
     rmSync(join(home, ".claude-work", ".credentials.json"))
-    const ran = fallback("init", "--yes", "--cli", "claude")
+    rmSync(join(home, ".codex", "auth.json"))
+    const ran = fallback("init", "--yes")
     expect(ran.stdout).toContain([
       "  claude 2.1.332 (Claude Code)",
       `    account work: the config dir ~/.claude-work (not signed in; sign in with: CLAUDE_CONFIG_DIR=~/.claude-work claude  # then /login)`,
-      "    account key: the key in $ANTHROPIC_API_KEY (set; its value is not read)"
+      "    account key: the key in $ANTHROPIC_API_KEY (set; its value is not read)",
+      "  codex codex 0.0.0-recorder",
+      "    no account seen: not signed in, and no key variable set (sign in with: codex login)"
     ].join("\n"))
     expect(ran.stdout).not.toContain("account login")
     expect(ran.stdout).toContain(

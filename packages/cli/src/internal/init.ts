@@ -173,13 +173,15 @@ export const init = Command.make("init", { config, yes, only, endpoint, key }, (
         "Found:",
         ...found.flatMap((f) => [
           `  ${f.cli} ${f.version}`,
-          ...(f.seen.length === 0
-            ? [
+          ...(f.seen.length > 0
+            ? f.seen.map((s) => `    account ${s}`)
+            : endpoints.has(f.cli)
+            ? ["    no account seen; its endpoint's key is used"]
+            : [
               `    no account seen: not signed in, and no key variable set${
                 signInOf(f.cli) === undefined ? "" : ` (sign in with: ${signInLine(signInOf(f.cli)!)})`
               }`
-            ]
-            : f.seen.map((s) => `    account ${s}`)),
+            ]),
           ...(endpoints.has(f.cli) ? [`    sends its requests to ${endpoints.get(f.cli)!.baseUrl}`] : [])
         ])
       ].join("\n")
