@@ -1,6 +1,6 @@
 // `fallback init` against a fake HOME, with stand-in CLIs on PATH that answer --version.
 import { spawnSync } from "node:child_process"
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, symlinkSync } from "node:fs"
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
@@ -20,6 +20,10 @@ const fakeHome = () => {
   mkdirSync(join(home, ".claude"))
   mkdirSync(join(home, ".claude-work"))
   mkdirSync(join(home, ".codex"))
+  // what signing in leaves: a folder without it is not a sign-in
+  writeFileSync(join(home, ".claude", ".credentials.json"), "{}")
+  writeFileSync(join(home, ".claude-work", ".credentials.json"), "{}")
+  writeFileSync(join(home, ".codex", "auth.json"), "{}")
   const config = join(home, ".config", "fallback", "config.json")
   const fallback = (...args: Array<string>) =>
     spawnSync(bin, args, {
@@ -85,5 +89,29 @@ describe("fallback init", () => {
     expect(fallback("init", "--yes", "--cli", "gemini").stderr).toBe(
       "fallback: no agent CLI is installed of gemini; install one: npm install -g @anthropic-ai/claude-code, or npm install -g @openai/codex, or npm install -g @google/gemini-cli, or npm install -g opencode-ai\n"
     )
+  })
+
+  it("calls a folder a sign-in only when it holds what signing in writes, and the doctor says so", () => {
+    const { config, fallback, home } = fakeHome()
+    rmSync(join(home, ".claude", ".credentials.json"))
+    rmSync(join(home, ".claude-work", ".credentials.json"))
+    rmSync(join(home, ".codex", "auth.json"))
+    const ran = fallback("init", "--yes")
+    expect(ran.stdout).toContain([
+      "  claude 2.1.332 (Claude Code)",
+      `    account work: the config dir ~/.claude-work (not signed in; sign in with: CLAUDE_CONFIG_DIR=~/.claude-work claude  # then /login)`,
+      "    account key: the key in $ANTHROPIC_API_KEY (set; its value is not read)",
+      "  codex codex 0.0.0-recorder",
+      "    no account seen: not signed in, and no key variable set (sign in with: codex login)"
+    ].join("\n"))
+    expect(ran.stdout).not.toContain("account login")
+    expect(ran.stdout).toContain(
+      `✗ claude@work      config dir ${join(home, ".claude-work")} holds no sign-in (no .credentials.json in it)`
+    )
+    expect(ran.status).toBe(1)
+    expect(JSON.parse(readFileSync(config, "utf8")).accounts.claude.map((a: { name: string }) => a.name)).toEqual([
+      "work",
+      "key"
+    ])
   })
 })

@@ -327,7 +327,11 @@ describe("fallback status: the health a user can read, clear and try", () => {
     await fallback("run", place("a"), "Hello")
     expect((await status()).map((entry: { place: string }) => entry.place)).toEqual([place("a")])
     expect(await fallback("status", "--try", place("a"))).toMatchObject({
-      out: expect.stringMatching(/failed again: .*credentials/)
+      code: 12,
+      out: "",
+      err: expect.stringMatching(
+        /^fallback: claude@a\/claude-opus-5 failed again: .*credentials.*; the failure is recorded\n$/
+      )
     })
     expect((await fallback("status", "--clear", place("b"))).out).toBe(
       `${place("b")} has no failures recorded; nothing to clear\n`
@@ -363,7 +367,8 @@ describe("fallback's help", () => {
       "waits",
       "doctor",
       "edit",
-      "demo"
+      "demo",
+      "mock"
     ])
     expect(root.out.split("\n").length).toBeLessThan(40)
     expect((await help()).out).toBe(root.out)
@@ -385,7 +390,8 @@ describe("fallback's help", () => {
         "waits",
         "doctor",
         "edit",
-        "demo"
+        "demo",
+        "mock"
       ]
     ) {
       const shown = await help(command, "--help")

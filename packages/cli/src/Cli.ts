@@ -127,6 +127,12 @@ const entries: ReadonlyArray<Entry> = [
     usage: "fallback demo",
     summary: "a failover against a loopback provider, in seconds; no keys, no network",
     load: () => import("./internal/demo.js").then((m) => m.demo)
+  },
+  {
+    name: "mock",
+    usage: "fallback mock [--port N] [--lifetime TIME] [--json]",
+    summary: "the demo's loopback provider, playing the faults you ask for, until ctrl+c",
+    load: () => import("./internal/mock.js").then((m) => m.mock)
   }
 ]
 

@@ -11,7 +11,7 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import { main } from "./Cli.js"
 import { colourful, withoutColour } from "./internal/colour.js"
-import { Unanswered } from "./internal/outcome.js"
+import { TrialFailed, Unanswered } from "./internal/outcome.js"
 
 // A command that succeeded has nothing left running: its scopes are closed. Exiting once stdout
 // and stderr have taken what was written, rather than when the event loop empties, spares the wait
@@ -48,7 +48,7 @@ main(process.argv).pipe(
         : (untold(exit.cause),
           onExit(Option.match(Cause.failureOption(exit.cause), {
             onNone: () => Cause.isInterruptedOnly(exit.cause) ? 130 : 1,
-            onSome: (error) => error instanceof Unanswered ? error.status : 1
+            onSome: (error) => error instanceof Unanswered || error instanceof TrialFailed ? error.status : 1
           })))
   })
 )

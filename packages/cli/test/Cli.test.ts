@@ -206,6 +206,7 @@ describe("fallback (in process)", () => {
         `✓ claude           2.1.332 (Claude Code) at ${bin}/claude`,
         "✗ gemini           not installed (not on PATH)",
         "    fix: npm install -g @google/gemini-cli",
+        "✓ step             claude@work/claude-opus-5 → gemini/gemini-3-pro",
         `✓ claude@work      config dir ${bin}`,
         "✓ claude@work      ANTHROPIC_API_KEY from KEY_WORK (set)",
         "✗ gemini@home      config dir ~/no-such-folder does not exist",

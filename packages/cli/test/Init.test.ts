@@ -12,6 +12,7 @@ const fakeHome = Effect.gen(function*() {
   yield* fs.makeDirectory(`${home}/bin`)
   yield* fs.writeFileString(`${home}/bin/claude`, "#!/bin/sh\necho '2.1.332 (Claude Code)'\n", { mode: 0o755 })
   yield* fs.makeDirectory(`${home}/.claude`)
+  yield* fs.writeFileString(`${home}/.claude/.credentials.json`, "{}")
   yield* fs.makeDirectory(`${home}/.claude-work`)
   return { home, config: `${home}/config.json`, env: { HOME: home, PATH: `${home}/bin` } }
 }).pipe(Effect.provide(NodeFileSystem.layer))

@@ -315,7 +315,7 @@ export const describe: (failure: Failure) => string = Match.type<Failure>().pipe
     ContextTooLong: ({ place }) => `the prompt is longer than ${place.model}'s context window`,
     Timeout: ({ after, phase, place }) =>
       phase === "first-byte"
-        ? `${who(place)} sent nothing within ${wait(after)}`
+        ? `${who(place)} sent nothing within ${wait(after)} (the first-byte limit; --first-byte gives it longer)`
         : `${who(place)} did not finish within ${wait(after)}`,
     Unresponsive: ({ place }) => `${who(place)} stopped streaming without an error`,
     Unknown: ({ place, said }) => `${who(place)} failed: ${said}`

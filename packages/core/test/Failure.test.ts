@@ -32,7 +32,7 @@ describe("Failure", () => {
       Killed: "claude@work was killed by SIGKILL rather than answering (the machine may be out of memory)",
       NotInstalled: "claude is not installed here (install it with: npm i -g @anthropic-ai/claude-code)",
       ContextTooLong: "the prompt is longer than claude-opus-5's context window",
-      Timeout: "claude@work sent nothing within 30s",
+      Timeout: "claude@work sent nothing within 30s (the first-byte limit; --first-byte gives it longer)",
       Unresponsive: "claude@work stopped streaming without an error",
       Unknown: "claude@work failed: upstream said no"
     })

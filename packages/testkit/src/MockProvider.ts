@@ -88,8 +88,8 @@ export type Route = wire.Route
 export type Rule = internal.Rule
 
 /**
- * How the mock runs: `lifetime` (ms, ten minutes), default `retryAfter` (30 s) and `quotaReset`
- * (3600 s), `downFor` (ms a drawn `refused` stops listening, 2000), the answer `text`, and the
+ * How the mock runs: `port` (on 127.0.0.1; 0, the default, for any free one), `lifetime` (ms, ten
+ * minutes), default `retryAfter` (30 s) and `quotaReset` (3600 s), `downFor` (ms a drawn `refused` stops listening, 2000), the answer `text`, and the
  * context windows of models, in tokens at four characters a token.
  *
  * @since 0.1.0
@@ -116,7 +116,7 @@ export type Counts = internal.Counts
 
 /**
  * A running mock for plain Node: its URL, a URL that refuses connections, its script and counts,
- * and `stop`.
+ * `stop`, and `stopped`, which settles once it has stopped (by `stop` or at its lifetime's end).
  *
  * @since 0.1.0
  * @category models

@@ -271,7 +271,7 @@ describe("primary preset (000): each kind's answer", () => {
         yield* TestClock.adjust("1 millis")
         expect(yield* Fiber.join(fiber)).toBe(`ok from ${home}`)
         expect((yield* Heard).lines()).toEqual([
-          "claude@work sent nothing within 30s; another account or another place is what answers it; carrying on as home"
+          "claude@work sent nothing within 30s (the first-byte limit; --first-byte gives it longer); another account or another place is what answers it; carrying on as home"
         ])
         expect((yield* Scripted.Scripted).seen(work).closes).toBe(0)
       }).pipe(Effect.provide(world({

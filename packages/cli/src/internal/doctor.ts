@@ -12,6 +12,9 @@ import * as Either from "effect/Either"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import { config, editing, json } from "./config.js"
+import { didYouMean } from "./nearest.js"
+import { plainAtOpencode } from "./outcome.js"
+import { signedIn, signInLine, signInOf } from "./signIn.js"
 
 /**
  * One thing the doctor looked at: what, whether it is fine, what it found, and the line that
@@ -128,19 +131,42 @@ const accountChecks = (document: ConfigFile.Document) =>
     for (const [cli, accounts] of Object.entries(document.accounts)) {
       for (const account of accounts) {
         const subject = `${cli}@${account.name}`
+        const sign = signInOf(cli)
+        // a key or an endpoint stands in for a sign-in
+        const keyed = account.endpoint !== undefined || document.clis[cli]?.endpoint !== undefined ||
+          Object.keys(account.env ?? {}).some((name) => /(?:KEY|TOKEN)$/.test(name))
         if (account.configDir !== undefined) {
           const dir = ConfigFile.expandHome(account.configDir, home)
+          const typed = account.configDir.startsWith("~/")
+            ? `~/${shellWord(account.configDir.slice(2))}`
+            : shellWord(dir)
+          if (!(yield* fs.exists(dir).pipe(Effect.orElseSucceed(() => false)))) {
+            checks.push({
+              subject,
+              ok: false,
+              detail: `config dir ${account.configDir} does not exist`,
+              fix: `mkdir -p ${typed}  # then sign ${cli} in there`
+            })
+          } else if (sign === undefined || keyed) {
+            checks.push({ subject, ok: true, detail: `config dir ${account.configDir}` })
+          } else {
+            checks.push(
+              (yield* signedIn(cli, dir, home))
+                ? { subject, ok: true, detail: `config dir ${account.configDir}, signed in (${sign.file})` }
+                : {
+                  subject,
+                  ok: false,
+                  detail: `config dir ${account.configDir} holds no sign-in (no ${sign.file} in it)`,
+                  fix: signInLine(sign, typed)
+                }
+            )
+          }
+        } else if (sign !== undefined && !keyed) {
+          const file = `~/${sign.own === "" ? "" : `${sign.own}/`}${sign.file}`
           checks.push(
-            (yield* fs.exists(dir).pipe(Effect.orElseSucceed(() => false)))
-              ? { subject, ok: true, detail: `config dir ${account.configDir}` }
-              : {
-                subject,
-                ok: false,
-                detail: `config dir ${account.configDir} does not exist`,
-                fix: `mkdir -p ${
-                  account.configDir.startsWith("~/") ? `~/${shellWord(account.configDir.slice(2))}` : shellWord(dir)
-                }  # then sign ${cli} in there`
-              }
+            (yield* signedIn(cli, undefined, home))
+              ? { subject, ok: true, detail: `signed in (${file})` }
+              : { subject, ok: false, detail: `not signed in (no ${file})`, fix: signInLine(sign) }
           )
         }
         for (const [name, value] of Object.entries(account.env ?? {})) {
@@ -208,6 +234,63 @@ const accountChecks = (document: ConfigFile.Document) =>
     return checks
   })
 
+/** A place's models where they are known: an HTTP provider's `models` list. */
+// an agent CLI's catalogue of models plugs in here, once the backends give one
+const modelsOf = (document: ConfigFile.Document, cli: string): ReadonlyArray<string> | undefined => {
+  const listed = document.providers[cli]?.models?.map((model) => model.name)
+  return listed === undefined || listed.length === 0 ? undefined : listed
+}
+
+/** Each step, with the models its places name checked against what those places serve. */
+const stepChecks = (document: ConfigFile.Document, file: string): Array<Check> =>
+  Object.entries(document.steps).map(([from, step]) => {
+    const shown = step.to === undefined ? `${from} (tries again; no next place)` : `${from} → ${Place.format(step.to)}`
+    const places = [Either.getOrThrow(Place.parse(from)), ...(step.to === undefined ? [] : [step.to])]
+    const unknown = places.flatMap((place) => {
+      const models = modelsOf(document, place.cli)
+      return models === undefined || models.includes(place.model) ? [] : [{ place, models }]
+    })
+    const plain = places.find(plainAtOpencode)
+    if (plain !== undefined) {
+      return {
+        subject: "step",
+        ok: false,
+        detail: `${shown}: opencode names a model PROVIDER/MODEL, not ${plain.model}`,
+        fix: `write the place as opencode/PROVIDER/${plain.model} (\`opencode models\` lists them)`
+      }
+    }
+    if (unknown.length === 0) return { subject: "step", ok: true, detail: shown }
+    const { models, place } = unknown[0]!
+    return {
+      subject: "step",
+      ok: false,
+      detail: `${shown}: ${place.cli} has no model ${place.model}${didYouMean(place.model, models)}; it serves ${
+        models.join(", ")
+      }`,
+      fix:
+        `write a model it serves in the step (fallback edit), or add { "name": "${place.model}" } to providers.${place.cli}.models in ${file}`
+    }
+  })
+
+/** With no provider configured, a turn needs an agent CLI installed: any one of them. */
+const anywhere = (document: ConfigFile.Document) =>
+  Object.keys(document.providers).length > 0
+    ? Effect.succeed<Array<Check>>([])
+    : Effect.gen(function*() {
+      const { agentClis } = yield* Effect.promise(() => import("./backends.js"))
+      for (const { cli } of agentClis) {
+        if (Option.isSome(yield* binaryOf(cli, document.clis[cli]?.bin))) return []
+      }
+      return [{
+        subject: "places",
+        ok: false,
+        detail: "no agent CLI is installed and no provider is configured: a turn has nowhere to run",
+        fix: `install one (${
+          agentClis.filter((a) => a.cli !== "antigravity").map((a) => a.install).join(", or ")
+        }), or add a model server under "providers"`
+      }]
+    })
+
 const usedClis = (document: ConfigFile.Document): ReadonlySet<string> =>
   new Set([
     ...Object.keys(document.accounts),
@@ -251,7 +334,9 @@ export const examine = (json: boolean) =>
           detail: read.left.message,
           fix: `mend ${shellWord(file)} where the message says, or move it away`
         },
+      ...yield* anywhere(document),
       ...yield* cliChecks(document, usedClis(document), file),
+      ...stepChecks(document, file),
       ...yield* accountChecks(document)
     ]
     const problems = checks.filter((check) => !check.ok).length
@@ -266,9 +351,13 @@ export const doctor = Command.make(
   ({ config, json }) => examine(json).pipe(Effect.provide(editing(config)))
 ).pipe(
   Command.withDescription(
-    "Checks what the config needs: every CLI its steps and accounts name is installed and starts (with its\n" +
-      "version), every account's config dir exists, every variable a key is taken from is set (never showing\n" +
-      "its value). Each problem comes with the line that fixes it; the exit status is 1 when there is one.\n\n" +
+    "Checks what the config needs: an agent CLI installed or a provider configured (a turn needs one), every\n" +
+      "CLI its steps and accounts name installed and starting (with its version), each step's models among\n" +
+      "those its place serves (a provider's models list), every account's config dir there and signed in (the\n" +
+      "file the CLI's sign-in writes: claude .credentials.json, codex auth.json, gemini .gemini/oauth_creds.json,\n" +
+      "opencode opencode/auth.json; an account with a key needs none), every variable a key is taken from set\n" +
+      "(never showing its value). Each problem comes with the line that fixes it; the exit status is 1 when\n" +
+      "there is one.\n\n" +
       "  fallback doctor\n  fallback doctor --json"
   )
 )

@@ -132,6 +132,8 @@ const values: Record<string, string> = {
   "--timeout": "TIME",
   "--attempts": "N",
   "--tries": "N",
+  "--port": "N",
+  "--lifetime": "TIME",
   "--env": "VAR=fromEnv:OTHER",
   "--effort": "LEVEL",
   "--permission": "RUNG"

@@ -15,6 +15,7 @@ import * as Schema from "effect/Schema"
 import { agentClis } from "./backends.js"
 import { besideConfig, config, editing } from "./config.js"
 import { binaryOf, examine, versionOf } from "./doctor.js"
+import { signedIn, signInLine, signInOf } from "./signIn.js"
 
 /**
  * What `init` knows of each CLI: its own config folder (the login a plain run uses), the prefix of
@@ -87,8 +88,10 @@ const discover = (clis: ReadonlyArray<string>) =>
       if (Option.isNone(bin)) continue
       const accounts: Array<ConfigFile.Account> = []
       const seen: Array<string> = []
-      // looked at before the CLI is started: some make their folder when asked their version
-      if (home !== "" && (yield* fs.exists(path.join(home, look.login)).pipe(Effect.orElseSucceed(() => false)))) {
+      // looked at before the CLI is started: some make their folder when asked their version; a
+      // folder is a sign-in only when it holds the file signing in writes
+      const sign = signInOf(look.cli)
+      if (home !== "" && sign !== undefined && (yield* signedIn(look.cli, undefined, home))) {
         accounts.push(ConfigFile.Account.make({ name: "login" }))
         seen.push(`login: its own sign-in in ~/${look.login}`)
       }
@@ -97,8 +100,14 @@ const discover = (clis: ReadonlyArray<string>) =>
         if (!entry.startsWith(look.others)) continue
         const name = entry.slice(look.others.length).toLowerCase()
         if (!/^[a-z0-9][a-z0-9-]*$/.test(name) || accounts.some((a) => a.name === name)) continue
-        accounts.push(ConfigFile.Account.make({ name, configDir: path.join(home, entry) }))
-        seen.push(`${name}: the config dir ~/${entry}`)
+        const dir = path.join(home, entry)
+        accounts.push(ConfigFile.Account.make({ name, configDir: dir }))
+        const unsigned = sign !== undefined && !(yield* signedIn(look.cli, dir, home))
+        seen.push(
+          `${name}: the config dir ~/${entry}${
+            sign === undefined || !unsigned ? "" : ` (not signed in; sign in with: ${signInLine(sign, `~/${entry}`)})`
+          }`
+        )
       }
       for (const variable of look.keys) {
         if (!(yield* set(variable))) continue
@@ -164,9 +173,15 @@ export const init = Command.make("init", { config, yes, only, endpoint, key }, (
         "Found:",
         ...found.flatMap((f) => [
           `  ${f.cli} ${f.version}`,
-          ...(f.seen.length === 0
-            ? ["    no account seen; the CLI's own sign-in is used"]
-            : f.seen.map((s) => `    account ${s}`)),
+          ...(f.seen.length > 0
+            ? f.seen.map((s) => `    account ${s}`)
+            : endpoints.has(f.cli)
+            ? ["    no account seen; its endpoint's key is used"]
+            : [
+              `    no account seen: not signed in, and no key variable set${
+                signInOf(f.cli) === undefined ? "" : ` (sign in with: ${signInLine(signInOf(f.cli)!)})`
+              }`
+            ]),
           ...(endpoints.has(f.cli) ? [`    sends its requests to ${endpoints.get(f.cli)!.baseUrl}`] : [])
         ])
       ].join("\n")
@@ -229,7 +244,8 @@ export const init = Command.make("init", { config, yes, only, endpoint, key }, (
   }).pipe(Effect.provide(editing(args.config)))).pipe(
     Command.withDescription(
       "Finds the agent CLIs installed (with their versions) and the accounts it can see (their own sign-in,\n" +
-        "folders like ~/.claude-work, key variables that are set, never reading a value), writes them to the\n" +
+        "where the file signing in writes is there; folders like ~/.claude-work; key variables that are set,\n" +
+        "never reading a value), writes them to the\n" +
         "config with a $schema line (adding to what is there), and ends with the doctor's verdict.\n\n" +
         "  fallback init\n" +
         "  fallback init --yes\n" +

@@ -34,6 +34,25 @@ export const exitStatusTable: string = [
 ].join("\n")
 
 /**
+ * A place at opencode whose model lacks opencode's PROVIDER/ (`opencode/gpt-5`).
+ *
+ * @internal
+ */
+export const plainAtOpencode = (place: Failure.Failure["place"]): boolean =>
+  place.cli === "opencode" && !place.model.includes("/")
+
+/**
+ * What a person may have got wrong when a failure says so: opencode names its models
+ * PROVIDER/MODEL, so a plain model there that is not found (or not understood) is likely that.
+ *
+ * @internal
+ */
+export const hintOf = (failure: Failure.Failure): string =>
+  plainAtOpencode(failure.place) && (failure._tag === "ModelNotFound" || failure._tag === "Unknown")
+    ? `; opencode names a model PROVIDER/MODEL: write the place as opencode/PROVIDER/${failure.place.model} (\`opencode models\` lists them)`
+    : ""
+
+/**
  * A turn that ended without an answer: what it failed with, and the exit status that says so.
  *
  * @internal
@@ -46,6 +65,25 @@ export class Unanswered extends Schema.TaggedError<Unanswered>("@fallback/cli/Un
   }
 
   override get message(): string {
-    return this.failure.message
+    return this.failure.message + hintOf(this.failure)
+  }
+}
+
+/**
+ * `status --try` took its turn and the place failed again (the failure is recorded): the exit
+ * status is the one `run` gives the same failure.
+ *
+ * @internal
+ */
+export class TrialFailed extends Schema.TaggedError<TrialFailed>("@fallback/cli/TrialFailed")("TrialFailed", {
+  place: Schema.String,
+  failure: Failure.Failure
+}) {
+  get status(): number {
+    return exitStatuses[this.failure._tag]
+  }
+
+  override get message(): string {
+    return `${this.place} failed again: ${this.failure.message}${hintOf(this.failure)}; the failure is recorded`
   }
 }

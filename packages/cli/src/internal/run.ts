@@ -104,11 +104,13 @@ export class InvalidRun extends Schema.TaggedError<InvalidRun>("@fallback/cli/In
  *
  * @internal
  */
-export class InvalidPrompt
-  extends Schema.TaggedError<InvalidPrompt>("@fallback/cli/InvalidPrompt")("InvalidPrompt", {})
-{
+export class InvalidPrompt extends Schema.TaggedError<InvalidPrompt>("@fallback/cli/InvalidPrompt")("InvalidPrompt", {
+  reason: Schema.Literal("nul", "empty")
+}) {
   override get message(): string {
-    return "the prompt holds a NUL byte (\\u0000), which no agent CLI can be given; remove it"
+    return this.reason === "nul"
+      ? "the prompt holds a NUL byte (\\u0000), which no agent CLI can be given; remove it"
+      : "the prompt is empty; give it as an argument (fallback run PLACE \"Fix the failing test\") or on stdin"
   }
 }
 
@@ -272,7 +274,8 @@ export const run = Command.make("run", {
       onNone: () => reading,
       onSome: Effect.succeed
     })
-    if (text.includes("\u0000")) return yield* Effect.fail(new InvalidPrompt())
+    if (text.includes("\u0000")) return yield* new InvalidPrompt({ reason: "nul" })
+    if (text.trim() === "") return yield* new InvalidPrompt({ reason: "empty" })
     Secret.holdPrompt(text)
     const terminal = yield* Terminal.Terminal
     // stdout closed early (`| head`) leaves the turn to finish rather than failing it

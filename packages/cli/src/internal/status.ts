@@ -53,7 +53,9 @@ const clear = Options.boolean("clear").pipe(
 )
 
 const tryNow = Options.boolean("try").pipe(
-  Options.withDescription("take a short turn at PLACE now, parked or not: an answer clears it, a failure is recorded")
+  Options.withDescription(
+    "take a short turn at PLACE now, parked or not: an answer clears it, a failure is recorded (exit status as run's)"
+  )
 )
 
 /**
@@ -131,7 +133,7 @@ export const status = Command.make(
   Command.withDescription(
     "The health of every place with a failure recorded: its breaker (closed, parked, trial), failures in a\n" +
       "row, how long it stays parked or cooling, and the last failure. --clear forgets them; --try takes a\n" +
-      "short turn at a place now, parked or not.\n\n" +
+      "short turn at a place now, parked or not, and when it fails exits with the status run gives that kind.\n\n" +
       "  fallback status\n  fallback status --json\n" +
       "  fallback status --clear claude@work/claude-opus-5\n  fallback status --clear\n" +
       "  fallback status --try claude@work/claude-opus-5"

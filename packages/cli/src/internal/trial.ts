@@ -13,6 +13,7 @@ import * as Stream from "effect/Stream"
 
 import { backendsOf } from "./backends.js"
 import { besideConfig } from "./config.js"
+import { TrialFailed } from "./outcome.js"
 
 // `status --try`, loaded only when asked for: the engine and the backends are no part of a plain
 // `status`'s start
@@ -51,5 +52,5 @@ export const trial = (at: Place.Place) =>
       return yield* Console.log(`${Place.format(at)} answered; its failures are cleared`)
     }
     yield* recorded.failed(at, { failure: outcome.left, counts: true, coolUntil: Option.none() })
-    return yield* Console.log(`${Place.format(at)} failed again: ${outcome.left.message}`)
+    return yield* new TrialFailed({ place: Place.format(at), failure: outcome.left })
   })

@@ -32,6 +32,8 @@ export interface Rule {
 
 /** @internal */
 export interface Options {
+  /** The port on 127.0.0.1 (0, the default, for any free one). */
+  readonly port?: number | undefined
   readonly lifetime?: number | undefined
   readonly retryAfter?: number | undefined
   readonly quotaReset?: number | undefined
@@ -75,6 +77,8 @@ export interface Running {
   readonly reset: () => void
   readonly refuse: (millis: number) => Promise<void>
   readonly stop: () => Promise<void>
+  /** Settles once the mock has stopped: by `stop`, or at the end of its lifetime. */
+  readonly stopped: Promise<void>
 }
 
 const host = "127.0.0.1"
@@ -207,7 +211,7 @@ const freePort = (): Promise<number> =>
  *
  * @internal
  */
-export const start = async (options: Options = {}, port = 0): Promise<Running> => {
+export const start = async (options: Options = {}, port = options.port ?? 0): Promise<Running> => {
   let rules: Array<Rule & { left: number }> = []
   let log: Array<Request> = []
   let sequence = 0
@@ -361,6 +365,8 @@ export const start = async (options: Options = {}, port = 0): Promise<Running> =
   const bound = (front.address() as Net.AddressInfo).port
   const refusedPort = await freePort()
   let stopped = false
+  let settle = () => {}
+  const ended = new Promise<void>((resolve) => (settle = resolve))
 
   const close = (server: Net.Server): Promise<void> => new Promise((resolve) => server.close(() => resolve()))
 
@@ -400,7 +406,9 @@ export const start = async (options: Options = {}, port = 0): Promise<Running> =
       for (const response of pending) response.destroy()
       for (const socket of sockets) socket.destroy()
       await Promise.all([close(front), close(http)])
-    }
+      settle()
+    },
+    stopped: ended
   }
   const timer = setTimeout(() => void running.stop(), options.lifetime ?? 600_000)
   timer.unref()
