@@ -348,6 +348,29 @@ describe("escalating preset (002)", () => {
     }
   }
 
+  // 002, "Timeout | Up to MaxSendTimeoutRetries (3) attempts on the same model" and "Rate limit | … retry
+  // the same model after 5 s, 10 s, then 15 s": each kind's goes are counted on their own, so a model
+  // that alternates them is still left at its third timeout, not tried without end.
+  it.scoped("timeouts and rate limits in turn: each counted on its own, the model left at its third timeout", () =>
+    Effect.gen(function*() {
+      expect(yield* turn()).toEqual(Exit.succeed(`ok from ${b}`))
+      expect((yield* seen(a)).at).toEqual([0, 15_000, 20_000, 35_000, 45_000])
+      expect((yield* seen(b)).at).toEqual([45_000])
+    }).pipe(Effect.provide(escalating({
+      script: {
+        places: {
+          [a]: [
+            Scripted.fail("Timeout"),
+            Scripted.fail("RateLimited"),
+            Scripted.fail("Timeout"),
+            Scripted.fail("RateLimited"),
+            Scripted.fail("Timeout")
+          ]
+        }
+      },
+      chain: [a, b]
+    }))))
+
   // 002, "No response while streaming | Health-probe every 30 s, retry a failed probe every 10 s,
   // switch model after 3 failures": a whole reply has handed its caller nothing, so a stream that
   // stops after its first token is switched as one that never started; a reply that shows nothing
