@@ -45,7 +45,8 @@ const codex = new Place.Place({ cli: "codex", model: "gpt-5.5" })
 /** What the claude backend streams for the made run: each line's events at its time, then the judged result. */
 const played = (keep: (event: Backend.Event) => boolean) => {
   const result = Either.getOrThrow(Claude.readOutcome(made, claude)).events.filter((event) => event._tag === "Result")
-  const timed = lines.map((line, i) => [made.at[i]! - (made.at[i - 1] ?? 0), Claude.events(line)] as const)
+  const read = Claude.events()
+  const timed = lines.map((line, i) => [made.at[i]! - (made.at[i - 1] ?? 0), read(line)] as const)
   return Stream.fromIterable(timed).pipe(
     Stream.mapEffect(([wait, events]) => Effect.as(Effect.sleep(Duration.millis(wait)), events.filter(keep))),
     Stream.flattenIterables,
@@ -88,7 +89,7 @@ const noThinking = (event: Backend.Event) => event._tag !== "Thinking"
 
 describe("a claude turn that thinks first (made stream, claude 2.1.332 stream-json)", () => {
   it("claude's stream gives the thinking and the text piece by piece, each once", () => {
-    const events = lines.flatMap(Claude.events)
+    const events = lines.flatMap(Claude.events())
     expect(events.map((event) => event._tag)).toEqual([
       "SessionStarted",
       ...Array(9).fill("Thinking"),
@@ -98,6 +99,11 @@ describe("a claude turn that thinks first (made stream, claude 2.1.332 stream-js
     const thought = events.flatMap((event) => event._tag === "Thinking" ? [event.text] : []).join("")
     expect(thought).toMatch(/^The user asks how long to wait for a first byte\. .* Answering now\.$/)
     expect(Backend.textOf(events)).toBe("Use a 30 s first-byte limit and count thinking as a sign of life.")
+  })
+
+  it("a claude that streamed no pieces gives its whole blocks, thinking and text", () => {
+    const whole = lines.filter((line) => !line.includes("\"type\":\"stream_event\""))
+    expect(whole.flatMap(Claude.events()).map((event) => event._tag)).toEqual(["SessionStarted", "Thinking", "Text"])
   })
 
   for (const whole of [false, true]) {

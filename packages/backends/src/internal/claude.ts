@@ -110,28 +110,42 @@ const piece = (fields: Json.Fields): ReadonlyArray<Backend.Event> => {
   }
 }
 
+/** @internal */
+export const live = (fields: Json.Fields): ReadonlyArray<Backend.Event> => reader()(fields)
+
 /**
- * The events of one line of claude's stream. Thinking and text come piece by piece as the API
- * streams them (`stream_event` lines, `--include-partial-messages`), so the whole blocks claude
- * repeats them in afterwards give only the tool calls.
+ * A reader of one run's stream. Thinking and text come piece by piece as the API streams them
+ * (`stream_event` lines, `--include-partial-messages`), and claude repeats each block whole
+ * afterwards: once pieces have come, the whole blocks give only the tool calls; until then (a
+ * claude that streamed none) they give everything.
  *
  * @internal
  */
-export const live = (fields: Json.Fields): ReadonlyArray<Backend.Event> => {
-  const sessionId = Json.text(fields, "session_id")
-  if (fields.type === "system" && fields.subtype === "init" && sessionId !== undefined) {
-    return [Backend.Event.SessionStarted({ sessionId })]
+export const reader = () => {
+  let pieces = false
+  return (fields: Json.Fields): ReadonlyArray<Backend.Event> => {
+    const sessionId = Json.text(fields, "session_id")
+    if (fields.type === "system" && fields.subtype === "init" && sessionId !== undefined) {
+      return [Backend.Event.SessionStarted({ sessionId })]
+    }
+    if (fields.type === "stream_event") {
+      const got = piece(fields)
+      if (got.length > 0) pieces = true
+      return got
+    }
+    return blocks(fields, pieces ? tools : whole)
   }
-  if (fields.type === "stream_event") return piece(fields)
-  return blocks(fields, tools)
 }
 
 const content = (fields: Json.Fields) => blocks(fields, whole)
 
 /** @internal */
-export const events = (line: string): ReadonlyArray<Backend.Event> => {
-  const fields = Json.object(line)
-  return fields === undefined ? [] : live(fields)
+export const events = (): (line: string) => ReadonlyArray<Backend.Event> => {
+  const read = reader()
+  return (line) => {
+    const fields = Json.object(line)
+    return fields === undefined ? [] : read(fields)
+  }
 }
 
 /** @internal */
@@ -234,6 +248,7 @@ export const description: Description = {
     "CLAUDE_CODE_OAUTH_TOKEN"
   ],
   live,
+  reader,
   settled,
   readOutcome,
   noSession: /No conversation found/i,
