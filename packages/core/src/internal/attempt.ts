@@ -110,11 +110,9 @@ export const reply = (
   const whole = Math.min(run.deadline, now + millisOr(options.send))
   const by = Math.min(whole, now + millisOr(options.firstByte))
   const call = session.reply!(prompt, { by, whole, deadline: run.deadline })
-  const limits: Limits = { run, place, probe, startedAt: now }
-  if (session.keepsLimits !== true) return beforeContent(limits)(call)
-  return Option.isSome(options.watchdog)
-    ? Effect.raceFirst(call, watchdog(limits, options.watchdog.value, () => now))
-    : call
+  if (session.keepsLimits !== true) return beforeContent({ run, place, probe, startedAt: now })(call)
+  if (Option.isNone(options.watchdog)) return call
+  return Effect.raceFirst(call, watchdog({ run, place, probe, startedAt: now }, options.watchdog.value, () => now))
 }
 
 const firstContent = (
