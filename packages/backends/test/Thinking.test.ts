@@ -7,7 +7,7 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Claude, Codex } from "@fallback/backends"
-import { Agent, Backend, Health, Notice, Place, Steps } from "@fallback/core"
+import { Agent, Backend, Health, Notice, Place, Settings, Steps } from "@fallback/core"
 import * as Chunk from "effect/Chunk"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -23,6 +23,7 @@ import { anthropic } from "../src/internal/httpAnthropic.js"
 import { openAi } from "../src/internal/httpOpenAi.js"
 import { SseParser } from "../src/internal/httpSse.js"
 import { readEvents, type Wire } from "../src/internal/httpWire.js"
+import { folder, given, printing } from "./fakes.js"
 
 interface Made {
   readonly at: ReadonlyArray<number>
@@ -100,6 +101,23 @@ describe("a claude turn that thinks first (made stream, claude 2.1.332 stream-js
     expect(thought).toMatch(/^The user asks how long to wait for a first byte\. .* Answering now\.$/)
     expect(Backend.textOf(events)).toBe("Use a 30 s first-byte limit and count thinking as a sign of life.")
   })
+
+  it.scopedLive("the claude backend, running a real child that prints the stream, gives each piece once, then the result", () =>
+    Effect.gen(function*() {
+      const dir = folder()
+      const backend = Claude.make({ bin: printing(dir, "claude", { stdout: made.stdout }), cwd: dir })
+      const session = yield* backend.open(claude, Option.none(), Settings.plain, {})
+      const events = Chunk.toReadonlyArray(yield* Stream.runCollect(session.turn({ text: "how long?", history: [] })))
+      expect(events.map((event) => event._tag)).toEqual([
+        "SessionStarted",
+        ...Array(9).fill("Thinking"),
+        "Text",
+        "Text",
+        "Result"
+      ])
+      expect(Backend.textOf(events)).toBe("Use a 30 s first-byte limit and count thinking as a sign of life.")
+      expect(given(dir).argv).toContain("--include-partial-messages")
+    }))
 
   it("a claude that streamed no pieces gives its whole blocks, thinking and text", () => {
     const whole = lines.filter((line) => !line.includes("\"type\":\"stream_event\""))
