@@ -36,6 +36,16 @@ export const argv: (turn: Cli.Turn) => ReadonlyArray<string> = internal.argv
 export const readOutcome: (finished: Cli.Finished, place: Place.Place) => Cli.Outcome = internal.readOutcome
 
 /**
+ * A reader of one run's `stream-json` output, line by line: the events each line gives as it
+ * comes (none for a line that is not an event): the session, the model's thinking and text piece
+ * by piece, the tools it calls.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
+export const events: () => (line: string) => ReadonlyArray<Backend.Event> = internal.events
+
+/**
  * The backend.
  *
  * @example

@@ -14,7 +14,7 @@ const kind = (finished: Partial<Parameters<typeof Claude.readOutcome>[0]>) =>
   Either.match(judged(finished), { onLeft: (failure) => failure._tag, onRight: () => "answer" })
 
 describe("Claude.argv", () => {
-  it("one turn: print mode, the model, stream-json with --verbose, and the prompt as the last argument after --", () => {
+  it("one turn: print mode, the model, stream-json with --verbose and each piece as it comes, and the prompt as the last argument after --", () => {
     const argv = Claude.argv({
       prompt: "--dangerously-skip-permissions; rm -rf ~",
       model: "claude-opus-5",
@@ -28,6 +28,7 @@ describe("Claude.argv", () => {
       "--output-format",
       "stream-json",
       "--verbose",
+      "--include-partial-messages",
       "--",
       "--dangerously-skip-permissions; rm -rf ~"
     ])

@@ -13,6 +13,8 @@ import type * as Failure from "./Failure.js"
  *
  * - `here`: the goes the kind itself asks for at the same place, each after its wait.
  * - `atLeast`: the least wait before any go here (a Retry-After raises it further).
+ * - `retryAfter`: what a Retry-After longer than the next wait here does: `"waits"`, the wait is
+ *   raised to it; `"moves"`, the turn goes on to the next place at once (its cooldown registered).
  * - `step`: whether the step's own tries and policy apply as well.
  * - `reopen`: reopen the transport and resume the conversation by its id before going again.
  * - `accounts` / `places`: whether the account chain, then the place chain, is walked.
@@ -26,6 +28,7 @@ import type * as Failure from "./Failure.js"
 export class Answer extends Schema.Class<Answer>("@fallback/core/Answer")({
   here: Schema.optionalWith(Schema.Array(Schema.DurationFromMillis), { default: () => [] }),
   atLeast: Schema.optionalWith(Schema.DurationFromMillis, { default: () => Duration.zero }),
+  retryAfter: Schema.optionalWith(Schema.Literal("waits", "moves"), { default: () => "waits" as const }),
   step: Schema.optionalWith(Schema.Boolean, { default: () => false }),
   reopen: Schema.optionalWith(Schema.Boolean, { default: () => false }),
   accounts: Schema.optionalWith(Schema.Boolean, { default: () => false }),

@@ -30,7 +30,8 @@ export interface Usage {
 }
 
 /**
- * What a turn streams back: the session it runs in, text, a tool used, and the result; and, first,
+ * What a turn streams back: the session it runs in, the model's thinking (its reasoning, or a
+ * summary of it, where the backend shows it), text, a tool used, and the result; and, first,
  * where a turn was picked up somewhere else, each move that took it there (`Moved`: from where to
  * where, by account or place, and the failure that moved it). Only the engine writes `Moved`.
  *
@@ -39,6 +40,7 @@ export interface Usage {
  */
 export type Event = Data.TaggedEnum<{
   SessionStarted: { readonly sessionId: string }
+  Thinking: { readonly text: string }
   Text: { readonly text: string }
   ToolUse: { readonly name: string; readonly input: unknown }
   Result: { readonly text: string; readonly usage: Usage }
@@ -60,7 +62,11 @@ export const Event = Data.taggedEnum<Event>()
 
 /**
  * Whether an event is real content, which commits the turn to the place that sent it. Session
- * events before it may be buffered; nothing after it is ever replayed.
+ * events before it may be buffered; nothing after it is ever replayed. Any sign of life from the
+ * model is content: thinking as much as text, a tool call or the result, so a model that thinks
+ * before it writes meets the first byte's limit and keeps the idle limit from running out. A
+ * streamed turn hands its thinking to the caller as it comes, so thinking commits it: a move
+ * after it would show the caller a second place's answer after the first place's thoughts.
  *
  * @since 0.1.0
  * @category guards

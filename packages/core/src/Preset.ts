@@ -8,7 +8,7 @@
  *   retried after 5, 10, 15 s before switching; a spent quota cools 30 min and switches at once;
  *   a hung stream is probed every 30 s, a failed probe retried every 10 s, switching after 3;
  *   candidates skip the failed provider and too-small context windows, are health-checked
- *   within 10 s, over up to 3 rounds; a send is given 600 s.
+ *   within 10 s, over up to 3 rounds; a send is given 600 s; a turn has no budget beyond those.
  * - {@link breaker}: the ordered list from `LLM_FALLBACK_MODELS` (see {@link breakerSteps}); 5
  *   failures in a row park a model 60 s, then one trial; 30 s to open a stream; failover before
  *   the stream only, each request starting at the requested model.
@@ -82,8 +82,11 @@ const everyKind = (answer: Answer.Answer): Answer.Table => ({
  */
 export const escalatingAnswers: Answer.Table = Answer.override(everyKind(switches), {
   Timeout: new Answer.Answer({ here: [Duration.seconds(15), Duration.seconds(15)], places: true }),
+  // "Register a 30-minute cooldown, retry the same model after 5 s, 10 s, then 15 s; then switch":
+  // a Retry-After longer than the next wait does not stretch that ladder, it switches at once.
   RateLimited: new Answer.Answer({
     here: [Duration.seconds(5), Duration.seconds(10), Duration.seconds(15)],
+    retryAfter: "moves",
     places: true,
     cooldown: cooled
   }),
@@ -118,7 +121,10 @@ export const escalating: Preset = {
     candidates: { skipFailedProvider: true, fitWindow: true, check: Option.some(Duration.seconds(10)), rounds: 3 },
     moved: "stays",
     fallback: true,
-    budget: { deadline: Duration.hours(1), attempts: 30 }
+    // 002 gives a turn no budget of its own: its own numbers bound it (each place tried once, its
+    // goes there bounded by each kind's count, each go by the send ceiling), and any finite budget
+    // cuts a chain 002 allows, the longer with each place in it.
+    budget: { deadline: Duration.infinity, attempts: Infinity }
   },
   breaker: { failures: Infinity, park: Duration.zero }
 }

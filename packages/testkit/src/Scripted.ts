@@ -23,6 +23,8 @@ import * as Stream from "effect/Stream"
  * - `Die`: the session event and `after` pieces of text, then the failure.
  * - `Stall`: the session event and `after` pieces of text, then nothing ever again.
  * - `Delay`: waits, then plays `then`.
+ * - `Timed`: the session event, then each event after its wait (counted from the one before),
+ *   then the failure if one is given.
  * - `Decide`: plays what `decide` picks for the prompt sent.
  *
  * @since 0.1.0
@@ -35,6 +37,10 @@ export type Outcome = Data.TaggedEnum<{
   Die: { readonly after: number; readonly failure: (place: Place.Place) => Failure.Failure }
   Stall: { readonly after: number }
   Delay: { readonly duration: Duration.Duration; readonly then: Outcome }
+  Timed: {
+    readonly events: ReadonlyArray<readonly [Duration.Duration, Backend.Event]>
+    readonly failure: ((place: Place.Place) => Failure.Failure) | undefined
+  }
   Decide: { readonly decide: (prompt: Backend.Prompt) => Outcome }
 }>
 
@@ -70,6 +76,23 @@ export const hang: Outcome = Outcome.Hang()
  */
 export const delay = (duration: Duration.DurationInput, then: Outcome): Outcome =>
   Outcome.Delay({ duration: Duration.decode(duration), then })
+
+/**
+ * Sends the session event, then each event after its wait, counted from the event before: a
+ * stream as a backend sends it over time (thinking for a while, then the answer); then fails
+ * with `kind` if given.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const timed = (
+  events: ReadonlyArray<readonly [Duration.DurationInput, Backend.Event]>,
+  kind?: Failure.Kind
+): Outcome =>
+  Outcome.Timed({
+    events: events.map(([wait, event]) => [Duration.decode(wait), event] as const),
+    failure: kind === undefined ? undefined : failures[kind]
+  })
 
 /**
  * Plays what `decide` picks for the prompt.
@@ -328,5 +351,13 @@ const play = (
     Stall: ({ after }) => Stream.concat(Stream.concat(started(id), parts(after)), Stream.never),
     Delay: ({ duration, then }) =>
       Stream.concat(Stream.drain(Stream.fromEffect(Effect.sleep(duration))), play(then, place, id, prompt)),
-    Decide: ({ decide }) => play(decide(prompt), place, id, prompt)
+    Decide: ({ decide }) => play(decide(prompt), place, id, prompt),
+    Timed: ({ events, failure }) =>
+      Stream.concat(
+        Stream.concat(
+          started(id),
+          Stream.mapEffect(Stream.fromIterable(events), ([wait, event]) => Effect.as(Effect.sleep(wait), event))
+        ),
+        failure === undefined ? Stream.empty : Stream.fail(failure(place))
+      )
   })

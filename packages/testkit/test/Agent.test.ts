@@ -295,6 +295,93 @@ describe("Agent", () => {
       }))))
   }
 
+  // Thinking is not silence: any sign of life from the model meets the first byte's limit and keeps
+  // the idle limit from running out.
+  const thinking = (seconds: number) => Backend.Event.Thinking({ text: `thought at ${seconds} s ` })
+  for (const whole of [false, true]) {
+    it.scoped(`a turn that thinks for 45 s past the 30 s first byte, then answers, lands${whole ? ", taken whole" : ""}`, () =>
+      Effect.gen(function*() {
+        const agent = yield* Agent.make(a)
+        const fiber = yield* Effect.fork(
+          whole ? agent.reply("hi") : Effect.map(Stream.runCollect(agent.turn("hi")), Chunk.toReadonlyArray)
+        )
+        yield* TestClock.adjust("1 minute")
+        const events = yield* Fiber.join(fiber)
+        expect(events.map((event) => event._tag)).toEqual([
+          "SessionStarted",
+          "Thinking",
+          "Thinking",
+          "Thinking",
+          "Text",
+          "Result"
+        ])
+        expect((yield* Scripted.Scripted).seen(b).opens).toBe(0)
+      }).pipe(Effect.provide(world({
+        script: {
+          places: {
+            [a]: [
+              Scripted.timed([
+                ["20 seconds", thinking(20)],
+                ["20 seconds", thinking(40)],
+                ["4 seconds", thinking(44)],
+                ["1 second", Backend.Event.Text({ text: "answer" })],
+                ["0 seconds", Backend.Event.Result({ text: "answer", usage: { input: 1, output: 1 } })]
+              ])
+            ]
+          }
+        },
+        chain: [a, b]
+      }))))
+  }
+
+  it.scoped("thinking keeps a quiet answer alive: pieces 25 s apart under a 60 s idle limit, for 3 minutes, land", () =>
+    Effect.gen(function*() {
+      const agent = yield* Agent.make(a, undefined, { idle: Option.some(Duration.minutes(1)) })
+      const fiber = yield* Effect.fork(Agent.ask(agent, "hi"))
+      yield* TestClock.adjust("10 minutes")
+      expect(yield* Fiber.join(fiber)).toBe("answer")
+      expect((yield* Heard).notices).toEqual([])
+    }).pipe(Effect.provide(world({
+      script: {
+        places: {
+          [a]: [
+            Scripted.timed([
+              ["10 seconds", Backend.Event.Text({ text: "an" })],
+              ...Array.from({ length: 6 }, (_, i) => ["25 seconds", thinking(35 + i * 25)] as const),
+              ["25 seconds", Backend.Event.Text({ text: "swer" })]
+            ])
+          ]
+        }
+      },
+      chain: [a, b]
+    }))))
+
+  // The commit point: a streamed turn hands its thinking to the caller as it comes, so a failure
+  // after it surfaces with what was delivered, and nothing moves (nothing is replayed).
+  it.scoped("a streamed turn that showed its thinking and then fails surfaces the failure; nothing moves", () =>
+    Effect.gen(function*() {
+      const agent = yield* Agent.make(a)
+      const delivered: Array<Backend.Event> = []
+      const exit = yield* Stream.runForEach(agent.turn("hi"), (event) => Effect.sync(() => delivered.push(event))).pipe(
+        Effect.exit,
+        Effect.fork,
+        Effect.tap(() => TestClock.adjust("1 minute")),
+        Effect.flatMap(Fiber.join)
+      )
+      expect(delivered.map((event) => event._tag)).toEqual(["SessionStarted", "Thinking"])
+      expect(Exit.isFailure(exit)).toBe(true)
+      expect((yield* Scripted.Scripted).seen(b).opens).toBe(0)
+    }).pipe(Effect.provide(world({
+      script: {
+        places: {
+          [a]: [
+            Scripted.timed([["5 seconds", thinking(5)]], "Unknown")
+          ]
+        }
+      },
+      chain: [a, b]
+    }))))
+
   it.scoped("session events before the first content are held back, and a hang after them still fails over", () =>
     Effect.gen(function*() {
       const agent = yield* Agent.make(a)

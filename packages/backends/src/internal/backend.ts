@@ -35,6 +35,8 @@ export interface Description {
   readonly home: (configDir: string) => Readonly<Record<string, string>>
   readonly passes: ReadonlyArray<string>
   readonly live: (fields: Json.Fields) => ReadonlyArray<Backend.Event>
+  /** A reader of one run's stream that keeps what it has seen, used instead of `live` where given. */
+  readonly reader?: () => (fields: Json.Fields) => ReadonlyArray<Backend.Event>
   readonly settled: (line: Child.Line) => boolean
   readonly readOutcome: (finished: Cli.Finished, place: Place.Place) => Cli.Outcome
   readonly prepare?: (
@@ -191,6 +193,7 @@ export const make = (description: Description, options: Cli.Options): Backend.Ba
         const stdout = Child.keptLines()
         const stderr = Child.keptLines()
         let named = false
+        const read = description.reader?.() ?? description.live
         const live = child.lines.pipe(
           Stream.tap((line) =>
             options.retries !== true && description.settled(line) ? Effect.forkIn(child.stop, scope) : Effect.void
@@ -203,7 +206,7 @@ export const make = (description: Description, options: Cli.Options): Backend.Ba
             stdout.push(line.text)
             const fields = Json.object(line.text)
             if (fields === undefined) return []
-            return description.live(fields).filter((event) => {
+            return read(fields).filter((event) => {
               if (event._tag !== "SessionStarted") return true
               if (description.keepsFailed === false && event.sessionId !== current) return false
               named = true

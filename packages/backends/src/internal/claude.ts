@@ -67,6 +67,9 @@ export const argv = (turn: Cli.Turn, env: Readonly<Record<string, string>> = {})
   "--output-format",
   "stream-json",
   "--verbose",
+  // Each piece of the answer as it comes (thinking included), not each block once it is whole: a
+  // model that thinks for a minute is then seen to be alive within its first byte's limit.
+  "--include-partial-messages",
   ...(turn.resume === undefined ? [] : ["--resume", turn.resume]),
   ...(turn.settings.effort === undefined ? [] : ["--effort", turn.settings.effort]),
   ...(turn.settings.permission === undefined
@@ -82,28 +85,81 @@ const isApiError = (fields: Json.Fields): boolean =>
   fields.error !== undefined || fields.is_api_error_message === true ||
   Json.field(fields, "message")?.is_api_error_message === true
 
-/** The content of an assistant event that is an answer rather than an API error. */
-const content = (fields: Json.Fields): ReadonlyArray<Backend.Event> =>
+/** The blocks of an assistant event that is an answer rather than an API error, of the given kinds. */
+const blocks = (fields: Json.Fields, kinds: ReadonlySet<string>): ReadonlyArray<Backend.Event> =>
   fields.type !== "assistant" || isApiError(fields)
     ? []
     : Json.list(Json.field(fields, "message"), "content").flatMap((block): ReadonlyArray<Backend.Event> => {
-      const kind = Json.text(block, "type")
-      if (kind === "text") return [Backend.Event.Text({ text: Json.text(block, "text") ?? "" })]
-      if (kind === "tool_use") {
-        return [
-          Backend.Event.ToolUse({ name: Json.text(block, "name") ?? "", input: Json.field(block, "input") ?? {} })
-        ]
+      const kind = Json.text(block, "type") ?? ""
+      if (!kinds.has(kind)) return []
+      switch (kind) {
+        case "thinking":
+          return [Backend.Event.Thinking({ text: Json.text(block, "thinking") ?? "" })]
+        case "redacted_thinking":
+          return [Backend.Event.Thinking({ text: "" })]
+        case "text":
+          return [Backend.Event.Text({ text: Json.text(block, "text") ?? "" })]
+        default:
+          return [
+            Backend.Event.ToolUse({ name: Json.text(block, "name") ?? "", input: Json.field(block, "input") ?? {} })
+          ]
       }
-      return []
     })
 
-/** @internal */
-export const live = (fields: Json.Fields): ReadonlyArray<Backend.Event> => {
-  const sessionId = Json.text(fields, "session_id")
-  if (fields.type === "system" && fields.subtype === "init" && sessionId !== undefined) {
-    return [Backend.Event.SessionStarted({ sessionId })]
+const whole = new Set(["thinking", "redacted_thinking", "text", "tool_use"])
+const tools = new Set(["tool_use"])
+
+/** A piece of a block as the API streamed it (`--include-partial-messages`): thinking or text. */
+const piece = (fields: Json.Fields): ReadonlyArray<Backend.Event> => {
+  const event = Json.field(fields, "event")
+  if (Json.text(event, "type") !== "content_block_delta") return []
+  const delta = Json.field(event, "delta")
+  switch (Json.text(delta, "type")) {
+    case "thinking_delta":
+      return [Backend.Event.Thinking({ text: Json.text(delta, "thinking") ?? "" })]
+    case "text_delta":
+      return [Backend.Event.Text({ text: Json.text(delta, "text") ?? "" })]
+    default:
+      return []
   }
-  return content(fields)
+}
+
+/** @internal */
+export const live = (fields: Json.Fields): ReadonlyArray<Backend.Event> => reader()(fields)
+
+/**
+ * A reader of one run's stream. Thinking and text come piece by piece as the API streams them
+ * (`stream_event` lines, `--include-partial-messages`), and claude repeats each block whole
+ * afterwards: once pieces have come, the whole blocks give only the tool calls; until then (a
+ * claude that streamed none) they give everything.
+ *
+ * @internal
+ */
+export const reader = () => {
+  let pieces = false
+  return (fields: Json.Fields): ReadonlyArray<Backend.Event> => {
+    const sessionId = Json.text(fields, "session_id")
+    if (fields.type === "system" && fields.subtype === "init" && sessionId !== undefined) {
+      return [Backend.Event.SessionStarted({ sessionId })]
+    }
+    if (fields.type === "stream_event") {
+      const got = piece(fields)
+      if (got.length > 0) pieces = true
+      return got
+    }
+    return blocks(fields, pieces ? tools : whole)
+  }
+}
+
+const content = (fields: Json.Fields) => blocks(fields, whole)
+
+/** @internal */
+export const events = (): (line: string) => ReadonlyArray<Backend.Event> => {
+  const read = reader()
+  return (line) => {
+    const fields = Json.object(line)
+    return fields === undefined ? [] : read(fields)
+  }
 }
 
 /** @internal */
@@ -206,6 +262,7 @@ export const description: Description = {
     "CLAUDE_CODE_OAUTH_TOKEN"
   ],
   live,
+  reader,
   settled,
   readOutcome,
   noSession: /No conversation found/i,

@@ -142,6 +142,8 @@ export const live = (fields: Json.Fields): ReadonlyArray<Backend.Event> => {
   if (fields.type !== "item.completed") return []
   const item = Json.field(fields, "item")
   switch (Json.text(item, "type")) {
+    case "reasoning":
+      return [Backend.Event.Thinking({ text: Json.text(item, "text") ?? "" })]
     case "agent_message":
       return [Backend.Event.Text({ text: Json.text(item, "text") ?? "" })]
     case "command_execution":

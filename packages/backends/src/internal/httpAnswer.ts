@@ -45,7 +45,6 @@ export const cut = (place: Place.Place, error: unknown): Failure.Failure =>
 export class Answer {
   private readonly reading: Reading = { text: "", input: 0, output: 0, finished: false }
   private readonly parser = new SseParser()
-  private readonly texts: Array<string> = []
   /** Whether the answer has ended, finished or failed: nothing after it is read. */
   over = false
 
@@ -56,14 +55,12 @@ export class Answer {
   ) {}
 
   /**
-   * Reads `text` and adds the events it completes to `out`: Text events, and the Result once the
+   * Reads `text` and adds the events it completes to `out`: Thinking and Text events, and the Result once the
    * answer says it is finished. Fails with the provider's error inside the stream.
    */
   more(text: string, out: Array<Backend.Event>): Effect.Effect<void, Failure.Failure> {
     if (this.over) return Effect.void
-    const progress = readEvents(this.wire, this.reading, this.parser.feed(text), this.texts)
-    for (const piece of this.texts) out.push(Backend.Event.Text({ text: piece }))
-    this.texts.length = 0
+    const progress = readEvents(this.wire, this.reading, this.parser.feed(text), out)
     if (progress === "more") return Effect.void
     this.over = true
     if (progress === "done") {

@@ -26,6 +26,9 @@ export const anthropic: Wire = {
         reading.input = Number(data.message?.usage?.input_tokens ?? 0)
         return nothing
       case "content_block_delta": {
+        if (data.delta?.type === "thinking_delta" && typeof data.delta.thinking === "string") {
+          return { thinking: [data.delta.thinking], texts: [], done: false }
+        }
         const text = data.delta?.type === "text_delta" && typeof data.delta.text === "string" ? data.delta.text : ""
         reading.text += text
         return text === "" ? nothing : { texts: [text], done: false }

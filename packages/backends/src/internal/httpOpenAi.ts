@@ -40,6 +40,12 @@ export const openAi: Wire = {
     if (choice?.finish_reason) reading.finished = true
     const text = typeof choice?.delta?.content === "string" ? choice.delta.content : ""
     reading.text += text
-    return text === "" ? nothing : { texts: [text], done: false }
+    // The reasoning servers stream beside the answer: `reasoning_content` (DeepSeek, vLLM,
+    // llama.cpp) or `reasoning` (Ollama, OpenRouter).
+    const reasoning = choice?.delta?.reasoning_content ?? choice?.delta?.reasoning
+    const thought = typeof reasoning === "string" && reasoning !== "" ? [reasoning] : undefined
+    return text === "" && thought === undefined
+      ? nothing
+      : { thinking: thought, texts: text === "" ? [] : [text], done: false }
   }
 }

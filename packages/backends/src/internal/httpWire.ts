@@ -1,4 +1,4 @@
-import type { Backend } from "@fallback/core"
+import { Backend } from "@fallback/core"
 import type * as Option from "effect/Option"
 import type * as Redacted from "effect/Redacted"
 import type { SseEvent } from "./httpSse.js"
@@ -17,12 +17,13 @@ export interface Reading {
 }
 
 /**
- * What one event of a stream means: text to pass on, the end of the answer, or an error inside
- * the stream (its data, to classify).
+ * What one event of a stream means: thinking (the model's reasoning, or its summary) and text to
+ * pass on, the end of the answer, or an error inside the stream (its data, to classify).
  *
  * @internal
  */
 export interface Step {
+  readonly thinking?: ReadonlyArray<string> | undefined
   readonly texts: ReadonlyArray<string>
   readonly done: boolean
   readonly error?: string | undefined
@@ -50,8 +51,9 @@ export interface Wire {
 export type Progress = "more" | "done" | { readonly error: string }
 
 /**
- * Reads events into `reading` in order, adding each text they carry to `texts`, up to the end of
- * the answer or an error inside the stream; events after either are not read.
+ * Reads events into `reading` in order, adding the thinking and text they carry to `out` as
+ * events, up to the end of the answer or an error inside the stream; events after either are not
+ * read.
  *
  * @internal
  */
@@ -59,11 +61,12 @@ export const readEvents = (
   wire: Wire,
   reading: Reading,
   events: ReadonlyArray<SseEvent>,
-  texts: Array<string>
+  out: Array<Backend.Event>
 ): Progress => {
   for (const event of events) {
     const step = wire.read(reading, event)
-    for (const text of step.texts) texts.push(text)
+    if (step.thinking !== undefined) { for (const text of step.thinking) out.push(Backend.Event.Thinking({ text })) }
+    for (const text of step.texts) out.push(Backend.Event.Text({ text }))
     if (step.error !== undefined) return { error: step.error }
     if (step.done) return "done"
   }

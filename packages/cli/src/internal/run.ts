@@ -130,6 +130,7 @@ const answersWith = (
           new Answer.Answer({
             here: change.waits === undefined ? was.here : change.waits.map((s) => Duration.seconds(s)),
             atLeast: change.atLeast === undefined ? was.atLeast : Duration.seconds(change.atLeast),
+            retryAfter: was.retryAfter,
             step: change.step ?? was.step,
             reopen: change.reopen ?? was.reopen,
             accounts: change.accounts ?? was.accounts,

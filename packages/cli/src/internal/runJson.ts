@@ -24,6 +24,7 @@ import * as Schema from "effect/Schema"
  */
 export const Line = Schema.Union(
   Schema.Struct({ type: Schema.Literal("session"), id: Schema.String }),
+  Schema.Struct({ type: Schema.Literal("thinking"), text: Schema.String }),
   Schema.Struct({ type: Schema.Literal("text"), text: Schema.String }),
   Schema.Struct({ type: Schema.Literal("tool"), name: Schema.String, input: Schema.Unknown }),
   Schema.Struct({
@@ -75,6 +76,8 @@ export const ofEvent = (event: Backend.Event): Line => {
   switch (event._tag) {
     case "SessionStarted":
       return { type: "session", id: event.sessionId }
+    case "Thinking":
+      return { type: "thinking", text: event.text }
     case "Text":
       return { type: "text", text: event.text }
     case "ToolUse":

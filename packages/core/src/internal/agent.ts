@@ -156,10 +156,11 @@ export const make = Effect.fnUntraced(function*(
         run.scope === undefined
           ? Effect.map(Scope.make(), (scope) => void (run.scope = run.made = scope))
           : Effect.void,
-        Effect.map(
-          attempt(run, place, Effect.succeed(session), probe, prompt),
-          Either.map((stream) => Effect.map(Stream.runCollect(stream), Chunk.toReadonlyArray))
-        )
+        Effect.flatMap(attempt(run, place, Effect.succeed(session), probe, prompt), (result) => {
+          if (Either.isLeft(result)) return Effect.succeed(Either.left(result.left))
+          const events = Effect.map(Stream.runCollect(result.right), Chunk.toReadonlyArray)
+          return Option.isNone(options.watchdog) ? Effect.succeed(Either.right(events)) : watchedWhole(events)
+        })
       )
     }
     return Effect.matchEffect(replyAttempt(run, place, session, probe, prompt, run.clock.unsafeCurrentTimeMillis()), {
@@ -167,6 +168,20 @@ export const make = Effect.fnUntraced(function*(
       onSuccess: (events) => Effect.succeed(Either.right(Effect.succeed(landed(run, place, session, prompt, events))))
     })
   }
+
+  /**
+   * A whole reply read from a stream under a watchdog: the caller has been handed nothing until it
+   * ends, so a stream that stops moving after its first content (Unresponsive) is a failure the
+   * turn answers, as one before it would be: the partial answer is dropped and the turn moves on.
+   */
+  const watchedWhole = (
+    events: Effect.Effect<ReadonlyArray<Backend.Event>, Failure.Failure>
+  ): Effect.Effect<Either.Either<Effect.Effect<ReadonlyArray<Backend.Event>, Failure.Failure>, Failure.Failure>> =>
+    Effect.matchEffect(events, {
+      onFailure: (failure) =>
+        Effect.succeed(failure._tag === "Unresponsive" ? Either.left(failure) : Either.right(Effect.fail(failure))),
+      onSuccess: (got) => Effect.succeed(Either.right(Effect.succeed(got)))
+    })
 
   /**
    * A turn answered whole. A turn that lands at a healthy place whose session is already open and

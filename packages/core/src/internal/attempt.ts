@@ -92,7 +92,8 @@ const millisOr = (limit: Option.Option<Duration.Duration>) =>
 /**
  * One request answered whole, by a session's `reply`, started at `now`. The reply is given the
  * time it must end by; the engine races it with its own timer unless the session keeps that
- * time itself, so a reply that keeps it costs no fiber.
+ * time itself, so a reply that keeps it costs no fiber. A watchdog watches a reply that keeps
+ * its limits too: a reply shows nothing until it ends, so its place is probed from the start.
  *
  * @internal
  */
@@ -109,7 +110,9 @@ export const reply = (
   const whole = Math.min(run.deadline, now + millisOr(options.send))
   const by = Math.min(whole, now + millisOr(options.firstByte))
   const call = session.reply!(prompt, { by, whole, deadline: run.deadline })
-  return session.keepsLimits === true ? call : beforeContent({ run, place, probe, startedAt: now })(call)
+  if (session.keepsLimits !== true) return beforeContent({ run, place, probe, startedAt: now })(call)
+  if (Option.isNone(options.watchdog)) return call
+  return Effect.raceFirst(call, watchdog({ run, place, probe, startedAt: now }, options.watchdog.value, () => now))
 }
 
 const firstContent = (

@@ -82,15 +82,17 @@ export interface Goes {
   readonly standIns: StandIns
 }
 
+/** The wait a failure asked for itself (a Retry-After), in millis: 0 when it asked for none. */
+const askedFor = (failure: Failure.Failure) =>
+  failure._tag === "RateLimited" && failure.retryAfter !== undefined ? Duration.toMillis(failure.retryAfter) : 0
+
 /**
  * The least wait a failure allows before the next go: its kind's least, or the wait it asked for
- * itself (a Retry-After), whichever is longer.
+ * itself (a Retry-After), whichever is longer; an answer that moves on a longer Retry-After is
+ * not stretched by it.
  */
 const least = (answer: Answer.Answer) => (failure: Failure.Failure) =>
-  Math.max(
-    Duration.toMillis(answer.atLeast),
-    failure._tag === "RateLimited" && failure.retryAfter !== undefined ? Duration.toMillis(failure.retryAfter) : 0
-  )
+  Math.max(Duration.toMillis(answer.atLeast), answer.retryAfter === "waits" ? askedFor(failure) : 0)
 
 /**
  * The waits at a place, as one Schedule fed the failures: the goes the kind asks for (`here`),
@@ -142,7 +144,8 @@ interface Here<A> {
   readonly placeStartedAt: number
   retried: boolean
   stepRetrying: Policy.Retrying | undefined
-  waits: Waits | undefined
+  /** The waits of each answer given here so far: a kind's goes are counted across the others'. */
+  waits: Map<Answer.Answer, Waits> | undefined
 }
 
 /**
@@ -283,14 +286,19 @@ const again = <A>(
     if (answer.here.length === 0 && !answer.step) return failed(failure)
     const retrying = answer.step ? (here.stepRetrying ??= yield* retryingAt(goes, place)) : Policy.never
     if (goesOf(answer, retrying) === 0 || spent(run, now)) return failed(failure)
-    if (here.waits?.answer !== answer) {
+    here.waits ??= new Map()
+    let waits = here.waits.get(answer)
+    if (waits === undefined) {
       const schedule = waitsAt(answer, retrying, here.placeStartedAt, run.deadline)
-      here.waits = { answer, schedule, state: schedule.initial, goes: 0 }
+      waits = { answer, schedule, state: schedule.initial, goes: 0 }
+      here.waits.set(answer, waits)
     }
-    const waits = here.waits
     const [state, , decision] = yield* waits.schedule.step(now, failure, waits.state)
     const at = nextAt(decision)
     if (at === undefined) return failed(failure)
+    // 002: a Retry-After longer than the next wait does not stretch the ladder; the cooldown it
+    // set (see `coolUntil`) keeps the place out while the turn goes on elsewhere at once.
+    if (answer.retryAfter === "moves" && askedFor(failure) > at - now) return failed(failure)
     waits.state = state
     waits.goes += 1
     here.retried = true

@@ -1,0 +1,221 @@
+/**
+ * Thinking is not silence: each backend's reading of its model's thinking (codex's reasoning
+ * items, the HTTP providers' thinking and reasoning deltas), and a claude turn that thinks first,
+ * read by claude's own stream parser and taken by the engine on the TestClock. The stream is test/fixtures/agents/claude/
+ * thinking.made.json: made by hand in claude 2.1.332's stream-json format (no claude binary
+ * here, and the mock sends no thinking), not recorded; its `at` says when each line is sent.
+ */
+import { describe, expect, it } from "@effect/vitest"
+import { Claude, Codex } from "@fallback/backends"
+import { Agent, Backend, Health, Notice, Place, Settings, Steps } from "@fallback/core"
+import * as Chunk from "effect/Chunk"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Fiber from "effect/Fiber"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Stream from "effect/Stream"
+import * as TestClock from "effect/TestClock"
+import * as fs from "node:fs"
+import * as path from "node:path"
+import { anthropic } from "../src/internal/httpAnthropic.js"
+import { openAi } from "../src/internal/httpOpenAi.js"
+import { SseParser } from "../src/internal/httpSse.js"
+import { readEvents, type Wire } from "../src/internal/httpWire.js"
+import { folder, given, printing } from "./fakes.js"
+
+interface Made {
+  readonly at: ReadonlyArray<number>
+  readonly stdout: string
+  readonly exitCode: number
+  readonly signal: null
+  readonly stderr: string
+}
+
+const made: Made = JSON.parse(
+  fs.readFileSync(
+    path.resolve(import.meta.dirname, "../../../test/fixtures/agents/claude/thinking.made.json"),
+    "utf8"
+  )
+)
+const lines = made.stdout.trim().split("\n")
+const claude = new Place.Place({ cli: "claude", model: "claude-sonnet-4-5" })
+const codex = new Place.Place({ cli: "codex", model: "gpt-5.5" })
+
+/** What the claude backend streams for the made run: each line's events at its time, then the judged result. */
+const played = (keep: (event: Backend.Event) => boolean) => {
+  const result = Either.getOrThrow(Claude.readOutcome(made, claude)).events.filter((event) => event._tag === "Result")
+  const read = Claude.events()
+  const timed = lines.map((line, i) => [made.at[i]! - (made.at[i - 1] ?? 0), read(line)] as const)
+  return Stream.fromIterable(timed).pipe(
+    Stream.mapEffect(([wait, events]) => Effect.as(Effect.sleep(Duration.millis(wait)), events.filter(keep))),
+    Stream.flattenIterables,
+    Stream.concat(Stream.fromIterable(result))
+  )
+}
+
+const capabilities: Backend.Capabilities = {
+  webSearchOff: true,
+  callbacks: false,
+  effort: true,
+  permission: true,
+  skills: true,
+  resume: true,
+  models: []
+}
+
+const world = (keep: (event: Backend.Event) => boolean) => {
+  const opened: Array<string> = []
+  const backend = (cli: string, turn: () => Stream.Stream<Backend.Event>): Backend.Backend => ({
+    cli,
+    capabilities,
+    open: () => Effect.sync(() => (opened.push(cli), { id: `${cli}-session`, turn }))
+  })
+  const backends = Backend.Backends.layer([
+    backend("claude", () => played(keep)),
+    backend("codex", () => Stream.make(Backend.Event.Result({ text: "from codex", usage: { input: 1, output: 1 } })))
+  ])
+  const steps = Layer.effectDiscard(Effect.flatMap(Steps.Steps, (s) => Effect.orDie(s.points(claude, codex))))
+  const layer = Layer.provideMerge(
+    steps,
+    Layer.mergeAll(backends, Steps.Steps.layerMemory, Health.Health.layerMemory(), Notice.Notices.layer)
+  )
+  return { opened, layer }
+}
+
+const all = () => true
+// What the stream gave before thinking was read: claude's thinking dropped.
+const noThinking = (event: Backend.Event) => event._tag !== "Thinking"
+
+describe("a claude turn that thinks first (made stream, claude 2.1.332 stream-json)", () => {
+  it("claude's stream gives the thinking and the text piece by piece, each once", () => {
+    const events = lines.flatMap(Claude.events())
+    expect(events.map((event) => event._tag)).toEqual([
+      "SessionStarted",
+      ...Array(9).fill("Thinking"),
+      "Text",
+      "Text"
+    ])
+    const thought = events.flatMap((event) => event._tag === "Thinking" ? [event.text] : []).join("")
+    expect(thought).toMatch(/^The user asks how long to wait for a first byte\. .* Answering now\.$/)
+    expect(Backend.textOf(events)).toBe("Use a 30 s first-byte limit and count thinking as a sign of life.")
+  })
+
+  it.scopedLive("the claude backend, running a real child that prints the stream, gives each piece once, then the result", () =>
+    Effect.gen(function*() {
+      const dir = folder()
+      const backend = Claude.make({ bin: printing(dir, "claude", { stdout: made.stdout }), cwd: dir })
+      const session = yield* backend.open(claude, Option.none(), Settings.plain, {})
+      const events = Chunk.toReadonlyArray(yield* Stream.runCollect(session.turn({ text: "how long?", history: [] })))
+      expect(events.map((event) => event._tag)).toEqual([
+        "SessionStarted",
+        ...Array(9).fill("Thinking"),
+        "Text",
+        "Text",
+        "Result"
+      ])
+      expect(Backend.textOf(events)).toBe("Use a 30 s first-byte limit and count thinking as a sign of life.")
+      expect(given(dir).argv).toContain("--include-partial-messages")
+    }))
+
+  it("a claude that streamed no pieces gives its whole blocks, thinking and text", () => {
+    const whole = lines.filter((line) => !line.includes("\"type\":\"stream_event\""))
+    expect(whole.flatMap(Claude.events()).map((event) => event._tag)).toEqual(["SessionStarted", "Thinking", "Text"])
+  })
+
+  for (const whole of [false, true]) {
+    // The primary design's 30 s first byte (Agent.defaults): the thinking meets it, the text comes at 45 s.
+    it.scoped(`thinking for 45 s past the 30 s first byte, then answering, lands at claude${whole ? ", taken whole" : ", streamed"}`, () => {
+      const { layer, opened } = world(all)
+      return Effect.gen(function*() {
+        const agent = yield* Agent.make(claude)
+        const fiber = yield* Effect.fork(
+          whole
+            ? agent.reply("how long?")
+            : Effect.map(Stream.runCollect(agent.turn("how long?")), Chunk.toReadonlyArray)
+        )
+        yield* TestClock.adjust("30 seconds")
+        expect(fiber.unsafePoll()).toBe(null)
+        yield* TestClock.adjust("30 seconds")
+        const events = yield* Fiber.join(fiber)
+        expect(Backend.textOf(events)).toBe("Use a 30 s first-byte limit and count thinking as a sign of life.")
+        expect(events.filter((event) => event._tag === "Thinking")).toHaveLength(9)
+        expect(events.some((event) => event._tag === "Moved")).toBe(false)
+        expect(opened).toEqual(["claude"])
+      }).pipe(Effect.provide(layer))
+    })
+  }
+
+  it.scoped("the same turn with its thinking unread is cut at 30 s and moved: what the parser's thinking prevents", () => {
+    const { layer, opened } = world(noThinking)
+    return Effect.gen(function*() {
+      const agent = yield* Agent.make(claude)
+      const fiber = yield* Effect.fork(agent.reply("how long?"))
+      yield* TestClock.adjust("60 seconds")
+      const events = yield* Fiber.join(fiber)
+      expect(Backend.textOf(events)).toBe("from codex")
+      expect(events[0]).toMatchObject({ _tag: "Moved", failure: { _tag: "Timeout", phase: "first-byte" } })
+      expect(opened).toEqual(["claude", "codex"])
+    }).pipe(Effect.provide(layer))
+  })
+
+  it.scoped("thinking keeps the idle limit from running out: quiet 5 s at a time under a 6 s idle limit, it lands", () => {
+    const { layer } = world(all)
+    return Effect.gen(function*() {
+      const agent = yield* Agent.make(claude, undefined, { idle: Option.some(Duration.seconds(6)) })
+      const fiber = yield* Effect.fork(Effect.map(Stream.runCollect(agent.turn("how long?")), Chunk.toReadonlyArray))
+      yield* TestClock.adjust("60 seconds")
+      expect(Backend.textOf(yield* Fiber.join(fiber))).toBe(
+        "Use a 30 s first-byte limit and count thinking as a sign of life."
+      )
+    }).pipe(Effect.provide(layer))
+  })
+})
+
+describe("thinking as each backend gives it", () => {
+  it("codex: a reasoning item is thinking, before the answer; the result is the agent's message", () => {
+    const place = new Place.Place({ cli: "codex", model: "gpt-5.5" })
+    const stdout = [
+      { type: "thread.started", thread_id: "t-1" },
+      { type: "turn.started" },
+      { type: "item.completed", item: { id: "item_0", type: "reasoning", text: "**Weighing the limit**" } },
+      { type: "item.completed", item: { id: "item_1", type: "agent_message", text: "30 s." } },
+      { type: "turn.completed", usage: { input_tokens: 10, output_tokens: 3 } }
+    ].map((event) => JSON.stringify(event)).join("\n")
+    const events = Either.getOrThrow(Codex.readOutcome({ exitCode: 0, signal: null, stdout, stderr: "" }, place)).events
+    expect(events.map((event) => event._tag)).toEqual(["SessionStarted", "Thinking", "Text", "Result"])
+    expect(events[1]).toMatchObject({ text: "**Weighing the limit**" })
+    expect(Backend.textOf(events)).toBe("30 s.")
+  })
+
+  const read = (wire: Wire, body: string) => {
+    const out: Array<Backend.Event> = []
+    const reading = { text: "", input: 0, output: 0, finished: false }
+    readEvents(wire, reading, new SseParser().feed(body), out)
+    return { out: out.map((event) => [event._tag, "text" in event ? event.text : ""]), text: reading.text }
+  }
+
+  it("Anthropic Messages: thinking_delta is thinking, text_delta the answer", () => {
+    const sse = (data: object) => `event: ${(data as { type: string }).type}\ndata: ${JSON.stringify(data)}\n\n`
+    const body = [
+      { type: "message_start", message: { usage: { input_tokens: 5 } } },
+      { type: "content_block_start", index: 0, content_block: { type: "thinking", thinking: "" } },
+      { type: "content_block_delta", index: 0, delta: { type: "thinking_delta", thinking: "Let me see." } },
+      { type: "content_block_delta", index: 0, delta: { type: "signature_delta", signature: "sig" } },
+      { type: "content_block_delta", index: 1, delta: { type: "text_delta", text: "30 s." } },
+      { type: "message_stop" }
+    ].map(sse).join("")
+    expect(read(anthropic, body)).toEqual({ out: [["Thinking", "Let me see."], ["Text", "30 s."]], text: "30 s." })
+  })
+
+  it("OpenAI-compatible: reasoning_content and reasoning deltas are thinking, content the answer", () => {
+    const sse = (delta: object) => `data: ${JSON.stringify({ choices: [{ index: 0, delta }] })}\n\n`
+    const body = [sse({ reasoning_content: "Hmm, " }), sse({ reasoning: "the limit." }), sse({ content: "30 s." })]
+      .join("") + "data: [DONE]\n\n"
+    expect(read(openAi, body)).toEqual({
+      out: [["Thinking", "Hmm, "], ["Thinking", "the limit."], ["Text", "30 s."]],
+      text: "30 s."
+    })
+  })
+})
