@@ -52,7 +52,7 @@ describe("Secret", () => {
   })
 
   it("masks a held key echoed in base64 or base64url, at any alignment inside a longer encoding", () => {
-    const key = "canary-b64-Zq7Rr1?>>~~"
+    const key = "canary-b64-Zq7é-Rr1?>>~~"
     Secret.hold(key)
     for (const before of ["", "u", "us", "user:"]) {
       const plain = Buffer.from(`${before}${key}:tail`)

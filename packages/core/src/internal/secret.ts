@@ -1,3 +1,5 @@
+import * as Encoding from "effect/Encoding"
+
 /** @internal */
 export const mask = "***"
 
@@ -51,14 +53,23 @@ const escaped = (value: string) => value.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")
  * encoded text (`Basic` credentials, a JSON body sent back encoded).
  */
 const encodings = (value: string): Array<string> => {
-  const bytes = Buffer.from(value, "utf8")
+  const length = utf8Length(value)
   const forms: Array<string> = []
   for (const offset of [0, 1, 2]) {
-    const encoded = Buffer.concat([Buffer.alloc(offset), bytes]).toString("base64")
-    const core = encoded.slice(Math.ceil(offset * 8 / 6), Math.floor((offset + bytes.length) * 8 / 6))
+    const encoded = Encoding.encodeBase64("\u0000".repeat(offset) + value)
+    const core = encoded.slice(Math.ceil(offset * 8 / 6), Math.floor((offset + length) * 8 / 6))
     if (core.length >= shortest) forms.push(core, core.replace(/\+/g, "-").replace(/\//g, "_"))
   }
   return forms
+}
+
+const utf8Length = (text: string): number => {
+  let bytes = 0
+  for (const character of text) {
+    const point = character.codePointAt(0)!
+    bytes += point < 0x80 ? 1 : point < 0x800 ? 2 : point < 0x10000 ? 3 : 4
+  }
+  return bytes
 }
 
 const remember = (value: string, encoded: boolean): void => {
