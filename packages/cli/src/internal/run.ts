@@ -73,7 +73,10 @@ const resume = Options.boolean("continue").pipe(
   Options.withAlias("c"),
   Options.withDescription("continue the conversation the last turn from PLACE ended in, where it was answered")
 )
-const session = text("session", "resume the CLI's conversation ID at PLACE (any of its accounts)")
+const session = text(
+  "session",
+  "resume the CLI's conversation ID at PLACE (any of its accounts), as the CLI printed it"
+)
 const json = Options.boolean("json").pipe(
   Options.withAlias("j"),
   Options.withDescription("one JSON object a line on stdout: each event, each notice, then the outcome")
