@@ -2,6 +2,7 @@ import * as Otlp from "@effect/opentelemetry/Otlp"
 import * as OtlpSerialization from "@effect/opentelemetry/OtlpSerialization"
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import * as Secret from "@fallback/core/Secret"
+import * as Telemetry from "@fallback/core/Telemetry"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Logger from "effect/Logger"
@@ -25,20 +26,13 @@ const headersOf = (written: string | undefined): Record<string, string> => {
   return headers
 }
 
-/**
- * The HTTP headers a span keeps (`http.request.header.*`, `http.response.header.*`): what says how
- * a request went. Any other header (one a provider echoes a key in, `www-authenticate`, …) is left
- * out of what is exported.
- *
- * @internal
- */
-export const keptHeader =
-  /^http\.(?:request|response)\.header\.(?:content-type|content-length|content-encoding|date|retry-after|x-ratelimit-[a-z0-9-]+|anthropic-ratelimit-[a-z0-9-]+|x-request-id|request-id|traceparent|tracestate)$/
-
 /** The fields of OTLP data that are identifiers, not words: never masked. */
 const identifiers = new Set(["traceId", "spanId", "parentSpanId"])
 
 const header = /^http\.(?:request|response)\.header\./
+
+/** A span attribute of an HTTP header that {@link Telemetry.keptHeader} does not keep. */
+const unkept = (key: string) => header.test(key) && !Telemetry.keptHeader.test(key.replace(header, ""))
 
 const plain = (value: object) => {
   const prototype = Object.getPrototypeOf(value)
@@ -47,7 +41,7 @@ const plain = (value: object) => {
 
 /**
  * OTLP data (spans, their events, log records, metric points, the resource) with every word passed
- * through the secret mask and every header not in {@link keptHeader} left out: what reaches a
+ * through the secret mask and every header not in `Telemetry.keptHeader` left out: what reaches a
  * collector is masked as the command's other outputs are, whatever attribute it came in.
  *
  * @internal
@@ -56,8 +50,7 @@ export const masked = (data: unknown, field?: string): unknown => {
   if (typeof data === "string") return field !== undefined && identifiers.has(field) ? data : Secret.mask(data)
   if (Array.isArray(data)) {
     const kept = data.filter((item) =>
-      !(typeof item === "object" && item !== null && typeof item.key === "string" && header.test(item.key) &&
-        !keptHeader.test(item.key))
+      !(typeof item === "object" && item !== null && typeof item.key === "string" && unkept(item.key))
     )
     return kept.map((item) => masked(item))
   }
