@@ -33,7 +33,7 @@ describe("Secret", () => {
   })
 
   // issue 23: a held value is known, not guessed: masked whatever its length
-  it.each(["k", "Q7", "abc", "x9Z_4"])("masks a held %j of under six characters where it stands as a word", (key) => {
+  it.each(["abc", "x9Z_4", "Q7k"])("masks a held %j of three to five characters where it stands as a word", (key) => {
     Secret.hold(key)
     expect(Secret.mask(`invalid key ${key}`)).toBe("invalid key ***")
     expect(Secret.mask(`{"key":"${key}"}`)).toBe(`{"key":"***"}`)
@@ -42,12 +42,23 @@ describe("Secret", () => {
     expect(Secret.mask(`zz${key}zz and ${key}9`)).toBe(`zz${key}zz and ${key}9`)
   })
 
+  it.each(["k", "Q7", "1"])("masks a held %j of one or two characters where it is a whole value", (key) => {
+    Secret.hold(key)
+    expect(Secret.mask(key)).toBe("***")
+    expect(Secret.mask(`{"key":"${key}","other":"${key}"}`)).toBe(`{"key":"***","other":"***"}`)
+    expect(Secret.mask(`GET /v1?key=${key}&x=2 refused`)).toBe("GET /v1?key=***&x=2 refused")
+    expect(Secret.mask(`key='${key}'`)).toBe("key='***'")
+    // as a bare word or a JSON number it is left: masking it would hide ordinary words and break JSON
+    expect(Secret.mask(`{"attempts":1,"text":"${key} is ok"}`)).toBe(`{"attempts":1,"text":"${key} is ok"}`)
+  })
+
   it.prop("a held value of any length never shows where it stands alone", [
     FastCheck.string({ unit: FastCheck.constantFrom(..."abcXYZ019_-.+/=~!"), minLength: 1, maxLength: 40 })
   ], ([key]) => {
     if (key.trim() !== key) return
     Secret.hold(key)
     expect(Secret.mask(`the key "${key}" was refused`)).not.toContain(`"${key}"`)
+    expect(Secret.mask(`key=${key}`)).not.toBe(`key=${key}`)
     expect(Secret.mask(key)).not.toBe(key)
   })
 

@@ -37,13 +37,16 @@ const shapes: ReadonlyArray<readonly [RegExp, string]> = [
  * The secret values this process has read (keys, the values of `{ fromEnv }` variables), masked
  * wherever they appear, whatever their shape, with what a provider may echo of them: their base64
  * and base64url forms, and the value cut by a line break. A value shorter than {@link shortest}
- * is masked only where it stands as a whole word (no letter, digit, `_` or `-` touches it): it
- * is known, so it never shows, and an ordinary word that merely holds it is left alone.
+ * is masked where it stands as a whole word (no letter, digit, `_` or `-` touches it), so an
+ * ordinary word that merely holds it is left alone; one of one or two characters only where it is
+ * a whole value (the whole text, a quoted string, what follows `=`): as a bare word or a JSON
+ * number it would hide ordinary words and digits and break the command's JSON lines.
  */
 const held = new Set<string>()
 const shortest = 6
 let longestFirst: Array<string> = []
 let whole: RegExp | undefined = undefined
+let tiny: RegExp | undefined = undefined
 
 const escaped = (value: string) => value.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")
 
@@ -79,11 +82,17 @@ const remember = (value: string, encoded: boolean): void => {
   if (encoded && trimmed.length >= shortest) { for (const form of encodings(trimmed)) held.add(form) }
   const all = [...held]
   longestFirst = all.filter((form) => form.length >= shortest).sort((a, b) => b.length - a.length)
-  const short = all.filter((form) => form.length < shortest).sort((a, b) => b.length - a.length)
-  whole = short.length === 0
+  const alternatives = (forms: Array<string>) => forms.sort((a, b) => b.length - a.length).map(escaped).join("|")
+  const short = alternatives(all.filter((form) => form.length < shortest && form.length > 2))
+  whole = short === "" ? undefined : new RegExp(`(?<![A-Za-z0-9_-])(?:${short})(?![A-Za-z0-9_-])`, "g")
+  const shorter = alternatives(all.filter((form) => form.length <= 2))
+  tiny = shorter === ""
     ? undefined
-    : new RegExp(`(?<![A-Za-z0-9_-])(?:${short.map(escaped).join("|")})(?![A-Za-z0-9_-])`, "g")
+    : new RegExp(`^\\s*(?:${shorter})\\s*$|(["'])(?:${shorter})\\1|(=\\s*)(?:${shorter})(?=$|[\\s&;,"'])`, "g")
 }
+
+const tinyMasked = (_: string, quote: string | undefined, equals: string | undefined) =>
+  quote !== undefined ? `${quote}${mask}${quote}` : equals !== undefined ? `${equals}${mask}` : mask
 
 /**
  * Remembers a secret value the process has read, so no text leaving the process shows it.
@@ -143,6 +152,7 @@ export const redact = (text: string): string => {
   }
   if (longestFirst.length > 0 && /[\r\n]|\\n/.test(out)) out = acrossLines(out)
   if (whole !== undefined) out = out.replace(whole, mask)
+  if (tiny !== undefined) out = out.replace(tiny, tinyMasked)
   return shapes.reduce((masked, [shape, replacement]) => masked.replace(shape, replacement), out)
 }
 
