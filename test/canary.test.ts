@@ -27,7 +27,11 @@ const hostile = () =>
     let body = ""
     request.on("data", (chunk) => (body += chunk))
     request.on("end", () => {
-      const echoed = `invalid key: ${request.headers.authorization} x-api-key ${request.headers["x-api-key"] ?? ""} ` +
+      const key = String(request.headers.authorization).replace(/^Bearer /, "")
+      // issue 23: the key also comes back in base64, base64url and cut by a line break
+      const encoded = `${Buffer.from(`user:${key}`).toString("base64")} ${Buffer.from(`u${key}`).toString("base64url")}`
+      const echoed = `as sent: ${encoded} wrapped: ${key.slice(0, 9)}\r\n  ${key.slice(9)} ` +
+        `invalid key: ${request.headers.authorization} x-api-key ${request.headers["x-api-key"] ?? ""} ` +
         `also ${canaries.shaped} at https://user:${canaries.urlPassword}@proxy.example for the request ${body}`
       response.writeHead(401, { "content-type": "application/json", "x-echo": String(request.headers.authorization) })
       response.end(JSON.stringify({ error: { type: "authentication_error", message: echoed } }))
@@ -109,6 +113,20 @@ describe("canary secrets", () => {
       ...files.flatMap(([name, text]) => text.includes(secret) ? [`${which} in ${name}`] : [])
     ])
     expect(leaks).toEqual([])
+    // the provider's key echoed encoded or cut in two: no part that would give it back
+    const key = canaries.providerKey
+    const pieces = {
+      base64: Buffer.from(`user:${key}`).toString("base64").slice(8, -4),
+      base64url: Buffer.from(`u${key}`).toString("base64url").slice(4, -4),
+      afterBreak: key.slice(9)
+    }
+    const echoes = Object.entries(pieces).flatMap(([which, piece]) => [
+      ...runs.flatMap(([args, ran]) =>
+        `${ran.out}\n${ran.err}`.includes(piece) ? [`${which} in fallback ${args}`] : []
+      ),
+      ...files.flatMap(([name, text]) => text.includes(piece) ? [`${which} in ${name}`] : [])
+    ])
+    expect(echoes).toEqual([])
     expect(files.find(([name]) => name === "health.json")![1]).not.toContain("please log in")
   }, 120_000)
 })

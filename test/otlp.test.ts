@@ -8,6 +8,7 @@ import * as MockProvider from "@fallback/testkit/MockProvider"
 import { spawn } from "node:child_process"
 import { mkdtempSync, writeFileSync } from "node:fs"
 import * as Http from "node:http"
+import type { AddressInfo } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
@@ -41,6 +42,66 @@ const receiver = () =>
       const { port } = server.address() as { port: number }
       resolve({ url: `http://127.0.0.1:${port}`, received, close: () => server.close() })
     })
+  })
+
+/**
+ * The 18 key shapes of issue 23, each as the secret part a collector must never see: two are
+ * held by the run (the provider's key, and a 4-character header value read from the environment),
+ * the others known by their shape. Every one is echoed by a hostile provider in its response
+ * headers and body.
+ */
+const nonce = Math.random().toString(36).slice(2, 8).replace(/[^a-z0-9]/g, "q").padEnd(6, "q")
+const heldKey = `canary-held-${nonce}`
+const shortKey = `q${nonce.slice(0, 2)}Z`
+const shapes: Record<string, readonly [echoed: string, secret: string]> = {
+  held: [heldKey, heldKey],
+  short: [shortKey, shortKey],
+  openai: [`sk-proj-${nonce}AbCdEfGh0123456789`, `${nonce}AbCdEfGh0123456789`],
+  openaiPlain: [`sk-${nonce}AbCdEfGh0123456789xyz`, `${nonce}AbCdEfGh0123456789xyz`],
+  anthropic: [`sk-ant-api03-${nonce}AbCdEfGh0123456789`, `api03-${nonce}AbCdEfGh0123456789`],
+  google: [`AIzaSy${nonce}AbCdEfGh0123456789abc`, `Sy${nonce}AbCdEfGh0123456789abc`],
+  github: [`ghp_${nonce}AbCdEfGh0123456789abcdefgh`, `${nonce}AbCdEfGh0123456789abcdefgh`],
+  githubPat: [`github_pat_11${nonce}AbCdEfGh0123456789`, `11${nonce}AbCdEfGh0123456789`],
+  slack: [`xoxb-1234-${nonce}AbCdEfGh0123`, `1234-${nonce}AbCdEfGh0123`],
+  jwt: [
+    `eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiI${nonce}In0.${nonce}AbCdEfGh0123456789`,
+    `eyJzdWIiOiI${nonce}In0.${nonce}AbCdEfGh0123456789`
+  ],
+  aws: [`AKIA${nonce.toUpperCase()}ABCDEFGHIJ`, `${nonce.toUpperCase()}ABCDEFGHIJ`],
+  bearer: [`Bearer ${nonce}AbCdEfGh0123456789.tok`, `${nonce}AbCdEfGh0123456789.tok`],
+  urlPassword: [`https://user:pw-${nonce}-hidden@proxy.example/v1`, `pw-${nonce}-hidden`],
+  groq: [`gsk_${nonce}AbCdEfGh0123456789`, `${nonce}AbCdEfGh0123456789`],
+  huggingface: [`hf_${nonce}AbCdEfGh0123456789x`, `${nonce}AbCdEfGh0123456789x`],
+  xai: [`xai-${nonce}AbCdEfGh0123456789y`, `${nonce}AbCdEfGh0123456789y`],
+  gitlab: [`glpat-${nonce}AbCdEfGh0123456789z`, `${nonce}AbCdEfGh0123456789z`],
+  stripe: [`sk_live_${nonce}AbCdEfGh0123456789w`, `${nonce}AbCdEfGh0123456789w`]
+}
+
+/** Answers every request 401, echoing every shape in its own header, in `www-authenticate` and in the body. */
+const hostile = () =>
+  new Promise<{ readonly url: string; readonly close: () => void }>((resolve) => {
+    const server = Http.createServer((request, response) => {
+      request.resume()
+      request.on("end", () => {
+        const echoed = Object.values(shapes).map(([value]) => value)
+        response.writeHead(401, {
+          "content-type": "application/json",
+          "x-echo-key": shortKey,
+          "www-authenticate": `Bearer realm="api", error="invalid_token", key="${heldKey}"`,
+          ...Object.fromEntries(
+            Object.entries(shapes).map(([name, [value]]) => [`x-echo-${name.toLowerCase()}`, value])
+          )
+        })
+        response.end(
+          JSON.stringify({ error: { type: "authentication_error", message: `bad key ${echoed.join(" ")}` } })
+        )
+      })
+    })
+    server.listen(0, "127.0.0.1", () =>
+      resolve({
+        url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+        close: () => server.close()
+      }))
   })
 
 const running = (env: Record<string, string>, ...args: Array<string>) =>
@@ -212,4 +273,53 @@ describe("fallback run with OTEL_EXPORTER_OTLP_ENDPOINT set", () => {
       otlp.close()
     }
   })
+  // issue 23: a key a provider echoes in its response headers or body reaches no collector
+  it.each(["http/json", "http/protobuf"])(
+    "over %s, none of 18 key shapes echoed by a provider is exported",
+    async (protocol) => {
+      const otlp = await receiver()
+      const provider = await hostile()
+      try {
+        const config = join(mkdtempSync(join(tmpdir(), "fallback-otlp-")), "config.json")
+        writeFileSync(
+          config,
+          JSON.stringify({
+            providers: {
+              hostile: {
+                kind: "openai-compatible",
+                baseUrl: `${provider.url}/v1`,
+                key: { fromEnv: "HOSTILE_KEY" },
+                headers: { "x-tenant": { fromEnv: "HOSTILE_TENANT" } }
+              }
+            }
+          })
+        )
+        const ran = await running(
+          {
+            FALLBACK_CONFIG: config,
+            HOSTILE_KEY: heldKey,
+            HOSTILE_TENANT: shortKey,
+            OTEL_EXPORTER_OTLP_ENDPOINT: otlp.url,
+            OTEL_EXPORTER_OTLP_PROTOCOL: protocol
+          },
+          "run",
+          "hostile/m",
+          "Say hello"
+        )
+        expect(ran.code).not.toBe(0)
+        expect(new Set(otlp.received.map((r) => r.path))).toEqual(new Set(["/v1/traces", "/v1/metrics", "/v1/logs"]))
+        const exported = otlp.received.map((r) => r.body).join("\n")
+        const leaks = Object.entries(shapes).flatMap(([name, [, secret]]) => exported.includes(secret) ? [name] : [])
+        expect(leaks).toEqual([])
+        // the provider's reply is in the spans still: its status, and the headers that say how a request went
+        expect(exported).toContain("http.response.header.content-type")
+        expect(exported).not.toContain("http.response.header.x-echo")
+        expect(exported).not.toContain("http.response.header.www-authenticate")
+        expect(`${ran.out}${ran.err}`).not.toContain(heldKey)
+      } finally {
+        otlp.close()
+        provider.close()
+      }
+    }
+  )
 })

@@ -9,6 +9,7 @@ import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
+import * as os from "node:os"
 import { main } from "./Cli.js"
 import { colourful, withoutColour } from "./internal/colour.js"
 import { TrialFailed, Unanswered } from "./internal/outcome.js"
@@ -24,9 +25,17 @@ const platform = Layer.mergeAll(NodePath.layer, NodeCommandExecutor.layer, NodeT
   Layer.provideMerge(NodeFileSystem.layer)
 )
 
-// A closed terminal (SIGHUP) ends a command as Ctrl-C does: its scopes close, so the agent CLI's
-// process group is killed, rather than fallback dying at once and leaving it running.
-process.on("SIGHUP", () => process.emit("SIGTERM" as NodeJS.Signals, "SIGTERM"))
+// A closed terminal (SIGHUP) and SIGQUIT end a command as Ctrl-C and SIGTERM do: its scopes close, so
+// the agent CLI's process group is killed, rather than fallback dying at once and leaving it running.
+// The status then says which signal it was, as a shell's does: 128 + its number.
+let signalled: NodeJS.Signals | undefined = undefined
+for (const signal of ["SIGINT", "SIGTERM", "SIGHUP", "SIGQUIT"] as const) {
+  process.on(signal, () => {
+    signalled ??= signal
+    if (signal === "SIGHUP" || signal === "SIGQUIT") process.emit("SIGTERM" as NodeJS.Signals, "SIGTERM")
+  })
+}
+const signalStatus = () => signalled === undefined ? undefined : 128 + os.constants.signals[signalled]
 
 // A failure the commands did not tell (a defect) still gets its one line: what went wrong, masked.
 const untold = (cause: Cause.Cause<unknown>) => {
@@ -46,9 +55,11 @@ main(process.argv).pipe(
       Exit.isSuccess(exit)
         ? finished()
         : (untold(exit.cause),
-          onExit(Option.match(Cause.failureOption(exit.cause), {
-            onNone: () => Cause.isInterruptedOnly(exit.cause) ? 130 : 1,
-            onSome: (error) => error instanceof Unanswered || error instanceof TrialFailed ? error.status : 1
-          })))
+          onExit(
+            signalStatus() ?? Option.match(Cause.failureOption(exit.cause), {
+              onNone: () => Cause.isInterruptedOnly(exit.cause) ? 130 : 1,
+              onSome: (error) => error instanceof Unanswered || error instanceof TrialFailed ? error.status : 1
+            })
+          ))
   })
 )

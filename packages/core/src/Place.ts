@@ -29,7 +29,7 @@ export const form = "CLI[@ACCOUNT]/MODEL (e.g. claude@work/claude-opus-5)"
  * @category constants
  */
 export const pattern =
-  /^[a-z0-9-]+(@[A-Za-z0-9._-]+)?\/[^-\s\u0000-\u001f\u007f-\u009f][^\s\u0000-\u001f\u007f-\u009f]*$/
+  /^[a-z0-9-]+(@[A-Za-z0-9][A-Za-z0-9._-]{0,63})?\/[^-\s\u0000-\u001f\u007f-\u009f][^\s\u0000-\u001f\u007f-\u009f]*$/
 
 /**
  * The CLI part: lowercase letters, digits and `-`.
@@ -42,14 +42,17 @@ export const Cli = Schema.String.pipe(
 )
 
 /**
- * The account part: letters, digits, `.`, `_` and `-`.
+ * The account part, which names folders and files: it starts with a letter or a digit and holds
+ * up to 64 letters, digits, `.`, `_` and `-` (so never `.`, `..` or a path separator).
  *
  * @since 0.1.0
  * @category schemas
  */
 export const Account = Schema.String.pipe(
   Schema.pattern(internal.accountPattern, {
-    message: () => "an account holds only letters, digits, \".\", \"_\" and \"-\""
+    message: (issue) =>
+      internal.accountProblem(String(issue.actual)) ??
+        "an account starts with a letter or a digit and holds up to 64 letters, digits, \".\", \"_\" and \"-\""
   })
 )
 

@@ -8,7 +8,11 @@ import * as internal from "./internal/secret.js"
 
 /**
  * Remembers a secret value this process has read (a key, a token): from now on {@link mask}
- * hides it wherever it appears, whatever its shape. Values under six characters are not held.
+ * hides it wherever it appears, whatever its shape or length, in base64 and base64url too, and
+ * cut by line breaks. A value of three to five characters is hidden where it stands as a whole
+ * word (no letter, digit, `_` or `-` beside it), so a word that merely holds it stays readable; one
+ * of one or two characters where it is a whole value: the whole text, a quoted string, or what
+ * follows `=`.
  *
  * @since 0.1.0
  * @category utils

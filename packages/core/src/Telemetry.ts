@@ -33,6 +33,17 @@ import type { Channel, Notice } from "./Notice.js"
 export const attribute: typeof internal.attribute = internal.attribute
 
 /**
+ * The HTTP headers whose values a span shows (`content-type`, `content-length`, `date`,
+ * `retry-after`, `x-ratelimit-*`, `anthropic-ratelimit-*`, `request-id`, trace context): inside an
+ * attempt every other header of the HTTP client's spans is redacted, whatever tracer is installed,
+ * so a key a provider echoes in a header of its own never reaches a collector.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const keptHeader: RegExp = internal.keptHeader
+
+/**
  * The names of the turn's span and of a wait's span; an attempt's span is named `chat MODEL`.
  *
  * @since 0.1.0

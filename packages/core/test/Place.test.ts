@@ -1,6 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Either, Equal, FastCheck, Schema } from "effect"
-import { Place } from "../src/index.js"
+import * as path from "node:path"
+import { ConfigFile, Place } from "../src/index.js"
 
 const chars = (alphabet: string, min: number, max: number) =>
   FastCheck.array(FastCheck.constantFrom(...alphabet), { minLength: min, maxLength: max }).map((cs) => cs.join(""))
@@ -11,7 +12,10 @@ const modelChars = accountChars + "/:@+"
 
 const validPlace = FastCheck.tuple(
   chars(lower, 1, 12),
-  FastCheck.option(chars(accountChars, 1, 12), { nil: undefined }),
+  FastCheck.option(
+    FastCheck.tuple(chars(accountChars.replace(/[._-]/g, ""), 1, 1), chars(accountChars, 0, 11)).map(([a, b]) => a + b),
+    { nil: undefined }
+  ),
   // a model starting with "-" is refused: its CLI would read it as an option
   chars(modelChars, 1, 40).filter((model) => !model.startsWith("-"))
 ).map(([cli, account, model]) => account === undefined ? `${cli}/${model}` : `${cli}@${account}/${model}`)
@@ -70,6 +74,18 @@ describe("Place", () => {
       "account",
       "\"claude@a@b/x\" is not a place: the account \"a@b\" may hold only letters, digits, \".\", \"_\" and \"-\""
     ],
+    // issue 23: an account names a folder, so it is never ".", "..", a hidden name or an option, nor endless
+    [
+      "claude@../x",
+      "account",
+      "\"claude@../x\" is not a place: the account \"..\" must start with a letter or a digit"
+    ],
+    ["claude@./x", "account", "\"claude@./x\" is not a place: the account \".\" must start with a letter or a digit"],
+    [
+      "claude@-rf/x",
+      "account",
+      "\"claude@-rf/x\" is not a place: the account \"-rf\" must start with a letter or a digit"
+    ],
     ["claude@work/", "model", "\"claude@work/\" is not a place: the model after \"/\" is empty"],
     [
       "claude/claude opus",
@@ -85,11 +101,48 @@ describe("Place", () => {
     expect(invalidPlace.message).toBe(`${message}; expected CLI[@ACCOUNT]/MODEL (e.g. claude@work/claude-opus-5)`)
   })
 
+  it("refuses an account of 3,000 characters, saying how long it may be", () => {
+    const invalidPlace = Either.flip(Place.parse(`claude@${"a".repeat(3000)}/x`)).pipe(Either.getOrThrow)
+    expect(invalidPlace.part).toBe("account")
+    expect(invalidPlace.message).toBe(
+      `${JSON.stringify(`claude@${"a".repeat(53)}…`)} is not a place: the account ${
+        JSON.stringify(`${"a".repeat(60)}…`)
+      } is 3000 characters long; an account is at most 64; expected ${Place.form}`
+    )
+  })
+
   it("fails a Schema decode with the same message", () => {
     const result = Schema.decodeUnknownEither(Place.FromString)("Claude/x")
     expect(Either.isLeft(result)).toBe(true)
     expect(String(Either.flip(result).pipe(Either.getOrThrow).message)).toContain(
       "the CLI \"Claude\" may hold only lowercase letters"
     )
+  })
+
+  // issue 23: an account's name becomes a folder's name
+  it.prop("an account accepted, from any string, holds no separator and names a folder inside its parent", [
+    FastCheck.oneof(FastCheck.string({ maxLength: 80 }), chars("./\\_-aZ09", 1, 70), FastCheck.constantFrom(".", ".."))
+  ], ([written]) => {
+    const parent = path.resolve("/accounts")
+    const safe = (account: string) => {
+      expect(account).not.toMatch(/[/\\\u0000]/)
+      expect(account.length).toBeLessThanOrEqual(64)
+      expect(path.dirname(path.resolve(parent, account))).toBe(parent)
+    }
+    if (Either.isRight(Schema.decodeUnknownEither(Place.Account)(written))) safe(written)
+    const place = Place.parse(`claude@${written}/m`)
+    if (Either.isRight(place)) safe(place.right.account!)
+  })
+
+  it("refuses the same names in the config file, with the same words", () => {
+    for (const name of ["..", ".", "a".repeat(3000)]) {
+      const result = ConfigFile.decode(
+        "config.json",
+        JSON.stringify({ accounts: { claude: [{ name }] } }),
+        ConfigFile.builtinClis
+      )
+      const message = Either.flip(result).pipe(Either.getOrThrow).message
+      expect(message).toMatch(/must start with a letter or a digit|an account is at most 64/)
+    }
   })
 })

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Failure, Place, Secret } from "@fallback/core"
 import * as ConfigFile from "@fallback/core/ConfigFile"
-import { Either } from "effect"
+import { Either, FastCheck } from "effect"
 
 const place = Either.getOrThrow(Place.parse("local/m"))
 const told = (text: string) => new Failure.AuthRefused({ place, said: Failure.said(text) }).message
@@ -32,9 +32,67 @@ describe("Secret", () => {
     expect(told(`echo: ${custom}${custom}`)).not.toContain(custom)
   })
 
-  it("does not hold values so short that masking them would hide ordinary words", () => {
-    Secret.hold("abc")
-    expect(Secret.mask("abc def")).toBe("abc def")
+  // issue 23: a held value is known, not guessed: masked whatever its length
+  it.each(["abc", "x9Z_4", "Q7k"])("masks a held %j of three to five characters where it stands as a word", (key) => {
+    Secret.hold(key)
+    expect(Secret.mask(`invalid key ${key}`)).toBe("invalid key ***")
+    expect(Secret.mask(`{"key":"${key}"}`)).toBe(`{"key":"***"}`)
+    expect(Secret.mask(`x-api-key: ${key}\nnext`)).toBe("x-api-key: ***\nnext")
+    // a word that merely holds it stays readable
+    expect(Secret.mask(`zz${key}zz and ${key}9`)).toBe(`zz${key}zz and ${key}9`)
+  })
+
+  it.each(["k", "Q7", "1"])("masks a held %j of one or two characters where it is a whole value", (key) => {
+    Secret.hold(key)
+    expect(Secret.mask(key)).toBe("***")
+    expect(Secret.mask(`{"key":"${key}","other":"${key}"}`)).toBe(`{"key":"***","other":"***"}`)
+    expect(Secret.mask(`GET /v1?key=${key}&x=2 refused`)).toBe("GET /v1?key=***&x=2 refused")
+    expect(Secret.mask(`key='${key}'`)).toBe("key='***'")
+    // as a bare word or a JSON number it is left: masking it would hide ordinary words and break JSON
+    expect(Secret.mask(`{"attempts":1,"text":"${key} is ok"}`)).toBe(`{"attempts":1,"text":"${key} is ok"}`)
+  })
+
+  it.prop("a held value of any length never shows where it stands alone", [
+    FastCheck.string({ unit: FastCheck.constantFrom(..."abcXYZ019_-.+/=~!"), minLength: 1, maxLength: 40 })
+  ], ([key]) => {
+    if (key.trim() !== key) return
+    Secret.hold(key)
+    expect(Secret.mask(`the key "${key}" was refused`)).not.toContain(`"${key}"`)
+    expect(Secret.mask(`key=${key}`)).not.toBe(`key=${key}`)
+    expect(Secret.mask(key)).not.toBe(key)
+  })
+
+  it("masks a held key echoed in base64 or base64url, at any alignment inside a longer encoding", () => {
+    const key = "canary-b64-Zq7é-Rr1?>>~~"
+    Secret.hold(key)
+    for (const before of ["", "u", "us", "user:"]) {
+      const plain = Buffer.from(`${before}${key}:tail`)
+      for (const encoded of [plain.toString("base64"), plain.toString("base64url")]) {
+        const masked = Secret.mask(`echoed back as ${encoded} refused`)
+        expect(Buffer.from(masked.replace(/^echoed back as |\*\*\*| refused$/g, ""), "base64").toString("latin1")).not
+          .toContain(key.slice(2, -2))
+        expect(masked).toContain("***")
+      }
+    }
+  })
+
+  it("masks a held key cut by a line break (\\n, \\r\\n, a wrapped and indented echo)", () => {
+    const key = "canary-split-0123456789abcdef"
+    Secret.hold(key)
+    for (
+      const text of [
+        `bad key ${key.slice(0, 9)}\n${key.slice(9)} end`,
+        `bad key ${key.slice(0, 4)}\r\n${key.slice(4, 20)}\r\n${key.slice(20)} end`,
+        `bad key ${key.slice(0, 12)}\n    ${key.slice(12)} end`,
+        // as a JSON body writes it
+        `bad key ${key.slice(0, 7)}\\n${key.slice(7)} end`
+      ]
+    ) {
+      const masked = Secret.mask(text)
+      expect(masked).toBe("bad key *** end")
+      expect(told(text)).not.toContain(key.slice(9))
+    }
+    expect(Secret.mask("line one\nline two")).toBe("line one\nline two")
   })
 
   it("holds what a provider may echo of a prompt: the prompt, its longer lines, key-looking words", () => {

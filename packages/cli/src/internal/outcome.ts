@@ -30,7 +30,8 @@ export const exitStatuses: { readonly [Kind in Failure.Kind]: number } = {
 export const exitStatusTable: string = [
   "    0  answered",
   "    1  the command line or the config file was wrong",
-  ...Failure.kinds.map((kind) => `  ${String(exitStatuses[kind]).padStart(3)}  ${kind}`)
+  ...Failure.kinds.map((kind) => `  ${String(exitStatuses[kind]).padStart(3)}  ${kind}`),
+  "  128+n  ended by signal n, its CLI stopped: 130 INT, 143 TERM, 129 HUP, 131 QUIT"
 ].join("\n")
 
 /**

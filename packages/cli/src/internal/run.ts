@@ -76,7 +76,10 @@ const resume = Options.boolean("continue").pipe(
   Options.withAlias("c"),
   Options.withDescription("continue the conversation the last turn from PLACE ended in, where it was answered")
 )
-const session = text("session", "resume the CLI's conversation ID at PLACE (any of its accounts)")
+const session = text(
+  "session",
+  "resume the CLI's conversation ID at PLACE (any of its accounts), as the CLI printed it"
+)
 const json = Options.boolean("json").pipe(
   Options.withAlias("j"),
   Options.withDescription("one JSON object a line on stdout: each event, each notice, then the outcome")
@@ -98,6 +101,20 @@ export class InvalidRun extends Schema.TaggedError<InvalidRun>("@fallback/cli/In
     return this.reason
   }
 }
+
+/**
+ * What is wrong with a conversation ID given to `--session`, which a CLI reads as a file's name
+ * (claude's and gemini's UUIDs, codex's thread IDs, opencode's `ses_…`); none when it can be one.
+ *
+ * @internal
+ */
+export const sessionProblem = (id: string): string | undefined =>
+  /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/.test(id) && !id.includes("..") ?
+    undefined :
+    `--session ${
+      JSON.stringify(`${id.slice(0, 60).replace(/[^\x20-\x7e]/g, "?")}${id.length > 60 ? "…" : ""}`)
+    }: a conversation ID starts with a letter or a digit and holds up to 128 letters, digits, ".", "_" and "-" ` +
+    `(no "/", no "..", no spaces or control characters), as the CLI printed it`
 
 /**
  * A prompt no agent CLI can be given.
@@ -224,6 +241,8 @@ export const run = Command.make("run", {
     if (args.resume && Option.isSome(args.session)) {
       return yield* new InvalidRun({ reason: "--continue and --session both name a conversation; give one" })
     }
+    const badSession = Option.flatMapNullable(args.session, sessionProblem)
+    if (Option.isSome(badSession)) return yield* new InvalidRun({ reason: badSession.value })
     const continued = args.resume ? Option.some(yield* Conversations.last(Place.format(origin))) : Option.none()
     const startAt = Option.isSome(continued)
       ? yield* Effect.flatten(knows(yield* Place.parse(continued.value.at)))

@@ -4,8 +4,36 @@ import { echo, unprintable } from "./echo.js"
 /** @internal */
 export const cliPattern = /^[a-z0-9-]+$/
 
+/**
+ * An account's name becomes a folder's and a file's name: it starts with a letter or a digit (so
+ * never `.`, `..` or an option's `-`), holds letters, digits, `.`, `_` and `-` (no separator), and
+ * is at most {@link longestAccount} characters long.
+ *
+ * @internal
+ */
+export const accountPattern = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/
+
 /** @internal */
-export const accountPattern = /^[A-Za-z0-9._-]+$/
+export const longestAccount = 64
+
+/**
+ * What is wrong with an account's name, in words a person can act on; none when it is one.
+ *
+ * @internal
+ */
+export const accountProblem = (account: string): string | undefined => {
+  if (account.length === 0) return "the account after \"@\" is empty"
+  if (!/^[A-Za-z0-9._-]+$/.test(account)) {
+    return `the account ${echo(account)} may hold only letters, digits, ".", "_" and "-"`
+  }
+  if (!/^[A-Za-z0-9]/.test(account)) {
+    return `the account ${echo(account)} must start with a letter or a digit`
+  }
+  if (account.length > longestAccount) {
+    return `the account ${echo(account)} is ${account.length} characters long; an account is at most ${longestAccount}`
+  }
+  return undefined
+}
 
 /** @internal */
 export const modelPattern =
@@ -51,12 +79,8 @@ export const split = (input: string): Either.Either<Parts, Problem> => {
   if (!cliPattern.test(cli)) {
     return problem("cli", `the CLI ${echo(cli)} may hold only lowercase letters, digits and "-"`)
   }
-  if (account !== undefined && account.length === 0) {
-    return problem("account", "the account after \"@\" is empty")
-  }
-  if (account !== undefined && !accountPattern.test(account)) {
-    return problem("account", `the account ${echo(account)} may hold only letters, digits, ".", "_" and "-"`)
-  }
+  const wrong = account === undefined ? undefined : accountProblem(account)
+  if (wrong !== undefined) return problem("account", wrong)
   if (model.length === 0) {
     return problem("model", "the model after \"/\" is empty")
   }

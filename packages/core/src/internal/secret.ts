@@ -1,3 +1,5 @@
+import * as Encoding from "effect/Encoding"
+
 /** @internal */
 export const mask = "***"
 
@@ -33,23 +35,108 @@ const shapes: ReadonlyArray<readonly [RegExp, string]> = [
 
 /**
  * The secret values this process has read (keys, the values of `{ fromEnv }` variables), masked
- * wherever they appear, whatever their shape. A value shorter than this is not held: masking it
- * would hide ordinary words.
+ * wherever they appear, whatever their shape, with what a provider may echo of them: their base64
+ * and base64url forms, and the value cut by a line break. A value shorter than {@link shortest}
+ * is masked where it stands as a whole word (no letter, digit, `_` or `-` touches it), so an
+ * ordinary word that merely holds it is left alone; one of one or two characters only where it is
+ * a whole value (the whole text, a quoted string, what follows `=`): as a bare word or a JSON
+ * number it would hide ordinary words and digits and break the command's JSON lines.
  */
 const held = new Set<string>()
 const shortest = 6
 let longestFirst: Array<string> = []
+let whole: RegExp | undefined = undefined
+let tiny: RegExp | undefined = undefined
+
+const escaped = (value: string) => value.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")
+
+/**
+ * The parts of `value`'s base64 that are the same wherever it starts in the encoded bytes (at
+ * any of the three alignments), in base64 and base64url: what shows of it inside a longer
+ * encoded text (`Basic` credentials, a JSON body sent back encoded).
+ */
+const encodings = (value: string): Array<string> => {
+  const length = utf8Length(value)
+  const forms: Array<string> = []
+  for (const offset of [0, 1, 2]) {
+    const encoded = Encoding.encodeBase64("\u0000".repeat(offset) + value)
+    const core = encoded.slice(Math.ceil(offset * 8 / 6), Math.floor((offset + length) * 8 / 6))
+    if (core.length >= shortest) forms.push(core, core.replace(/\+/g, "-").replace(/\//g, "_"))
+  }
+  return forms
+}
+
+const utf8Length = (text: string): number => {
+  let bytes = 0
+  for (const character of text) {
+    const point = character.codePointAt(0)!
+    bytes += point < 0x80 ? 1 : point < 0x800 ? 2 : point < 0x10000 ? 3 : 4
+  }
+  return bytes
+}
+
+const remember = (value: string, encoded: boolean): void => {
+  const trimmed = value.trim()
+  if (trimmed.length === 0 || held.has(trimmed)) return
+  held.add(trimmed)
+  if (encoded && trimmed.length >= shortest) { for (const form of encodings(trimmed)) held.add(form) }
+  const all = [...held]
+  longestFirst = all.filter((form) => form.length >= shortest).sort((a, b) => b.length - a.length)
+  const alternatives = (forms: Array<string>) => forms.sort((a, b) => b.length - a.length).map(escaped).join("|")
+  const short = alternatives(all.filter((form) => form.length < shortest && form.length > 2))
+  whole = short === "" ? undefined : new RegExp(`(?<![A-Za-z0-9_-])(?:${short})(?![A-Za-z0-9_-])`, "g")
+  const shorter = alternatives(all.filter((form) => form.length <= 2))
+  tiny = shorter === ""
+    ? undefined
+    : new RegExp(`^\\s*(?:${shorter})\\s*$|(["'])(?:${shorter})\\1|(=\\s*)(?:${shorter})(?=$|[\\s&;,"'])`, "g")
+}
+
+const tinyMasked = (_: string, quote: string | undefined, equals: string | undefined) =>
+  quote !== undefined ? `${quote}${mask}${quote}` : equals !== undefined ? `${equals}${mask}` : mask
 
 /**
  * Remembers a secret value the process has read, so no text leaving the process shows it.
  *
  * @internal
  */
-export const hold = (value: string): void => {
-  const trimmed = value.trim()
-  if (trimmed.length < shortest || held.has(trimmed)) return
-  held.add(trimmed)
-  longestFirst = [...held].sort((a, b) => b.length - a.length)
+export const hold = (value: string): void => remember(value, true)
+
+/**
+ * A line break and the indent after it, as it is or escaped in JSON (`\\n`): what a wrapped echo
+ * puts inside a value.
+ */
+const lineBreak = /(?:\r?\n|\\r\\n|\\n)[ \t]*|\r/g
+
+/**
+ * A text with every held value masked that shows only with its line breaks taken out.
+ */
+const acrossLines = (text: string): string => {
+  const joined = text.replace(lineBreak, "")
+  const found = longestFirst.filter((value) => joined.includes(value))
+  if (found.length === 0) return text
+  // where each character of `joined` is in `text`
+  const at: Array<number> = []
+  let from = 0
+  for (const match of text.matchAll(lineBreak)) {
+    for (let i = from; i < match.index; i++) at.push(i)
+    from = match.index + match[0].length
+  }
+  for (let i = from; i < text.length; i++) at.push(i)
+  const ranges: Array<readonly [number, number]> = []
+  for (const value of found) {
+    for (let start = joined.indexOf(value); start !== -1; start = joined.indexOf(value, start + value.length)) {
+      ranges.push([at[start]!, at[start + value.length - 1]! + 1])
+    }
+  }
+  ranges.sort((a, b) => a[0] - b[0])
+  let out = ""
+  let end = 0
+  for (const [start, stop] of ranges) {
+    if (stop <= end) continue
+    out += start >= end ? `${text.slice(end, start)}${mask}` : ""
+    end = stop
+  }
+  return out + text.slice(end)
 }
 
 /**
@@ -63,6 +150,9 @@ export const redact = (text: string): string => {
   for (const value of longestFirst) {
     if (out.includes(value)) out = out.split(value).join(mask)
   }
+  if (longestFirst.length > 0 && /[\r\n]|\\n/.test(out)) out = acrossLines(out)
+  if (whole !== undefined) out = out.replace(whole, mask)
+  if (tiny !== undefined) out = out.replace(tiny, tinyMasked)
   return shapes.reduce((masked, [shape, replacement]) => masked.replace(shape, replacement), out)
 }
 
@@ -95,8 +185,8 @@ export const secretName = (name: string): boolean =>
  * @internal
  */
 export const holdPrompt = (prompt: string): void => {
-  if (prompt.trim().length >= 16) hold(prompt)
-  for (const line of prompt.split("\n")) if (line.trim().length >= 16) hold(line)
+  if (prompt.trim().length >= 16) remember(prompt, false)
+  for (const line of prompt.split("\n")) if (line.trim().length >= 16) remember(line, false)
   for (const word of prompt.split(/[\s"'`,;()<>[\]{}]+/)) if (looksLikeSecret(word)) hold(word)
 }
 

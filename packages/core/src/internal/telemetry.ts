@@ -1,3 +1,4 @@
+import * as Headers from "@effect/platform/Headers"
 import * as Cause from "effect/Cause"
 import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
@@ -45,6 +46,19 @@ export const attribute = {
   skipWhy: "fallback.skip.why",
   reason: "fallback.stop.reason"
 } as const
+
+/**
+ * The HTTP headers whose values a span shows: those that say how a request went. Any other
+ * header (one a provider echoes a key in, `www-authenticate`, …) is redacted in the HTTP client's
+ * spans inside an attempt, and left out of what the command exports.
+ *
+ * @internal
+ */
+export const keptHeader =
+  /^(?:content-type|content-length|content-encoding|date|retry-after|x-ratelimit-[a-z0-9-]+|anthropic-ratelimit-[a-z0-9-]+|x-request-id|request-id|traceparent|tracestate)$/i
+
+/** Every header name {@link keptHeader} does not keep, as the HttpClient's span redaction reads it. */
+const unkeptHeader = new RegExp(`^(?!${keptHeader.source.slice(1, -1)}$)`, "i")
 
 /** @internal */
 export const spanName = { turn: "invoke_agent fallback", wait: "fallback.wait" } as const
@@ -323,7 +337,8 @@ export const attempt = <A, R>(
 ): Effect.Effect<Either.Either<A, Failure.Failure>, never, R> => {
   const parent = spans.get(turn)
   if (parent === undefined) return go
-  const spanned = Effect.flatMap(go, (result) =>
+  const shown = Effect.locallyWith(go, Headers.currentRedactedNames, (names) => [...names, unkeptHeader])
+  const spanned = Effect.flatMap(shown, (result) =>
     Either.isRight(result)
       ? Effect.as(Effect.annotateCurrentSpan(attribute.outcome, "answered"), result.right)
       : Effect.zipRight(

@@ -1,0 +1,83 @@
+/**
+ * A key a provider echoes in a response header never shows in a span (issue 23), whatever tracer
+ * a program installed: inside an attempt, the HTTP client's spans show only the headers that say
+ * how a request went (Telemetry.keptHeader); the others are redacted.
+ */
+import { NodeHttpClient } from "@effect/platform-node"
+import { describe, expect, it } from "@effect/vitest"
+import { Accounts, Agent, Backend, ConfigFile, Health, Notice, Steps } from "@fallback/core"
+import { ConfigProvider, Context, DefaultServices, Effect, Layer, Tracer } from "effect"
+import * as Http from "node:http"
+import type { AddressInfo } from "node:net"
+import { OpenAiCompatible } from "../src/index.js"
+
+const key = "echoed-key-0123456789-q7"
+
+/** Answers every request 401, saying the key it was sent back in headers of its own. */
+const hostile = Effect.acquireRelease(
+  Effect.async<{ readonly url: string; readonly close: () => void }>((resume) => {
+    const server = Http.createServer((request, response) => {
+      request.resume()
+      request.on("end", () => {
+        response.writeHead(401, {
+          "content-type": "application/json",
+          "x-echo-key": String(request.headers.authorization).replace(/^Bearer /, ""),
+          "www-authenticate": `Bearer realm="api", error="invalid_token", key="${key}"`
+        })
+        response.end(JSON.stringify({ error: { message: "invalid key" } }))
+      })
+    })
+    server.listen(0, "127.0.0.1", () =>
+      resume(Effect.succeed({
+        url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+        close: () => server.close()
+      })))
+  }),
+  (running) => Effect.sync(running.close)
+)
+
+const native = Context.get(DefaultServices.liveServices, Tracer.Tracer)
+
+/** A tracer of a program's own: Effect's spans, each kept to read its attributes. */
+const recording = (spans: Array<Tracer.Span>) =>
+  Tracer.make({
+    span: (...args) => {
+      const span = native.span(...args)
+      spans.push(span)
+      return span
+    },
+    context: (f, fiber) => native.context(f, fiber)
+  })
+
+const world = (url: string) => {
+  const backends = Layer.unwrapEffect(Effect.map(
+    OpenAiCompatible.make({ name: "hostile", baseUrl: `${url}/v1`, key: { fromEnv: "HOSTILE_KEY" } }),
+    (backend) => Backend.Backends.layer([backend])
+  )).pipe(Layer.provide(NodeHttpClient.layerUndici))
+  const store = Layer.mergeAll(Steps.Steps.layer, Accounts.Accounts.layer).pipe(
+    Layer.provide(ConfigFile.Store.layerMemory())
+  )
+  const notices = Layer.succeed(Notice.Notices, { publish: () => Effect.void, watch: Effect.die("not watched") })
+  return Layer.mergeAll(backends, store, Health.Health.layerMemory(), notices)
+}
+
+describe("HTTP headers in spans", () => {
+  it.scopedLive("a key echoed in a response header is in no span attribute; content-type still is", () =>
+    Effect.gen(function*() {
+      const running = yield* hostile
+      const spans: Array<Tracer.Span> = []
+      yield* Effect.gen(function*() {
+        const agent = yield* Agent.make("hostile/m")
+        return yield* Effect.either(Agent.ask(agent, "hello"))
+      }).pipe(
+        Effect.provide(world(running.url)),
+        Effect.withTracer(recording(spans)),
+        Effect.withConfigProvider(ConfigProvider.fromMap(new Map([["HOSTILE_KEY", key]])))
+      )
+      const attributes = spans.flatMap((span) => [...span.attributes.entries()])
+      const headers = Object.fromEntries(attributes.filter(([name]) => name.startsWith("http.response.header.")))
+      expect(headers["http.response.header.content-type"]).toBe("application/json")
+      expect(Object.keys(headers)).toContain("http.response.header.x-echo-key")
+      expect(attributes.filter(([, value]) => String(value).includes(key))).toEqual([])
+    }))
+})
