@@ -295,12 +295,14 @@ export const make = (options: RedisHealth.Options): Effect.Effect<Health.Health[
           const last = encodeFailure(failed.failure)
           // What the health schema refuses is never written, here or in this process's own health.
           if (Option.isNone(last) || (coolUntil !== undefined && !isInstant(coolUntil))) {
-            return Health.notWritten(
+            return notices.publish(Notice.Notice.Sharing({
               store,
-              `the failure at ${name} holds a value health cannot keep (${
+              shared: false,
+              unwritten: true,
+              reason: `the failure at ${name} holds a value health cannot keep (${
                 Option.isNone(last) ? "the failure" : "its cooldown's end"
               }); it is not recorded`
-            )
+            }))
           }
           const coolFor = coolUntil === undefined ? 0 : Math.max(0, Math.ceil(coolUntil - Date.now()))
           return shared(
