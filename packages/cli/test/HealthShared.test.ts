@@ -60,9 +60,9 @@ const setUp = (name: string, breaker: { readonly failures: number; readonly park
 
 describe("health shared through the file by concurrent fallback runs", () => {
   it(
-    "20 runs at once, each failing: 20 requests, 20 failures recorded; 20 runs after each of 4 parks: each request that got through was its period's one trial",
+    "50 runs at once, each failing: 50 requests, 50 failures recorded; 50 runs after each of 2 parks: each request that got through was its period's one trial",
     async () => {
-      const n = 20
+      const n = 50
       const { failures, requests, runs } = setUp("shared", { failures: n, park: 5 })
       const first = await runs(n)
       // Nothing said that a change was not written, and nothing lost: the n-th failure opens the breaker.
@@ -70,7 +70,7 @@ describe("health shared through the file by concurrent fallback runs", () => {
       expect(requests()).toBe(n)
       expect(await failures()).toBe(n)
       const perRound: Array<number> = []
-      for (let round = 0; round < 4; round++) {
+      for (let round = 0; round < 2; round++) {
         // the park (5 s) is waited out: every run of this round comes after it has ended
         await new Promise((resolve) => setTimeout(resolve, 5_500))
         const before = requests()
