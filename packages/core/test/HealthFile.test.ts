@@ -3,8 +3,9 @@ import * as NodePath from "@effect/platform-node/NodePath"
 import * as FileSystem from "@effect/platform/FileSystem"
 import * as Path from "@effect/platform/Path"
 import { describe, expect, it } from "@effect/vitest"
-import { Duration, Effect, Fiber, Layer, Option, TestClock } from "effect"
+import { Duration, Effect, FastCheck as fc, Fiber, Layer, Option, TestClock } from "effect"
 import { Failure, Health, Notice, Place } from "../src/index.js"
+import * as healthFile from "../src/internal/healthFile.js"
 
 const place = Place.Place.make({ cli: "claude", account: "work", model: "opus" })
 const healthy = Place.Place.make({ cli: "codex", model: "gpt-5" })
@@ -124,4 +125,40 @@ describe("Health kept in a file", () => {
       expect(yield* fs.readFileString(file)).toBe(before)
       expect((yield* one.snapshot).map((entry) => entry.failures)).toEqual([1])
     }).pipe(Effect.provide(Node)))
+
+  // Whatever numbers a change carries (a provider's header read into a cooldown, a clock gone wrong),
+  // the file is written only with what reads back as itself; anything else is refused.
+  it.prop(
+    "a book is written only when it reads back the same, and refused otherwise",
+    [fc.array(
+      fc.record({
+        failures: fc.oneof(fc.nat(), fc.integer(), fc.double()),
+        parkedUntil: fc.option(fc.oneof(fc.double(), fc.constantFrom(1e308, 9e15, 8.64e15, -1, Number.NaN)), {
+          nil: undefined
+        }),
+        coolingUntil: fc.option(fc.oneof(fc.double(), fc.constantFrom(1e308, 9e12, 8.64e15 + 1, Infinity)), {
+          nil: undefined
+        })
+      }),
+      { maxLength: 3 }
+    )],
+    ([drawn]) => {
+      const book = new Map(drawn.map((entry, i) => {
+        const at = Place.Place.make({ cli: "claude", account: `a${i}`, model: "opus" })
+        return [Place.format(at), { place: at, ...entry, trial: undefined, last: limited }] as const
+      }))
+      const breaker = { failures: 5, parkMillis: 60_000, trialMillis: 60_000 }
+      const written = healthFile.encode(book)
+      if (written._tag === "Left") {
+        expect(written.left.reason).toMatch(/^it holds a value health cannot keep/)
+        return
+      }
+      const read = healthFile.decode(Option.some(written.right), breaker, 0)
+      expect(
+        [...read.values()].map(({ coolingUntil, failures, parkedUntil }) => ({ failures, parkedUntil, coolingUntil }))
+      )
+        .toEqual(drawn)
+    },
+    { fastCheck: { numRuns: 300 } }
+  )
 })
