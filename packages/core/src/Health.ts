@@ -187,7 +187,7 @@ export type Patch = internal.Patch
  * A change a store could not write, and why (`reason`, read by people: never a secret). Nothing of
  * the change was kept.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category models
  */
 export type Unwritten = internal.Unwritten
@@ -214,7 +214,7 @@ export interface Keeping {
 /**
  * Says that a change to health was not kept: a `Sharing` notice with `unwritten`.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category constructors
  */
 export const notWritten = (store: string, reason: string): Effect.Effect<void> =>
