@@ -30,6 +30,7 @@ import * as internal from "./internal/health.js"
 import * as healthFile from "./internal/healthFile.js"
 import * as host from "./internal/host.js"
 import * as telemetry from "./internal/telemetry.js"
+import * as Notice from "./Notice.js"
 import * as Place from "./Place.js"
 
 /**
@@ -131,7 +132,10 @@ export class Health extends Context.Tag("@fallback/core/Health")<Health, {
   /**
    * Health kept in a file several processes share (the command line keeps it beside the config
    * file), so a breaker opened by one run is seen by the next. A turn that lands at a healthy place
-   * reads it and writes nothing; a file that does not read counts as no failures recorded.
+   * reads it and writes nothing; a file that does not read counts as no failures recorded. Every
+   * change is read, made and renamed into place under the file's lock, waited for up to a minute
+   * (a holder no longer running is taken over); a change that cannot be written is said in a
+   * notice, and a trial whose lease could not be written is not handed out.
    *
    * @since 0.1.0
    */
@@ -141,7 +145,10 @@ export class Health extends Context.Tag("@fallback/core/Health")<Health, {
   ): Layer.Layer<Health, never, FileSystem.FileSystem | Path.Path> =>
     Layer.effect(
       Health,
-      Effect.map(healthFile.fileBook(file, numbersOf(breaker)), (book) => fromKeeping(book, breaker))
+      Effect.map(
+        healthFile.fileBook(file, numbersOf(breaker)),
+        (book) => fromKeeping({ ...book, store: `the health file ${file}` }, breaker)
+      )
     )
 }
 
@@ -177,20 +184,44 @@ export type Entry = internal.Entry
 export type Patch = internal.Patch
 
 /**
+ * A change a store could not write, and why (`reason`, read by people: never a secret). Nothing of
+ * the change was kept.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type Unwritten = internal.Unwritten
+
+/**
  * A store of entries, one per place with something held against it. `modify` reads the book and
  * applies the patches `change` returns as one step no other writer interleaves with (`change` may
- * be called more than once); no patch means nothing is written.
+ * be called more than once); no patch means nothing is written. A change it cannot write fails
+ * with {@link Unwritten} (never an answer from a book that was not written): the breaker's rules
+ * then say so in a notice naming `store`, and a trial that could not be leased is not handed out.
  *
  * @since 0.1.0
  * @category models
  */
 export interface Keeping {
+  readonly store?: string | undefined
   readonly get: (now: number) => Effect.Effect<ReadonlyMap<string, Entry>>
   readonly modify: <A>(
     now: number,
     change: (book: ReadonlyMap<string, Entry>) => readonly [A, ReadonlyArray<Patch>]
-  ) => Effect.Effect<A>
+  ) => Effect.Effect<A, Unwritten>
 }
+
+/**
+ * Says that a change to health was not kept: a `Sharing` notice with `unwritten`.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const notWritten = (store: string, reason: string): Effect.Effect<void> =>
+  Effect.flatMap(
+    Notice.Notices,
+    (notices) => notices.publish(Notice.Notice.Sharing({ store, shared: false, reason, unwritten: true }))
+  )
 
 let services = 0
 
@@ -236,17 +267,36 @@ export const fromKeeping = (keeping: Keeping, breaker: Breaker = defaultBreaker)
   const clean = [internal.clean, none] as const
   const change = (entry: internal.Entry | undefined, was: internal.Entry | undefined, key: string) =>
     entry === was ? none : [{ key, entry }]
+  const store = keeping.store ?? "the health store"
+  // A change that was not written is said, never answered as if it had been.
+  const unkept = (what: (place: string) => string, place?: Place.Place) => (problem: internal.Unwritten) =>
+    notWritten(store, `${problem.reason}; ${what(place === undefined ? "every place" : Place.format(place))}`)
   return Health.of({
     admit: (place) =>
       Effect.clockWith((clock) => {
         const now = clock.unsafeCurrentTimeMillis()
+        let seen: internal.Entry | undefined
         return keeping.modify(now, (book) => {
           const key = Place.format(place)
           const was = book.get(key)
+          seen = was
           if (was === undefined) return clean
           const [admission, entry] = internal.admit(was, now, by, numbers)
           return [admission, change(entry, was, key)]
-        })
+        }).pipe(
+          // The only change an admission writes is a trial's lease: unwritten, the trial is not handed out.
+          Effect.catchAll((problem) =>
+            Effect.as(
+              unkept((at) => `the trial at ${at} is not taken, and the place is skipped`, place)(problem),
+              {
+                _tag: "Skip",
+                why: "parked",
+                until: seen?.parkedUntil ?? now,
+                last: seen!.last
+              } satisfies internal.Admission
+            )
+          )
+        )
       }),
     succeeded: (place) =>
       Effect.flatMap(Clock.currentTimeMillis, (now) =>
@@ -254,7 +304,12 @@ export const fromKeeping = (keeping: Keeping, breaker: Breaker = defaultBreaker)
           const key = Place.format(place)
           const was = book.get(key)
           return [was?.parkedUntil !== undefined, was !== undefined ? [{ key, entry: undefined }] : none]
-        }).pipe(Effect.map((wasParked) => void (wasParked && telemetry.cleared(place))))),
+        }).pipe(
+          Effect.matchEffect({
+            onFailure: unkept((at) => `the success at ${at} is not recorded`, place),
+            onSuccess: (wasParked) => Effect.sync(() => void (wasParked && telemetry.cleared(place)))
+          })
+        )),
     failed: (place, { counts, coolUntil, failure }) =>
       Effect.clockWith((clock) => {
         const now = clock.unsafeCurrentTimeMillis()
@@ -272,7 +327,12 @@ export const fromKeeping = (keeping: Keeping, breaker: Breaker = defaultBreaker)
             by
           )
           return [entry.parkedUntil !== was?.parkedUntil, [{ key, entry }]]
-        }).pipe(Effect.map((parks) => void (parks && telemetry.opened(place))))
+        }).pipe(
+          Effect.matchEffect({
+            onFailure: unkept((at) => `the failure at ${at} is not recorded`, place),
+            onSuccess: (parks) => Effect.sync(() => void (parks && telemetry.opened(place)))
+          })
+        )
       }),
     giveBack: (place) =>
       Effect.flatMap(Clock.currentTimeMillis, (now) =>
@@ -280,7 +340,7 @@ export const fromKeeping = (keeping: Keeping, breaker: Breaker = defaultBreaker)
           const key = Place.format(place)
           const was = book.get(key)
           return [undefined, change(internal.givenBack(was, by), was, key)]
-        })),
+        }).pipe(Effect.catchAll(unkept((at) => `the trial at ${at} is not given back before its lease ends`, place)))),
     clear: (place) =>
       Effect.flatMap(Clock.currentTimeMillis, (now) =>
         keeping.modify(now, (book) => {
@@ -290,7 +350,7 @@ export const fromKeeping = (keeping: Keeping, breaker: Breaker = defaultBreaker)
             ? [Place.format(place)]
             : []
           return [undefined, keys.map((key) => ({ key, entry: undefined }))]
-        })),
+        }).pipe(Effect.catchAll(unkept((at) => `what is held against ${at} is not cleared`, place)))),
     snapshot: Effect.flatMap(
       Clock.currentTimeMillis,
       (now) => Effect.map(keeping.get(now), (book) => [...book.values()].map((entry) => placeHealth(entry, now)))

@@ -44,7 +44,8 @@ import * as Place from "./Place.js"
  *   never saw it); a fresh one is opened there, with the conversation carried as text.
  * - `Stopping`: the turn fails as it failed, and `reason` says why it goes no further.
  * - `Sharing`: the shared store of health (`store`, named without secrets) did not answer, so health
- *   is kept in this process until it does (`shared: false`, with `reason`); or it answers again.
+ *   is kept in this process until it does (`shared: false`, with `reason`); or it answers again;
+ *   or (`unwritten`) a change to health could not be written there, and `reason` says what was not kept.
  *
  * `remedy`, where given, is what the answer table in use says answers the failure.
  *
@@ -96,7 +97,12 @@ export type Notice = Data.TaggedEnum<{
     readonly remedy?: string | undefined
     readonly skipped?: boolean | undefined
   }
-  Sharing: { readonly store: string; readonly shared: boolean; readonly reason: string }
+  Sharing: {
+    readonly store: string
+    readonly shared: boolean
+    readonly reason: string
+    readonly unwritten?: boolean | undefined
+  }
 }>
 
 /**
@@ -168,7 +174,9 @@ export const format: (notice: Notice) => string = Notice.$match({
       }); the turn fails here: ${n.reason}`
       : `${Failure.describe(n.failure)}; the turn fails here: ${n.reason}`,
   Sharing: (n) =>
-    n.shared
+    n.unwritten === true
+      ? `${n.store} was not changed (${n.reason})`
+      : n.shared
       ? `health is shared through ${n.store} again`
       : `${n.store} did not answer (${n.reason}); health is kept in this process until it does`
 })

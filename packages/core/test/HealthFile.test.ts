@@ -3,8 +3,9 @@ import * as NodePath from "@effect/platform-node/NodePath"
 import * as FileSystem from "@effect/platform/FileSystem"
 import * as Path from "@effect/platform/Path"
 import { describe, expect, it } from "@effect/vitest"
-import { Duration, Effect, Layer, Option, TestClock } from "effect"
-import { Failure, Health, Place } from "../src/index.js"
+import { Duration, Effect, FastCheck as fc, Fiber, Layer, Option, TestClock } from "effect"
+import { Failure, Health, Notice, Place } from "../src/index.js"
+import * as healthFile from "../src/internal/healthFile.js"
 
 const place = Place.Place.make({ cli: "claude", account: "work", model: "opus" })
 const healthy = Place.Place.make({ cli: "codex", model: "gpt-5" })
@@ -70,4 +71,94 @@ describe("Health kept in a file", () => {
       yield* one.failed(place, { failure: limited, counts: true, coolUntil: Option.none() })
       expect((yield* one.snapshot).map((entry) => entry.failures)).toEqual([1])
     }).pipe(Effect.provide(Node)))
+
+  it.scoped("a change that cannot be written (its lock held by a running process a minute) is said, and no trial is handed out", () =>
+    Effect.gen(function*() {
+      const { file, fs, one, other } = yield* twoOnOneFile
+      const heard: Array<string> = []
+      const listening = Effect.provideService(Notice.Notices, {
+        publish: (notice) => Effect.sync(() => void heard.push(Notice.format(notice))),
+        watch: Effect.die("not watched")
+      })
+      for (let i = 0; i < 5; i++) yield* one.failed(place, { failure: limited, counts: true, coolUntil: Option.none() })
+      yield* TestClock.adjust(Duration.seconds(60))
+      const before = yield* fs.readFileString(file)
+      // a running process (this one, by its id) holds the lock and never lets it go
+      yield* fs.writeFileString(`${file}.lock`, `${process.pid} held`)
+      const waited = <A>(effect: Effect.Effect<A>) =>
+        Effect.gen(function*() {
+          const fiber = yield* Effect.fork(listening(effect))
+          // the wait is bounded by the TestClock: a minute of it, in steps the lock's reads can follow
+          for (let steps = 0; steps < 200 && Option.isNone(yield* Fiber.poll(fiber)); steps++) {
+            yield* TestClock.adjust(Duration.seconds(1))
+            yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 2)))
+          }
+          return yield* Fiber.join(fiber)
+        })
+      expect(yield* waited(other.admit(place))).toMatchObject({ _tag: "Skip", why: "parked" })
+      yield* waited(other.failed(place, { failure: limited, counts: true, coolUntil: Option.none() }))
+      expect(heard).toEqual([
+        `the health file ${file} was not changed (its lock was held by process ${process.pid} for 1m; the trial at claude@work/opus is not taken, and the place is skipped)`,
+        `the health file ${file} was not changed (its lock was held by process ${process.pid} for 1m; the failure at claude@work/opus is not recorded)`
+      ])
+      expect(yield* fs.readFileString(file)).toBe(before)
+      yield* fs.remove(`${file}.lock`)
+      expect((yield* other.admit(place))._tag).toBe("Trial")
+      expect(yield* one.admit(place)).toMatchObject({ _tag: "Skip", why: "trial" })
+    }).pipe(Effect.provide(Node)))
+
+  it.scoped("a failure whose cooldown no Date holds is refused by the health schema: said, and the file left as it was", () =>
+    Effect.gen(function*() {
+      const { file, fs, one } = yield* twoOnOneFile
+      const heard: Array<string> = []
+      yield* one.failed(place, { failure: limited, counts: true, coolUntil: Option.none() })
+      const before = yield* fs.readFileString(file)
+      yield* one.failed(place, { failure: limited, counts: true, coolUntil: Option.some(1e308) }).pipe(
+        Effect.provideService(Notice.Notices, {
+          publish: (notice) => Effect.sync(() => void heard.push(Notice.format(notice))),
+          watch: Effect.die("not watched")
+        })
+      )
+      expect(heard).toEqual([
+        `the health file ${file} was not changed (it holds a value health cannot keep (places.0.coolingUntil); the failure at claude@work/opus is not recorded)`
+      ])
+      expect(yield* fs.readFileString(file)).toBe(before)
+      expect((yield* one.snapshot).map((entry) => entry.failures)).toEqual([1])
+    }).pipe(Effect.provide(Node)))
+
+  // Whatever numbers a change carries (a provider's header read into a cooldown, a clock gone wrong),
+  // the file is written only with what reads back as itself; anything else is refused.
+  it.prop(
+    "a book is written only when it reads back the same, and refused otherwise",
+    [fc.array(
+      fc.record({
+        failures: fc.oneof(fc.nat(), fc.integer(), fc.double()),
+        parkedUntil: fc.option(fc.oneof(fc.double(), fc.constantFrom(1e308, 9e15, 8.64e15, -1, Number.NaN)), {
+          nil: undefined
+        }),
+        coolingUntil: fc.option(fc.oneof(fc.double(), fc.constantFrom(1e308, 9e12, 8.64e15 + 1, Infinity)), {
+          nil: undefined
+        })
+      }),
+      { maxLength: 3 }
+    )],
+    ([drawn]) => {
+      const book = new Map(drawn.map((entry, i) => {
+        const at = Place.Place.make({ cli: "claude", account: `a${i}`, model: "opus" })
+        return [Place.format(at), { place: at, ...entry, trial: undefined, last: limited }] as const
+      }))
+      const breaker = { failures: 5, parkMillis: 60_000, trialMillis: 60_000 }
+      const written = healthFile.encode(book)
+      if (written._tag === "Left") {
+        expect(written.left.reason).toMatch(/^it holds a value health cannot keep/)
+        return
+      }
+      const read = healthFile.decode(Option.some(written.right), breaker, 0)
+      expect(
+        [...read.values()].map(({ coolingUntil, failures, parkedUntil }) => ({ failures, parkedUntil, coolingUntil }))
+      )
+        .toEqual(drawn)
+    },
+    { fastCheck: { numRuns: 300 } }
+  )
 })

@@ -16,10 +16,15 @@
  * A turn that lands at a healthy place writes nothing, and its admission is read from a cache that
  * Redis's change channel keeps true.
  *
- * Redis down or slow never fails a turn: an operation not answered within `timeout` is taken by
- * this process's own health, a `Sharing` notice says so once, and Redis is asked again after
- * `retry`; when it answers, a second notice says health is shared again. What was recorded locally
- * meanwhile stays local.
+ * Slow is not away: an operation is waited for (`timeout`, 30 s, and the turn's own limits), so a
+ * busy machine loses no failure and hands out no extra trial. Redis away (the connection refused
+ * or closed, or no answer within `timeout`) never fails a turn: the operation is taken by this
+ * process's own health, a `Sharing` notice says so once, and Redis is asked again after `retry`;
+ * when it answers, a second notice says health is shared again. What was recorded locally
+ * meanwhile stays local, and a place Redis was last seen to have parked is skipped on local health
+ * until its park (and the trial after it) would have ended: a process on its own health is never
+ * a second trial of it. A failure the health schema refuses (a cooldown's end no Date holds) is
+ * written nowhere, and a notice says so.
  *
  * @since 0.1.0
  */
@@ -42,7 +47,8 @@ import * as internal from "./internal/redisHealth.js"
  * - `prefix`: put before every key (`fallback:health:`); one per team or deployment sharing a Redis.
  * - `breaker`: the breaker's numbers (the breaker preset's by default); every process sharing a
  *   prefix should use the same.
- * - `timeout`: how long an operation may take before this process carries on without Redis (250 ms).
+ * - `timeout`: how long an operation is waited for before this process carries on without Redis
+ *   (30 s): a slow answer is waited for; a refused or closed connection is carried on from at once.
  * - `retry`: how long it carries on without Redis before asking it again (1 s).
  *
  * @since 0.1.0

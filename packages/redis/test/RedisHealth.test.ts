@@ -156,6 +156,41 @@ describe("Health kept in Redis", () => {
       expect(yield* one.admit(healthy)).toMatchObject({ _tag: "Skip", why: "parked" })
     }))
 
+  it.scopedLive("Redis away after it showed a place parked: on its own health this process skips the place until its park and trial would have ended, and says so", () =>
+    Effect.gen(function*() {
+      heard.length = 0
+      const { one, other } = yield* two({ timeout: Duration.seconds(1), retry: Duration.millis(100) })
+      yield* fail(one, 3)
+      expect(yield* other.admit(place)).toMatchObject({ _tag: "Skip", why: "parked" })
+      yield* Effect.promise(() => server.stop())
+      yield* Effect.addFinalizer(() => Effect.promise(() => server.start()))
+      // Redis's park (1.5 s) and the trial after it (2 s) are not this process's to hand out
+      const local = yield* other.admit(place)
+      expect(local).toMatchObject({ _tag: "Skip", why: "parked" })
+      expect(heard).toEqual([
+        expect.stringMatching(
+          /did not answer \(.+; a place it last showed parked stays skipped here until its park would have ended\); health is kept in this process until it does$/
+        )
+      ])
+      expect(yield* tag(one)).toBe("Skip")
+      // Then failing open, as before: a request may go there from this process's own health.
+      yield* Effect.sleep(Duration.millis(Math.max(0, (local as { until: number }).until - Date.now() + 50)))
+      expect(yield* other.admit(place)).toEqual({ _tag: "Go", held: false })
+    }))
+
+  it.scopedLive("a failure whose cooldown no Date holds is written nowhere: said, and Redis left as it was", () =>
+    Effect.gen(function*() {
+      heard.length = 0
+      const { one, prefix } = yield* two()
+      yield* fail(one, 1, Option.some(1e308))
+      expect(heard).toEqual([
+        "Redis at " + server.url +
+        " was not changed (the failure at claude@work/opus holds a value health cannot keep (its cooldown's end); it is not recorded)"
+      ])
+      expect(yield* Effect.promise(() => raw.exists(`${prefix}${Place.format(place)}`))).toBe(0)
+      expect(yield* tag(one)).toBe("Go")
+    }))
+
   it.scopedLive("Redis stopped: every operation carries on in this process, one notice; Redis back: shared again", () =>
     Effect.gen(function*() {
       heard.length = 0

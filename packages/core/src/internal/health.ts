@@ -31,6 +31,20 @@ export interface Entry {
 export type Book = ReadonlyMap<string, Entry>
 
 /**
+ * A change a store could not write (its lock held past its patience, a disk that refused the
+ * write, a value the health schema refuses): nothing of it was kept, and `reason` says why.
+ *
+ * @internal
+ */
+export interface Unwritten {
+  readonly _tag: "Unwritten"
+  readonly reason: string
+}
+
+/** @internal */
+export const unwritten = (reason: string): Unwritten => ({ _tag: "Unwritten", reason })
+
+/**
  * One change to a book: the entry at a key set, or removed (`undefined`). A change is made in
  * place, so recording a failure costs the same however many places have something recorded.
  *

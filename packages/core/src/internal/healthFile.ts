@@ -2,11 +2,21 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Option from "effect/Option"
+import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
 
 import * as Failure from "../Failure.js"
 import * as Place from "../Place.js"
-import { apply, type Book, type Breaker, type Entry, type Lease, type Patch } from "./health.js"
+import {
+  apply,
+  type Book,
+  type Breaker,
+  type Entry,
+  type Lease,
+  type Patch,
+  type Unwritten,
+  unwritten
+} from "./health.js"
 import { excerpt } from "./secret.js"
 import * as SharedFile from "./sharedFile.js"
 
@@ -70,50 +80,96 @@ const leaseOf = (
   return lease !== undefined && now < lease.until ? lease : undefined
 }
 
-/** @internal */
-export const encode = (book: Book): string => {
-  const { places } = Schema.encodeSync(Places)({
-    places: [...book.values()].map((entry) => ({
-      place: entry.place,
-      failures: entry.failures,
-      last: entry.last,
-      ...(entry.trial === undefined ? {} : { trial: entry.trial }),
-      ...(entry.parkedUntil === undefined ? {} : { parkedUntil: entry.parkedUntil }),
-      ...(entry.coolingUntil === undefined ? {} : { coolingUntil: entry.coolingUntil })
-    }))
-  })
-  const kept = places.map((stored) => ({
-    ...stored,
-    last: { ...stored.last, said: excerpt(stored.last.said, keptOfSaid) }
-  }))
-  return `${JSON.stringify({ places: kept })}\n`
-}
+/**
+ * The file's text for a book, or why the health schema refuses it (a value that would not read
+ * back: a time no Date holds, a count that is not one): such a book is never written.
+ *
+ * @internal
+ */
+export const encode = (book: Book): Either.Either<string, Unwritten> =>
+  Either.map(
+    Either.mapLeft(
+      Schema.encodeEither(Places)({
+        places: [...book.values()].map((entry) => ({
+          place: entry.place,
+          failures: entry.failures,
+          last: entry.last,
+          ...(entry.trial === undefined ? {} : { trial: entry.trial }),
+          ...(entry.parkedUntil === undefined ? {} : { parkedUntil: entry.parkedUntil }),
+          ...(entry.coolingUntil === undefined ? {} : { coolingUntil: entry.coolingUntil })
+        }))
+      }),
+      (error) => unwritten(`it holds a value health cannot keep (${refused(error)})`)
+    ),
+    ({ places }) => {
+      const kept = places.map((stored) => ({
+        ...stored,
+        last: { ...stored.last, said: excerpt(stored.last.said, keptOfSaid) }
+      }))
+      return `${JSON.stringify({ places: kept })}\n`
+    }
+  )
+
+/** Where the schema refused a value, never the value itself (it may be what a provider said). */
+const refused = (error: ParseResult.ParseError) =>
+  ParseResult.ArrayFormatter.formatErrorSync(error).map((issue) => issue.path.join(".")).slice(0, 3).join(", ")
+
+/**
+ * How long a writer waits for the lock. Held, it is held for a read and a rename; a writer waits
+ * behind every other writer of a busy machine (fifty processes on two loaded cores), and a turn's
+ * own limits end the wait sooner. A holder that is no longer running is taken over at once.
+ */
+const patience = Duration.minutes(1)
 
 /**
  * A book kept in a file: read without the lock, and written under it only when a change makes a
- * new book (a turn that lands at a healthy place reads and never writes). Health never fails a
- * turn: a file that cannot be written is left as it is.
+ * new book (a turn that lands at a healthy place reads and never writes). Under the lock the file
+ * is read again, changed and renamed into place, and nothing else is done there. A change that
+ * cannot be written fails with {@link Unwritten}: nothing is answered from a book that is not the
+ * file's.
  *
  * @internal
  */
 export const fileBook = (file: string, breaker: Breaker) =>
-  Effect.map(SharedFile.make(file, Duration.seconds(10)), (shared) => {
+  Effect.map(SharedFile.make(file, patience, false), (shared) => {
     const read = (now: number) =>
       Effect.map(Effect.orElseSucceed(shared.text, Option.none), (text) => decode(text, breaker, now))
+    // Under the lock a file that cannot be read is not taken for an empty one: writing that would lose every place.
+    const readLocked = (now: number) =>
+      Effect.map(
+        Effect.mapError(shared.text, (error) => unwritten(`it could not be read: ${error.message}`)),
+        (text) => decode(text, breaker, now)
+      )
     return {
       get: (now: number) => read(now),
-      modify: <A>(now: number, change: (book: Book) => readonly [A, ReadonlyArray<Patch>]) =>
+      modify: <A>(
+        now: number,
+        change: (book: Book) => readonly [A, ReadonlyArray<Patch>]
+      ): Effect.Effect<A, Unwritten> =>
         Effect.flatMap(read(now), (book) => {
           const [first, patches] = change(book)
           if (patches.length === 0) return Effect.succeed(first)
-          return Effect.flatMap(read(now), (current) => {
+          return Effect.flatMap(readLocked(now), (current) => {
             const [answer, again] = change(current)
             if (again.length === 0) return Effect.succeed(answer)
             apply(current, again)
-            return Effect.as(shared.replace(encode(current)), answer)
+            return Either.match(encode(current), {
+              onLeft: Effect.fail,
+              onRight: (text) =>
+                Effect.as(
+                  Effect.mapError(shared.replace(text), (error) =>
+                    unwritten(`it could not be written: ${error.message}`)),
+                  answer
+                )
+            })
           }).pipe(
-            shared.edit((problem) => problem),
-            Effect.orElseSucceed(() => first)
+            shared.edit((problem) =>
+              unwritten(
+                problem._tag === "Held"
+                  ? `its lock was held by ${problem.holder} for ${Duration.format(patience)}`
+                  : `its lock could not be taken: ${problem.reason}`
+              )
+            )
           )
         })
     }

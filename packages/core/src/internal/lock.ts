@@ -100,7 +100,7 @@ export const withLock = <E2>(
       if ((yield* Clock.currentTimeMillis) > giveUpAt) {
         return yield* Effect.fail(onProblem({ _tag: "Held", holder: `process ${holderOf(seen)}` }))
       }
-      yield* Effect.sleep(Duration.millis(1 + (yield* Random.nextIntBetween(0, Math.min(2 ** tries, 25)))))
+      yield* Effect.sleep(Duration.millis(1 + (yield* Random.nextIntBetween(0, Math.min(2 ** tries, 50)))))
     }
   })
   const release = (token: string) =>

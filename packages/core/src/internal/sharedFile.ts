@@ -10,8 +10,10 @@ import { type LockProblem, withLock } from "./lock.js"
 
 /**
  * A file several processes read and replace: read it (none when it is not there), replace it
- * atomically (a 0600 temporary file in the same folder, fsync'd, renamed over it), and edit it
- * under its lock so no writer's change is lost.
+ * atomically (a 0600 temporary file in the same folder, fsync'd when `durable`, renamed over it),
+ * and edit it under its lock so no writer's change is lost. A file that is not `durable` (health:
+ * what recent turns found, not a person's settings) is renamed into place without waiting for the
+ * disk, so the lock is held for a read and a rename, not for two fsyncs.
  *
  * @internal
  */
@@ -24,7 +26,7 @@ export interface SharedFile {
 }
 
 /** @internal */
-export const make = (file: string, patience: Duration.Duration) =>
+export const make = (file: string, patience: Duration.Duration, durable = true) =>
   Effect.gen(function*() {
     const fs = yield* FileSystem.FileSystem
     const path = yield* Path.Path
@@ -53,11 +55,13 @@ export const make = (file: string, patience: Duration.Duration) =>
           into,
           `.${path.basename(written)}.${host.pid}.${(yield* Random.nextInt).toString(36)}.tmp`
         )
+        const synced = Effect.scoped(Effect.flatMap(fs.open(temporary, { flag: "r+" }), (handle) => handle.sync))
         yield* fs.writeFileString(temporary, content, { flag: "wx", mode: 0o600 }).pipe(
-          Effect.zipRight(Effect.scoped(Effect.flatMap(fs.open(temporary, { flag: "r+" }), (handle) => handle.sync))),
+          Effect.zipRight(durable ? synced : Effect.void),
           Effect.zipRight(fs.rename(temporary, written)),
           Effect.tapError(() => fs.remove(temporary).pipe(Effect.ignore))
         )
+        if (!durable) return
         yield* Effect.scoped(Effect.flatMap(fs.open(into, { flag: "r" }), (handle) => handle.sync)).pipe(Effect.ignore)
       })
 

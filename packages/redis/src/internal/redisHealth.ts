@@ -4,6 +4,7 @@ import * as Notice from "@fallback/core/Notice"
 import * as Place from "@fallback/core/Place"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as Schema from "effect/Schema"
@@ -18,16 +19,20 @@ const decodeFailure = Schema.decodeUnknownSync(FailureJson)
 
 /** What Redis keeps of what a backend said, as the file does: enough to know what happened. */
 const keptOfSaid = 200
-const encodeFailure = (failure: Failure.Failure) => {
-  const encoded = Schema.encodeSync(Failure.Failure)(failure)
-  const said = encoded.said.length <= keptOfSaid ? encoded.said : `${encoded.said.slice(0, keptOfSaid)}…`
-  return JSON.stringify({ ...encoded, said })
-}
+/** The failure as Redis keeps it, or none when the health schema refuses it (it is then not written). */
+const encodeFailure = (failure: Failure.Failure): Option.Option<string> =>
+  Option.map(Either.getRight(Schema.encodeEither(Failure.Failure)(failure)), (encoded) => {
+    const said = encoded.said.length <= keptOfSaid ? encoded.said : `${encoded.said.slice(0, keptOfSaid)}…`
+    return JSON.stringify({ ...encoded, said })
+  })
+
+/** A time a Date can hold (epoch millis), as the file store's schema has it: any other is never written. */
+const isInstant = (at: number) => Number.isFinite(at) && at >= 0 && at <= 8.64e15
 
 /** What the scripts are, as commands of a client. */
 interface Commands {
   readonly fallbackAdmit: (...args: ReadonlyArray<string | number>) => Promise<[number, string, number?, string?]>
-  readonly fallbackFailed: (...args: ReadonlyArray<string | number>) => Promise<number>
+  readonly fallbackFailed: (...args: ReadonlyArray<string | number>) => Promise<[number, string]>
   readonly fallbackSucceeded: (...args: ReadonlyArray<string | number>) => Promise<number>
   readonly fallbackGiveBack: (...args: ReadonlyArray<string | number>) => Promise<number>
   readonly fallbackClear: (...args: ReadonlyArray<string | number>) => Promise<number>
@@ -70,7 +75,7 @@ export const make = (options: RedisHealth.Options): Effect.Effect<Health.Health[
     const notices = yield* Notice.Notices
     const breaker = options.breaker ?? Health.defaultBreaker
     const prefix = options.prefix ?? "fallback:health:"
-    const timeout = Duration.toMillis(options.timeout ?? Duration.millis(250))
+    const timeout = Duration.toMillis(options.timeout ?? Duration.seconds(30))
     const retryAfter = Duration.toMillis(options.retry ?? Duration.seconds(1))
     const channel = `${prefix}changed`
     const placesKey = `${prefix}places`
@@ -138,14 +143,48 @@ export const make = (options: RedisHealth.Options): Effect.Effect<Health.Health[
       subscriber.subscribe(channel).then(() => (subscribed = true), forget)
     })
 
-    // The first operations wait for the connection a moment; a Redis that is not there by then is
-    // down from the start, and ioredis keeps trying to reach it.
-    yield* Effect.promise(() =>
-      Promise.race([
-        Promise.all([client.connect(), subscriber.connect()]).catch(() => undefined),
-        new Promise((resolve) => setTimeout(resolve, Math.max(timeout, 2_000)).unref())
-      ])
-    )
+    // A connection on its way is waited for until it is ready, `timeout` at most, or until it is
+    // refused or closed: a Redis that is slow to accept is waited for, one that is not there is not.
+    const settled = (connection: Redis): Promise<void> =>
+      connection.status !== "connecting" && connection.status !== "connect" && connection.status !== "wait"
+        ? Promise.resolve()
+        : new Promise((resolve) => {
+          const events = ["ready", "error", "close", "end"] as const
+          const done = () => {
+            clearTimeout(timer)
+            for (const event of events) connection.off(event, done)
+            resolve()
+          }
+          const timer = setTimeout(done, timeout)
+          timer.unref()
+          for (const event of events) connection.once(event, done)
+        })
+
+    // The first operations wait for the connection; a Redis that is not there is down from the
+    // start, and ioredis keeps trying to reach it.
+    yield* Effect.promise(() => {
+      const both = Promise.all([settled(client), settled(subscriber)])
+      client.connect().catch(() => undefined)
+      subscriber.connect().catch(() => undefined)
+      return both
+    })
+
+    // What Redis last said of places it had parked (as this process's clock reads it: the end of the
+    // park and of the trial after it, and the failure behind it). On local health, while Redis is
+    // away, such a place is skipped until then: a process on its own health never becomes a second
+    // trial of a place Redis has parked, or a request at it.
+    const lastParked = new Map<string, { readonly until: number; readonly last: Failure.Failure }>()
+    const sawParked = (name: string, until: number, last: Failure.Failure) =>
+      lastParked.set(name, { until: Math.max(until, lastParked.get(name)?.until ?? 0), last })
+    const onLocal = (name: string, admission: Health.Admission): Health.Admission => {
+      const seen = lastParked.get(name)
+      if (seen === undefined || admission._tag === "Skip") return admission
+      if (seen.until <= Date.now()) {
+        lastParked.delete(name)
+        return admission
+      }
+      return { _tag: "Skip", why: "parked", until: seen.until, last: seen.last }
+    }
 
     // Down: Redis did not answer; health is kept in `local` until `retryAt`, then Redis is asked again.
     let down = false
@@ -156,7 +195,13 @@ export const make = (options: RedisHealth.Options): Effect.Effect<Health.Health[
         if (down) return Effect.void
         down = true
         forget()
-        return notices.publish(Notice.Notice.Sharing({ store, shared: false, reason }))
+        const kept = [...lastParked.values()].filter((seen) => seen.until > Date.now()).length
+        const also = kept === 0
+          ? ""
+          : `; ${kept === 1 ? "a place" : `${kept} places`} it last showed parked ${
+            kept === 1 ? "stays" : "stay"
+          } skipped here until ${kept === 1 ? "its park" : "their parks"} would have ended`
+        return notices.publish(Notice.Notice.Sharing({ store, shared: false, reason: `${reason}${also}` }))
       })
     const cameBack = Effect.suspend(() => {
       if (!down) return Effect.void
@@ -171,18 +216,7 @@ export const make = (options: RedisHealth.Options): Effect.Effect<Health.Health[
 
     /** One operation on Redis, or on this process's health while Redis does not answer. */
     // A connection on its way (the first, or once Redis answers again) is waited for, `timeout` at most.
-    const connected = (): Promise<void> =>
-      client.status !== "connecting" && client.status !== "connect"
-        ? Promise.resolve()
-        : new Promise((resolve) => {
-          const done = () => {
-            clearTimeout(timer)
-            client.off("ready", done)
-            resolve()
-          }
-          const timer = setTimeout(done, timeout)
-          client.once("ready", done)
-        })
+    const connected = () => settled(client)
 
     const shared = <A, B>(ask: () => Promise<A>, onLocal: Effect.Effect<B>): Effect.Effect<A | B> =>
       Effect.suspend(() => {
@@ -214,23 +248,30 @@ export const make = (options: RedisHealth.Options): Effect.Effect<Health.Health[
         const [hash, trial, cool] = keys(name)
         return shared(
           () => commands.fallbackAdmit(hash, trial, cool, by, lease, channel, name),
-          Effect.map(local.admit(place), (admission) => ({ admission }))
+          Effect.map(local.admit(place), (admission) => ({ admission: onLocal(name, admission) }))
         ).pipe(Effect.map((answer): Health.Admission => {
           if (!Array.isArray(answer)) return answer.admission
           const [now, kind, until, last] = answer
           if (kind === "clean") {
+            lastParked.delete(name)
             if (since === epoch && subscribed) cache.set(name, Date.now())
             return clean
           }
           cache.delete(name)
-          if (kind === "held") return held
+          if (kind === "held") {
+            lastParked.delete(name)
+            return held
+          }
           if (kind === "trial") return { _tag: "Trial" }
-          return {
+          const skip: Health.Admission = {
             _tag: "Skip",
             why: kind === "cooling" ? "cooling" : kind === "parked" ? "parked" : "trial",
             until: toLocal(now, until!),
             last: decodeFailure(last)
           }
+          // parked: a trial comes after it; out: another's trial, until its lease ends
+          if (kind !== "cooling") sawParked(name, skip.until + (kind === "parked" ? lease : 0), skip.last)
+          return skip
         }))
       })
 
@@ -243,17 +284,27 @@ export const make = (options: RedisHealth.Options): Effect.Effect<Health.Health[
           return shared(
             () => commands.fallbackSucceeded(hash, trial, cool, placesKey, name, channel),
             local.succeeded(place)
-          ).pipe(Effect.asVoid)
+          ).pipe(Effect.map(() => void lastParked.delete(name)))
         }),
       failed: (place, failed) =>
         Effect.suspend(() => {
           const name = Place.format(place)
           cache.delete(name)
           const [hash, trial, cool] = keys(name)
-          const coolFor = Option.match(failed.coolUntil, {
-            onNone: () => 0,
-            onSome: (at) => Math.max(0, Math.ceil(at - Date.now()))
-          })
+          const coolUntil = Option.getOrUndefined(failed.coolUntil)
+          const last = encodeFailure(failed.failure)
+          // What the health schema refuses is never written, here or in this process's own health.
+          if (Option.isNone(last) || (coolUntil !== undefined && !isInstant(coolUntil))) {
+            return notices.publish(Notice.Notice.Sharing({
+              store,
+              shared: false,
+              unwritten: true,
+              reason: `the failure at ${name} holds a value health cannot keep (${
+                Option.isNone(last) ? "the failure" : "its cooldown's end"
+              }); it is not recorded`
+            }))
+          }
+          const coolFor = coolUntil === undefined ? 0 : Math.max(0, Math.ceil(coolUntil - Date.now()))
           return shared(
             () =>
               commands.fallbackFailed(
@@ -263,7 +314,7 @@ export const make = (options: RedisHealth.Options): Effect.Effect<Health.Health[
                 placesKey,
                 by,
                 name,
-                encodeFailure(failed.failure),
+                last.value,
                 failed.counts ? 1 : 0,
                 coolFor,
                 failuresToPark,
@@ -272,7 +323,11 @@ export const make = (options: RedisHealth.Options): Effect.Effect<Health.Health[
                 channel
               ),
             local.failed(place, failed)
-          ).pipe(Effect.asVoid)
+          ).pipe(Effect.map((answer) => {
+            if (!Array.isArray(answer)) return
+            const [now, parked] = answer
+            if (parked !== "") sawParked(name, toLocal(now, Number(parked)) + lease, failed.failure)
+          }))
         }),
       giveBack: (place) =>
         Effect.suspend(() => {
@@ -285,6 +340,8 @@ export const make = (options: RedisHealth.Options): Effect.Effect<Health.Health[
         Effect.suspend(() => {
           cache.clear()
           const only = place === undefined ? [] : [Place.format(place)]
+          if (place === undefined) lastParked.clear()
+          else lastParked.delete(only[0]!)
           return shared(() => commands.fallbackClear(placesKey, prefix, channel, ...only), local.clear(place)).pipe(
             Effect.zipRight(local.clear(place))
           )

@@ -37,7 +37,8 @@ return {now, 'trial'}`
 
 /**
  * KEYS: hash, trial, cool, places. ARGV: taker, place, last (JSON), counts (0/1), cool for (ms, 0
- * for none), failures that park, park (ms), hash lifetime (ms), channel.
+ * for none), failures that park, park (ms), hash lifetime (ms), channel. Answers `{now, parked}`:
+ * when the place's park ends ('' when it is not parked).
  */
 export const failed = `${now}
 local trial = redis.call('GET', KEYS[2]) == ARGV[1]
@@ -64,7 +65,7 @@ end
 redis.call('PEXPIRE', KEYS[1], ARGV[8])
 redis.call('SADD', KEYS[4], ARGV[2])
 redis.call('PUBLISH', ARGV[9], ARGV[2])
-return now`
+return {now, redis.call('HGET', KEYS[1], 'parked') or ''}`
 
 /** KEYS: hash, trial, cool, places. ARGV: place, channel. */
 export const succeeded = `if redis.call('EXISTS', KEYS[1]) == 0 and redis.call('EXISTS', KEYS[3]) == 0 then return 0 end
