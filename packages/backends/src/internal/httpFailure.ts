@@ -12,6 +12,44 @@ export interface Refusal {
   readonly status?: number | undefined
   readonly headers: Readonly<Record<string, string | undefined>>
   readonly body: string
+  /** Whether the body went on past {@link longestRefusal} (the rest was not read). */
+  readonly cut?: boolean | undefined
+}
+
+/**
+ * The most of a refusal's body that is read: 64 KiB, far more than any provider's error says, so
+ * its head is kept for the classifier and the rest is never read (the request is let go).
+ *
+ * @internal
+ */
+export const longestRefusal = 64 * 1024
+
+/**
+ * The head of a refusal's body as it comes: its first {@link longestRefusal} bytes kept, `cut`
+ * once a byte past them came (then nothing more needs reading).
+ *
+ * @internal
+ */
+export class Head {
+  private readonly parts: Array<Uint8Array> = []
+  private size = 0
+  cut = false
+
+  /** Keeps what of `chunk` fits; returns the head. */
+  add(chunk: Uint8Array): this {
+    if (this.cut) return this
+    const room = longestRefusal - this.size
+    if (chunk.length > room) this.cut = true
+    const kept = chunk.length > room ? chunk.subarray(0, room) : chunk
+    this.parts.push(kept)
+    this.size += kept.length
+    return this
+  }
+
+  /** The kept bytes as text. */
+  text(): string {
+    return new TextDecoder().decode(Buffer.concat(this.parts))
+  }
 }
 
 interface Said {
@@ -85,7 +123,12 @@ export const classify = (refusal: Refusal, place: Place.Place, now: number): Fai
   return judge({
     status,
     words: `${said.type} ${said.code} ${said.message}`,
-    said: [status === undefined ? "in the stream" : String(status), said.type || said.code, said.message]
+    said: [
+      (status === undefined ? "in the stream" : String(status)) +
+      (refusal.cut === true ? ` (only the first ${longestRefusal / 1024} KiB of the body read)` : ""),
+      said.type || said.code,
+      said.message
+    ]
       .filter((part) => part !== "")
       .join(": "),
     retryAfter: wait ?? reset,
