@@ -88,17 +88,19 @@ describe("a body or a line is bounded", () => {
             }))
         })
       }
-      describe(`${transport.name}, ${kind.name}, by turn`, () => {
-        it.scopedLive("an event stream's line that never ends fails past 1 MiB, saying so, and is let go", () =>
-          Effect.gen(function*() {
-            const mock = yield* MockProvider.make()
-            yield* mock.script([{ fault: "endless-line", size: 64 * mib }])
-            const failed = yield* failure("turn", transport.layer, kind.backend(mock.url), kind.place)
-            expect(failed._tag).toBe("Unknown")
-            expect(failed.said).toContain("ran past 1 MiB without ending")
-            expect(yield* taken(mock)).toBeLessThan(16 * mib)
-          }))
-      })
+      for (const way of ["turn", "reply"] as const) {
+        describe(`${transport.name}, ${kind.name}, by ${way}`, () => {
+          it.scopedLive("an event stream's line that never ends fails past 1 MiB, saying so, and is let go", () =>
+            Effect.gen(function*() {
+              const mock = yield* MockProvider.make()
+              yield* mock.script([{ fault: "endless-line", size: 64 * mib }])
+              const failed = yield* failure(way, transport.layer, kind.backend(mock.url), kind.place)
+              expect(failed._tag).toBe("Unknown")
+              expect(failed.said).toContain("ran past 1 MiB without ending")
+              expect(yield* taken(mock)).toBeLessThan(16 * mib)
+            }))
+        })
+      }
     }
   }
 

@@ -12,8 +12,9 @@ import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
-import { cut, lost } from "./httpAnswer.js"
+import { cut, lost, overlong } from "./httpAnswer.js"
 import { Head } from "./httpFailure.js"
+import { LineRun } from "./httpSse.js"
 
 /**
  * What an HTTP provider asks of an undici dispatcher: `dispatch` with undici 7's handler (the
@@ -166,6 +167,7 @@ export const reply = (sent: Sent): Effect.Effect<ReadonlyArray<Backend.Event>, F
     let headers: Readonly<Record<string, string | ReadonlyArray<string> | undefined>> = {}
     const chunks: Array<Uint8Array> = []
     const head = new Head()
+    const run = new LineRun()
     let timer: { cancel: () => void } | undefined
     const end = () => {
       done = true
@@ -201,7 +203,13 @@ export const reply = (sent: Sent): Effect.Effect<ReadonlyArray<Backend.Event>, F
       },
       onResponseData: (_, chunk) => {
         if (done) return
-        if (status < 300) return void chunks.push(chunk)
+        if (status < 300) {
+          chunks.push(chunk)
+          if (run.add(chunk)) return
+          // A line too long to hold: the rest is not read.
+          finish(Effect.fail(overlong(sent.place)))
+          return void controller?.abort(abandoned)
+        }
         // A refusal's body: its head, and the request let go past it.
         if (!head.add(chunk).cut) return
         finish(sent.refused(status, headers, head))

@@ -19,12 +19,13 @@ import * as Stream from "effect/Stream"
 import * as Tracer from "effect/Tracer"
 import { randomUUID } from "node:crypto"
 import type { Provider } from "../HttpProvider.js"
-import { Answer, cut, lost } from "./httpAnswer.js"
+import { Answer, cut, lost, overlong } from "./httpAnswer.js"
 import { anthropic } from "./httpAnthropic.js"
 import * as Direct from "./httpDirect.js"
 import { classify, Head, type Refusal } from "./httpFailure.js"
 import { headersOf } from "./httpHeaders.js"
 import { openAi } from "./httpOpenAi.js"
+import { LineRun } from "./httpSse.js"
 import type { Wire } from "./httpWire.js"
 
 const wires: Readonly<Record<Provider["kind"], Wire>> = { "anthropic-messages": anthropic, "openai-compatible": openAi }
@@ -51,6 +52,26 @@ const refused = (place: Place.Place, response: HttpClientResponse.HttpClientResp
         Effect.orElseSucceed(() => head)
       ),
       (kept) => refusal(place, { status: response.status, headers: response.headers, body: kept.text(), cut: kept.cut })
+    )
+  })
+
+/**
+ * A reply's body read whole, as text; none once a line runs past the longest an event may be
+ * (the rest is then not read).
+ */
+const bodyOf = (response: HttpClientResponse.HttpClientResponse) =>
+  Effect.suspend(() => {
+    const run = new LineRun()
+    let within = true
+    return Effect.map(
+      response.stream.pipe(
+        Stream.runFoldWhile([] as Array<Uint8Array>, () => within, (chunks, chunk) => {
+          chunks.push(chunk)
+          within = run.add(chunk)
+          return chunks
+        })
+      ),
+      (chunks) => within ? Buffer.concat(chunks).toString("utf8") : undefined
     )
   })
 
@@ -376,8 +397,8 @@ export const make = (
               ),
               (response) =>
                 Effect.flatMap(
-                  Effect.mapError(response.text, (error) => cut(place, error.cause)),
-                  (body) => whole(wire, place, prompt, id, body)
+                  Effect.mapError(bodyOf(response), (error) => cut(place, error.cause)),
+                  (body) => body === undefined ? Effect.fail(overlong(place)) : whole(wire, place, prompt, id, body)
                 ),
               place,
               clock,

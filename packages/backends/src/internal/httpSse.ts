@@ -22,6 +22,24 @@ export interface SseEvent {
 export const longestEvent = 1024 * 1024
 
 /**
+ * How far a body read whole has gone since its last line break, in bytes: `add` each piece, and
+ * stop reading once it says the line is past {@link longestEvent} (the parser would stop there).
+ *
+ * @internal
+ */
+export class LineRun {
+  private run = 0
+
+  /** Whether the body is still within one line's bound after `chunk`. */
+  add(chunk: Uint8Array): boolean {
+    let at = chunk.length - 1
+    while (at >= 0 && chunk[at] !== 10 && chunk[at] !== 13) at--
+    this.run = at === -1 ? this.run + chunk.length : chunk.length - at - 1
+    return this.run <= longestEvent
+  }
+}
+
+/**
  * Reads an SSE body piece by piece: `feed` takes the next text and returns the events it
  * completed. Lines end at CRLF, LF or CR; an event ends at a blank line; comments and fields other
  * than `event` and `data` are skipped; an event the body ends in the middle of is never returned,
