@@ -10,10 +10,32 @@ import type { Backend } from "@fallback/core"
 import { type Failure, Place, Settings } from "@fallback/core"
 import { MockProvider } from "@fallback/testkit"
 import { Chunk, ConfigProvider, Effect, Layer, Option, Stream } from "effect"
+import { mkdtempSync, rmSync } from "node:fs"
+import * as Http from "node:http"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
 import { AnthropicMessages, HttpProvider, OpenAiCompatible } from "../src/index.js"
 import { parse, SseParser } from "../src/internal/httpSse.js"
+import { runOnce } from "./command.js"
 
-const keys = ConfigProvider.fromMap(new Map([["TEST_KEY", "plain-test-secret-0123456789"]]))
+const secret = "plain-test-secret-0123456789"
+const keys = ConfigProvider.fromMap(new Map([["TEST_KEY", secret]]))
+
+/** A server on 127.0.0.1 that answers every request 200 with this HTML page. */
+const pageServer = (page: string) =>
+  Effect.acquireRelease(
+    Effect.async<Http.Server>((resume) => {
+      const server = Http.createServer((request, response) => {
+        request.resume()
+        request.on("end", () => {
+          response.writeHead(200, { "content-type": "text/html" })
+          response.end(page)
+        })
+      })
+      server.listen(0, "127.0.0.1", () => resume(Effect.succeed(server)))
+    }),
+    (server) => Effect.sync(() => server.close())
+  ).pipe(Effect.map((server) => `http://127.0.0.1:${(server.address() as { port: number }).port}`))
 
 const kinds = [
   {
@@ -142,4 +164,52 @@ describe("what a provider said is kept, whatever shape it came in", () => {
       }
     }
   }
+
+  for (const transport of transports) {
+    it.scopedLive(`${transport.name}: the words kept are masked: a key the page echoes is not in the failure`, () =>
+      Effect.gen(function*() {
+        const url = yield* pageServer(`<html><body><p>Overloaded. Your key ${secret} is fine.</p></body></html>`)
+        for (const way of ["turn", "reply"] as const) {
+          const failed = yield* failure(way, transport.layer, kinds[1].backend(url), kinds[1].place)
+          expect(failed._tag).toBe("RateLimited")
+          expect(failed.said).toContain("Overloaded. Your key")
+          expect(JSON.stringify(failed) + failed.message).not.toContain(secret)
+        }
+      }))
+  }
+})
+
+describe("fallback run against a provider sending what it should not", () => {
+  it(
+    "each shape and size ends with an outcome line naming its kind; a huge body or line is let go past its bound",
+    async () => {
+      const mock = await MockProvider.start()
+      const root = mkdtempSync(join(tmpdir(), "fallback-bodies-"))
+      const cases = [
+        ["error-as-200", "RateLimited"],
+        ["html-as-200", "RateLimited"],
+        ["malformed-sse", "RateLimited"],
+        ["invalid-json", "RateLimited"],
+        ["huge-error", "Unknown"],
+        ["endless-line", "Unknown"]
+      ] as const
+      mock.script(cases.map(([fault], i) => ({ fault, model: `m${i}`, size: 64 * mib })))
+      try {
+        for (const [i, [fault, kind]] of cases.entries()) {
+          const { code, lines, stderr } = await runOnce(join(root, String(i)), mock.url, `m${i}`)
+          const outcome = lines.at(-1) ?? {}
+          expect(outcome.type, `${fault}: ${stderr.slice(0, 300)}`).toBe("outcome")
+          expect(outcome.kind, fault).toBe(kind)
+          expect(code, fault).toBe(outcome.status)
+        }
+        const sent = mock.requests().log.flatMap((request) => request.sent === undefined ? [] : [request.sent])
+        expect(sent).toHaveLength(2)
+        for (const bytes of sent) expect(bytes).toBeLessThan(16 * mib)
+      } finally {
+        await mock.stop()
+        rmSync(root, { recursive: true, force: true })
+      }
+    },
+    120_000
+  )
 })

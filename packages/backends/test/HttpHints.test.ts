@@ -6,13 +6,13 @@ import { describe, expect, it } from "@effect/vitest"
 import { Failure, Place } from "@fallback/core"
 import { MockProvider } from "@fallback/testkit"
 import { DateTime, Duration, FastCheck as fc, Schema } from "effect"
-import { execFile } from "node:child_process"
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { mkdtempSync, readFileSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { judge, quotaUntil } from "../src/internal/classify.js"
 import { classify } from "../src/internal/httpFailure.js"
 import { longestAsked, waitAsked } from "../src/internal/httpHeaders.js"
+import { runOnce } from "./command.js"
 
 const place = Place.Place.make({ cli: "local", model: "m1" })
 const now = Date.parse("2026-12-01T21:00:00Z")
@@ -164,19 +164,6 @@ describe("a rate-limit header is a hint", () => {
   })
 })
 
-const bundle = join(import.meta.dirname, "../../cli/dist/fallback.cjs")
-
-/** `fallback run --json --attempts 1 local/MODEL hi` with its config in `folder`: its exit status and stdout. */
-const run = (folder: string, model: string) =>
-  new Promise<{ readonly code: number | null; readonly stdout: string; readonly stderr: string }>((resolve) => {
-    execFile(
-      process.execPath,
-      [bundle, "run", "--json", "--attempts", "1", `local/${model}`, "hi"],
-      { env: { PATH: process.env.PATH ?? "", HOME: folder, FALLBACK_CONFIG: join(folder, "config.json") } },
-      (error, stdout, stderr) => resolve({ code: error === null ? 0 : (error.code as number | null), stdout, stderr })
-    )
-  })
-
 /** Every number in a JSON value. */
 const numbers = (value: unknown): ReadonlyArray<number> =>
   typeof value === "number"
@@ -189,11 +176,6 @@ describe("fallback run against a provider whose 429 carries a hostile header", (
   it(
     "each of the 26 values in each reset header: an outcome line and a failed turn's status, no cooldown past 30 min",
     async () => {
-      if (!existsSync(bundle)) {
-        throw new Error(
-          "the command is not built: run `npm run build --workspace @fallback/cli`"
-        )
-      }
       const mock = await MockProvider.start()
       const root = mkdtempSync(join(tmpdir(), "fallback-hints-"))
       const named = ["retry-after", ...resetHeaders.filter((name) => !name.startsWith("retry-after"))]
@@ -211,14 +193,10 @@ describe("fallback run against a provider whose 429 carries a hostile header", (
           for (let i = next++; i < cases.length; i = next++) {
             const { name, text } = cases[i]!
             const folder = join(root, String(i))
-            const config = { providers: { local: { kind: "openai-compatible", baseUrl: `${mock.url}/v1` } } }
-            mkdirSync(folder)
-            writeFileSync(join(folder, "config.json"), JSON.stringify(config))
-            const { code, stderr, stdout } = await run(folder, `m${i}`)
+            const { code, lines, stderr } = await runOnce(folder, mock.url, `m${i}`)
             const ended = Date.now()
             const what = `${name}: ${JSON.stringify(text)} (${stderr.slice(0, 300)})`
-            const lines = stdout.trim() === "" ? [] : stdout.trim().split("\n").map((line) => JSON.parse(line))
-            const outcome: Record<string, unknown> = lines.at(-1) ?? {}
+            const outcome = lines.at(-1) ?? {}
             expect(outcome.type, what).toBe("outcome")
             expect(code, what).toBe(outcome.status)
             expect(outcome.kind, what).toBe("RateLimited")
