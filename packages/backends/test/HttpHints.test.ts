@@ -173,6 +173,24 @@ const numbers = (value: unknown): ReadonlyArray<number> =>
     : []
 
 describe("fallback run against a provider whose 429 carries a hostile header", () => {
+  it("the mock sends a rule's header values as given, and leaves out those set to null", async () => {
+    const mock = await MockProvider.start()
+    try {
+      mock.script([{ fault: "rate-limit", headers: { "retry-after": "1e308", "x-ratelimit-reset-tokens": null } }])
+      const response = await fetch(`${mock.url}/v1/chat/completions`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ model: "m", messages: [] })
+      })
+      expect(response.status).toBe(429)
+      expect(response.headers.get("retry-after")).toBe("1e308")
+      expect(response.headers.get("x-ratelimit-reset-tokens")).toBeNull()
+      expect(response.headers.get("x-ratelimit-reset-requests")).toBe("30s")
+    } finally {
+      await mock.stop()
+    }
+  })
+
   it(
     "each of the 26 values in each reset header: an outcome line and a failed turn's status, no cooldown past 30 min",
     async () => {

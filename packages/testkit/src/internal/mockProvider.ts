@@ -184,7 +184,7 @@ const parse = (text: string): Record<string, unknown> => {
  * leaves the body open (a stall, a cut to come). An event stream is sent chunked, as providers
  * send it; anything else with its length.
  */
-const write = (response: Http.ServerResponse, reply: Reply, end = true): Promise<void> =>
+const send = (response: Http.ServerResponse, reply: Reply, end = true): Promise<void> =>
   new Promise((resolve) => {
     const body = reply.body.join("")
     const streamed = reply.headers["content-type"] === "text/event-stream"
@@ -259,17 +259,17 @@ export const start = async (options: Options = {}, port = 0): Promise<Running> =
       const wrong = rules.find((rule) => !faults.includes(rule.fault as Fault))
       if (wrong !== undefined) {
         const error = `no fault ${JSON.stringify(wrong.fault)}; one of ${faults.join(", ")}`
-        return write(response, json(400, { error }))
+        return send(response, json(400, { error }))
       }
       running.script(rules as ReadonlyArray<Rule>)
-      return write(response, json(200, { ok: true }))
+      return send(response, json(200, { ok: true }))
     }
     if (path === "/_mock/reset" && request.method === "POST") {
       running.reset()
-      return write(response, json(200, { ok: true }))
+      return send(response, json(200, { ok: true }))
     }
-    if (path === "/_mock/requests") return write(response, json(200, running.requests()))
-    return write(response, json(404, { error: `no control ${request.method} ${path}` }))
+    if (path === "/_mock/requests") return send(response, json(200, running.requests()))
+    return send(response, json(404, { error: `no control ${request.method} ${path}` }))
   }
 
   const serve = async (request: Http.IncomingMessage, response: Http.ServerResponse) => {
@@ -315,11 +315,11 @@ export const start = async (options: Options = {}, port = 0): Promise<Running> =
       size: rule?.size ?? 200 * 1024 * 1024
     }
     if (which === "other") {
-      return write(response, json(404, { error: { message: `no route ${request.method} ${url.pathname}` } }))
+      return send(response, json(404, { error: { message: `no route ${request.method} ${url.pathname}` } }))
     }
     if (which === "models" && fault === "answer") {
       const models = [{ id: "mock-model", object: "model", owned_by: "mock" }]
-      return write(response, json(200, { object: "list", data: models }))
+      return send(response, json(200, { object: "list", data: models }))
     }
     const asAnthropic = which === "models" && request.headers["anthropic-version"] !== undefined
     const dialect = asAnthropic ? anthropic : dialects[which]
@@ -334,7 +334,10 @@ export const start = async (options: Options = {}, port = 0): Promise<Running> =
     response: Http.ServerResponse,
     took: (bytes: number) => void
   ): Promise<void> => {
-    if (isErrorFault(fault)) return write(response, dressed(dialect.error(fault, asked), asked))
+    // Each reply with the rule's own headers over the dialect's.
+    const write = (response: Http.ServerResponse, reply: Reply, end?: boolean) =>
+      send(response, dressed(reply, asked), end)
+    if (isErrorFault(fault)) return write(response, dialect.error(fault, asked))
     switch (fault) {
       case "answer":
         return write(response, dialect.answer(asked))
@@ -372,16 +375,11 @@ export const start = async (options: Options = {}, port = 0): Promise<Running> =
       case "huge-error": {
         const head = dialect.error("server-error", asked)
         const text = head.body.join("")
-        return flood(
-          response,
-          { ...head, headers: { ...head.headers, "content-length": String(asked.size) } },
-          text,
-          asked.size,
-          took
-        )
+        const headers = { ...head.headers, "content-length": String(asked.size) }
+        return flood(response, dressed({ ...head, headers }, asked), text, asked.size, took)
       }
       case "endless-line":
-        return flood(response, sse([]), "data: ", asked.size, took)
+        return flood(response, dressed(sse([]), asked), "data: ", asked.size, took)
     }
   }
 
