@@ -9,10 +9,10 @@ import * as MockProvider from "@fallback/testkit/MockProvider"
 export type Cli = "claude" | "codex" | "gemini" | "opencode"
 
 /** The faults a turn ends on by itself; `hang` and `stall` end only by a deadline (see kill.agents.ts). */
-export type Fault = Exclude<MockProvider.Fault, "hang" | "stall">
+export type Fault = Exclude<MockProvider.Fault, "hang" | "stall" | MockProvider.Malformed>
 
 export const faults: ReadonlyArray<Fault> = MockProvider.faults.filter((fault): fault is Fault =>
-  fault !== "hang" && fault !== "stall"
+  fault !== "hang" && fault !== "stall" && !MockProvider.malformed.includes(fault)
 )
 
 type Judged = Failure.Kind | "answer"

@@ -104,4 +104,6 @@ export const rulesOf = (random: Random, chain: ReadonlyArray<Drawn>): Array<Mock
       }]
   )
 
-const faults: ReadonlyArray<MockProvider.Fault> = MockProvider.faults.filter((fault) => fault !== "answer")
+const faults: ReadonlyArray<MockProvider.Fault> = MockProvider.faults.filter((fault) =>
+  fault !== "answer" && !MockProvider.malformed.includes(fault)
+)

@@ -51,10 +51,19 @@ const cases: ReadonlyArray<Case> = [
   [
     "429 that is a spent quota, with OpenAI's reset headers",
     response(429, openAiError("insufficient_quota", "You exceeded your current quota"), {
+      "x-ratelimit-reset-requests": "20m0s"
+    }),
+    "QuotaExhausted",
+    (f) => expect(DateTime.toEpochMillis(f.until)).toBe(now + 1_200_000)
+  ],
+  [
+    // a reset past the longest a provider can ask for (30 minutes) is read as that
+    "429 that is a spent quota, its reset header asking for an hour",
+    response(429, openAiError("insufficient_quota", "You exceeded your current quota"), {
       "x-ratelimit-reset-requests": "1h0m0s"
     }),
     "QuotaExhausted",
-    (f) => expect(DateTime.toEpochMillis(f.until)).toBe(now + 3_600_000)
+    (f) => expect(DateTime.toEpochMillis(f.until)).toBe(now + 1_800_000)
   ],
   ["402", response(402, "{}"), "QuotaExhausted"],
   [

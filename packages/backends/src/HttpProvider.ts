@@ -12,13 +12,16 @@
  *
  * How a failed turn is read: 429, 529 and 503 (overloaded, a local server still loading) are
  * RateLimited, with `retry-after` (or the vendor's reset headers) as the wait; 402 and the vendors'
- * billing and spent-quota errors are QuotaExhausted, until the reset headers' time; 401 and 403 are
+ * billing and spent-quota errors are QuotaExhausted, until the reset headers' time (a header is a
+ * hint: a wait of at most {@link longestAsked}, a value it cannot read is none); 401 and 403 are
  * AuthRefused, as is a key variable that is not set; 404 is ModelNotFound; 413 and "prompt is too
  * long" in any vendor's words are ContextTooLong; 500, 502 and anything else are Unknown. An error
  * event inside the stream is read the same way from its type. A connection refused or reset, or a
  * stream cut or ended before the vendor's end marker, is ConnectionLost (the socket went away; the
  * conversation did not), and a stream that sends nothing for the `idle` time is Unresponsive. A
- * request that never answers at all is left to the engine's first-byte timeout.
+ * request that never answers at all is left to the engine's first-byte timeout. A 200 whose body
+ * is no stream of events (an error as JSON, an HTML page) is read by its words. Of a refusal's body
+ * the first 64 KiB are read; an event of a stream past 1 MiB fails the turn as Unknown.
  *
  * A session answers a turn two ways, read alike: `turn` streams the events as the body arrives;
  * `reply` sends the same request, reads the body whole and answers with all its events at once, or
@@ -43,6 +46,7 @@ import * as Schema from "effect/Schema"
 
 import type * as direct from "./internal/httpDirect.js"
 import * as refusal from "./internal/httpFailure.js"
+import * as headers from "./internal/httpHeaders.js"
 import * as internal from "./internal/httpProvider.js"
 
 /**
@@ -182,3 +186,12 @@ export type Refusal = refusal.Refusal
  * @category utils
  */
 export const classify: (refusal: Refusal, place: Place.Place, now: number) => Failure.Failure = refusal.classify
+
+/**
+ * The longest wait, in millis, a provider's rate-limit headers (or words) can ask for: 30 minutes,
+ * the cooldown the escalating preset registers. A longer one is read as this.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const longestAsked: number = headers.longestAsked

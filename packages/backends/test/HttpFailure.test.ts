@@ -90,7 +90,9 @@ describe("classifying what an HTTP provider refused with", () => {
       const failure = kindOf(429, { error: { type: "insufficient_quota", message: "quota" } }, headers)
       return failure._tag === "QuotaExhausted" && failure.until ? DateTime.toEpochMillis(failure.until) : undefined
     }
-    expect(until({ "x-ratelimit-reset-requests": "1h" })).toBe(now + 3_600_000)
+    expect(until({ "x-ratelimit-reset-requests": "20m" })).toBe(now + 1_200_000)
+    // past the ceiling a provider can ask for (httpHeaders.ts longestAsked): 30 minutes
+    expect(until({ "x-ratelimit-reset-requests": "1h" })).toBe(now + 1_800_000)
     expect(until({ "retry-after": "60" })).toBe(now + 60_000)
     expect(until({})).toBeUndefined()
   })

@@ -95,13 +95,13 @@ describe("OpenCode.readOutcome", () => {
           statusCode: 429,
           responseHeaders: {
             date: "Mon, 30 Nov 2026 06:45:01 GMT",
-            "x-ratelimit-reset-requests": "1h0m0s",
+            "x-ratelimit-reset-requests": "20m0s",
             "x-ratelimit-reset-tokens": "30s"
           }
         })
       )
     })))
-    expect(quota).toMatchObject({ _tag: "QuotaExhausted", until: DateTime.unsafeMake("2026-11-30T07:45:01.000Z") })
+    expect(quota).toMatchObject({ _tag: "QuotaExhausted", until: DateTime.unsafeMake("2026-11-30T07:05:01.000Z") })
   })
 
   it("stderr with its colour codes: a locked database is StoreBusy; an unknown session is Unknown", () => {

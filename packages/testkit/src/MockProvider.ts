@@ -54,6 +54,13 @@ import * as wire from "./internal/mockWire.js"
  * - `stream-error`: the stream opens, then carries the vendor's in-band error (Anthropic
  *   `overloaded_error`, Chat Completions and Responses `server_error`, Gemini `UNAVAILABLE`);
  *   a request that did not ask to stream gets `server-error`.
+ * - `error-as-200`: status 200 with the vendor's `overloaded` error as its body. `html-as-200`: 200
+ *   with an HTML page saying the server is overloaded. `malformed-sse`: 200, an event stream whose
+ *   one event carries half of the `overloaded` error (not JSON). `invalid-json`: 200 with half of it.
+ * - `huge-error`: 500 whose body is the vendor's server error followed by filler, `size` bytes in
+ *   all (200 MiB unless said). `endless-line`: 200, an event stream of one line of `size` bytes
+ *   that never ends. Both count in {@link Request}'s `sent` the bytes the client took.
+ * - Any fault: a rule's `headers` are set on its reply over the dialect's (`null` leaves one out).
  *
  * @since 0.1.0
  * @category models
@@ -67,6 +74,23 @@ export type Fault = wire.Fault
  * @category constants
  */
 export const faults: ReadonlyArray<Fault> = wire.faults
+
+/**
+ * The faults whose reply is of the wrong shape or size (`error-as-200` … `endless-line`), not an
+ * outage a vendor answers with: suites that hold the CLIs to a table of outages leave them out.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type Malformed = wire.Malformed
+
+/**
+ * Every {@link Malformed} fault.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const malformed: ReadonlyArray<Fault> = wire.malformed
 
 /**
  * Which API a request called: Anthropic Messages, OpenAI Responses, Chat Completions, Gemini,

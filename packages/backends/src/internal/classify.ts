@@ -2,7 +2,9 @@ import { Failure } from "@fallback/core"
 import type { Place } from "@fallback/core"
 import * as DateTime from "effect/DateTime"
 import * as Duration from "effect/Duration"
+import * as Option from "effect/Option"
 import type * as Cli from "../Cli.js"
+import { hinted, spelled } from "./httpHeaders.js"
 import { brokenInstall, trappedSignal } from "./turned.js"
 
 const unknown = (place: Place.Place, said: Failure.Said): Failure.Failure => new Failure.Unknown({ place, said })
@@ -90,10 +92,13 @@ const unchecked = { disableValidation: true } as const
 
 export const judge = (report: Report, place: Place.Place): Failure.Failure => {
   const said = Failure.said(report.said)
-  const wait = report.retryAfter ?? (() => {
-    const seconds = retryAfterIn(report.words)
-    return seconds === undefined ? undefined : seconds * 1000
-  })()
+  const wait = hinted(
+    report.retryAfter ?? (() => {
+      const seconds = retryAfterIn(report.words)
+      return seconds === undefined ? undefined : seconds * 1000
+    })()
+  )
+  const until = report.until === undefined ? undefined : Option.getOrUndefined(DateTime.make(report.until))
   switch (kindOf(report.status, report.words)) {
     case "StoreBusy":
       return new Failure.StoreBusy({ place, said }, unchecked)
@@ -103,7 +108,7 @@ export const judge = (report: Report, place: Place.Place): Failure.Failure => {
       return new Failure.QuotaExhausted({
         place,
         said,
-        ...(report.until === undefined ? {} : { until: DateTime.unsafeMake(report.until) })
+        ...(until === undefined ? {} : { until })
       }, unchecked)
     case "RateLimited":
       return new Failure.RateLimited({
@@ -232,15 +237,6 @@ export const other = (said: string, place: Place.Place): Failure.Failure => unkn
 export const tail = (text: string, lines = 6): string =>
   text.trim().split("\n").filter((line) => line.trim().length > 0).slice(-lines).join("\n").slice(-800)
 
-/** Go-style durations as OpenAI writes its reset headers (`1s`, `6m0s`, `20ms`), in millis. */
-const spelled = (value: string): number | undefined => {
-  const parts = [...value.matchAll(/(\d+(?:\.\d+)?)(ms|h|m|s)/g)]
-  const unit = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 } as const
-  return parts.length === 0
-    ? undefined
-    : parts.reduce((sum, [, amount, name]) => sum + Number(amount) * unit[name as keyof typeof unit], 0)
-}
-
 /**
  * When a spent quota comes back, from response headers a CLI passed on: the latest
  * `x-ratelimit-reset-*` after the response's own `date`, so judging stays a pure function of what
@@ -253,9 +249,9 @@ export const quotaUntil = (headers: Readonly<Record<string, unknown>> | undefine
   if (headers === undefined || Number.isNaN(date)) return undefined
   const resets = Object.entries(headers).flatMap(([name, value]) => {
     const after = name.toLowerCase().startsWith("x-ratelimit-reset-") && typeof value === "string"
-      ? spelled(value)
+      ? hinted(spelled(value))
       : undefined
     return after === undefined ? [] : [after]
   })
-  return resets.length === 0 ? undefined : DateTime.unsafeMake(date + Math.max(...resets))
+  return resets.length === 0 ? undefined : Option.getOrUndefined(DateTime.make(date + Math.max(...resets)))
 }

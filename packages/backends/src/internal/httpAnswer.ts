@@ -6,9 +6,9 @@
 import { Backend, Failure, type Place } from "@fallback/core"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
-import { classify } from "./httpFailure.js"
-import { SseParser } from "./httpSse.js"
-import { readEvents, type Reading, type Wire } from "./httpWire.js"
+import { classify, longestRefusal } from "./httpFailure.js"
+import { longestEvent, type SseEvent, SseParser } from "./httpSse.js"
+import { parseData, readEvents, type Reading, type Wire } from "./httpWire.js"
 
 /** The system error code somewhere down an error's causes (`ECONNREFUSED`, `ECONNRESET`, …). */
 const codeOf = (error: unknown): string | undefined => {
@@ -37,14 +37,32 @@ export const cut = (place: Place.Place, error: unknown): Failure.Failure =>
   lost(place, "the connection closed in the middle of the answer", error)
 
 /**
+ * The failure an event too long to hold is.
+ *
+ * @internal
+ */
+export const overlong = (place: Place.Place): Failure.Failure =>
+  new Failure.Unknown({
+    place,
+    said: Failure.said(
+      `an event of the answer's stream ran past ${longestEvent / 1024 / 1024} MiB without ending; the rest was not read`
+    )
+  })
+
+/**
  * One answer being read: text goes in, with `more`; the events it completes come out; `end` says
- * what the body's end means.
+ * what the body's end means. Until an event the wire can read comes, the body's head is kept: a
+ * body that was no stream of events (an error as JSON, an HTML page) is judged by its words.
  *
  * @internal
  */
 export class Answer {
   private readonly reading: Reading = { text: "", input: 0, output: 0, finished: false }
   private readonly parser = new SseParser()
+  /** Whether an event of JSON came: the body is a stream of events, and its head is not kept. */
+  private understood = false
+  private head = ""
+  private headCut = false
   /** Whether the answer has ended, finished or failed: nothing after it is read. */
   over = false
 
@@ -60,7 +78,13 @@ export class Answer {
    */
   more(text: string, out: Array<Backend.Event>): Effect.Effect<void, Failure.Failure> {
     if (this.over) return Effect.void
-    const progress = readEvents(this.wire, this.reading, this.parser.feed(text), out)
+    const events = this.parser.feed(text)
+    if (!this.understood) this.heard(text, events)
+    const progress = readEvents(this.wire, this.reading, events, out)
+    if (progress === "more" && this.parser.overflowed) {
+      this.over = true
+      return Effect.fail(overlong(this.place))
+    }
     if (progress === "more") return Effect.void
     this.over = true
     if (progress === "done") {
@@ -81,10 +105,43 @@ export class Answer {
     if (this.over) return Effect.void
     this.over = true
     if (!this.reading.finished) {
-      return Effect.fail(lost(this.place, "the stream ended before the answer was finished", undefined))
+      return Effect.flatMap(Clock.currentTimeMillis, (now) => Effect.fail(this.unfinished(now)))
     }
     out.push(this.result())
     return Effect.void
+  }
+
+  /** Whether the answer ended by an event too long to hold: its body is let go, not drained. */
+  get overflowed(): boolean {
+    return this.parser.overflowed
+  }
+
+  /** Keeps the body's head until an event of JSON comes. */
+  private heard(text: string, events: ReadonlyArray<SseEvent>): void {
+    if (events.some((event) => parseData(event.data) !== undefined)) {
+      this.understood = true
+      this.head = ""
+      return
+    }
+    const room = longestRefusal - this.head.length
+    if (text.length > room) this.headCut = true
+    if (room > 0) this.head += text.slice(0, room)
+  }
+
+  /**
+   * A body that ended before the answer did: what its words say where it was no stream of events
+   * and they name a kind (a 200 carrying an error, an HTML page), else ConnectionLost, quoting it.
+   */
+  private unfinished(now: number): Failure.Failure {
+    const said = this.understood ? "" : this.head.trim()
+    if (said !== "") {
+      const judged = classify({ headers: {}, body: said, cut: this.headCut }, this.place, now)
+      if (judged._tag !== "Unknown") return judged
+    }
+    const ended = "the stream ended before the answer was finished"
+    return said === ""
+      ? lost(this.place, ended, undefined)
+      : new Failure.ConnectionLost({ place: this.place, said: Failure.said(`${ended}; it said: ${said}`) })
   }
 
   private result(): Backend.Event {

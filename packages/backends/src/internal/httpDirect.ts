@@ -12,7 +12,9 @@ import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
-import { cut, lost } from "./httpAnswer.js"
+import { cut, lost, overlong } from "./httpAnswer.js"
+import { Head } from "./httpFailure.js"
+import { LineRun } from "./httpSse.js"
 
 /**
  * What an HTTP provider asks of an undici dispatcher: `dispatch` with undici 7's handler (the
@@ -116,12 +118,14 @@ export interface Sent extends Request {
   readonly by: number
   readonly whole: number
   readonly timeout: (phase: "first-byte" | "whole-send", after: number) => Failure.Failure
-  /** The events (or the failure) a response that came whole is. */
-  readonly answer: (
+  /** The events (or the failure) a 2xx response that came whole is. */
+  readonly answer: (body: string) => Effect.Effect<ReadonlyArray<Backend.Event>, Failure.Failure>
+  /** The failure a response that is not 2xx is, from its status, headers and its body's head. */
+  readonly refused: (
     status: number,
     headers: Readonly<Record<string, string | ReadonlyArray<string> | undefined>>,
-    body: string
-  ) => Effect.Effect<ReadonlyArray<Backend.Event>, Failure.Failure>
+    head: Head
+  ) => Effect.Effect<never, Failure.Failure>
 }
 
 /** The longest wait a platform timer holds (about 24.8 days); Node fires a longer one after 1 ms. */
@@ -162,6 +166,8 @@ export const reply = (sent: Sent): Effect.Effect<ReadonlyArray<Backend.Event>, F
     let status = 0
     let headers: Readonly<Record<string, string | ReadonlyArray<string> | undefined>> = {}
     const chunks: Array<Uint8Array> = []
+    const head = new Head()
+    const run = new LineRun()
     let timer: { cancel: () => void } | undefined
     const end = () => {
       done = true
@@ -196,11 +202,24 @@ export const reply = (sent: Sent): Effect.Effect<ReadonlyArray<Backend.Event>, F
         if (by < whole) arm(whole)
       },
       onResponseData: (_, chunk) => {
-        if (!done) chunks.push(chunk)
+        if (done) return
+        if (status < 300) {
+          chunks.push(chunk)
+          if (run.add(chunk)) return
+          // A line too long to hold: the rest is not read.
+          finish(Effect.fail(overlong(sent.place)))
+          return void controller?.abort(abandoned)
+        }
+        // A refusal's body: its head, and the request let go past it.
+        if (!head.add(chunk).cut) return
+        finish(sent.refused(status, headers, head))
+        controller?.abort(abandoned)
       },
       onResponseEnd: () => {
         if (done) return
-        finish(sent.answer(status, headers, Buffer.concat(chunks).toString("utf8")))
+        finish(
+          status < 300 ? sent.answer(Buffer.concat(chunks).toString("utf8")) : sent.refused(status, headers, head)
+        )
       },
       onResponseError: (_, error) => {
         if (done) return
@@ -209,7 +228,7 @@ export const reply = (sent: Sent): Effect.Effect<ReadonlyArray<Backend.Event>, F
             ? Effect.fail(lost(sent.place, `could not reach ${sent.url}`, error))
             : status < 300
             ? Effect.fail(cut(sent.place, error))
-            : sent.answer(status, headers, "")
+            : sent.refused(status, headers, head)
         )
       }
     })
@@ -236,11 +255,13 @@ export interface Streamed extends Request {
   readonly end: (out: Array<Backend.Event>) => Effect.Effect<void, Failure.Failure>
   /** Whether the answer has ended (finished or failed): nothing after it is read. */
   readonly over: () => boolean
-  /** The failure a response that is not 2xx is, from its status, headers and whole body. */
+  /** Whether the rest of a body whose answer ended may be drained, keeping the connection (not past an event too long). */
+  readonly drains: () => boolean
+  /** The failure a response that is not 2xx is, from its status, headers and its body's head. */
   readonly refused: (
     status: number,
     headers: Readonly<Record<string, string | ReadonlyArray<string> | undefined>>,
-    body: string
+    head: Head
   ) => Effect.Effect<never, Failure.Failure>
 }
 
@@ -263,6 +284,7 @@ export const stream = (sent: Streamed): Stream.Stream<Backend.Event, Failure.Fai
     let status = 0
     let headers: Readonly<Record<string, string | ReadonlyArray<string> | undefined>> = {}
     let pieces: Array<Uint8Array> = []
+    const head = new Head()
     let ended = false
     let failed: Error | undefined
     let finished = false
@@ -291,6 +313,15 @@ export const stream = (sent: Streamed): Stream.Stream<Backend.Event, Failure.Fai
         },
         onResponseData: (started, chunk) => {
           if (finished) return
+          if (status >= 300) {
+            // A refusal's body: its head, and the request let go past it.
+            if (head.add(chunk).cut && !ended) {
+              ended = true
+              started.abort(abandoned)
+              wake()
+            }
+            return
+          }
           pieces.push(chunk)
           if (pieces.length >= held && !paused) {
             paused = true
@@ -303,6 +334,7 @@ export const stream = (sent: Streamed): Stream.Stream<Backend.Event, Failure.Fai
           wake()
         },
         onResponseError: (_, error) => {
+          if (head.cut) return
           failed = error
           wake()
         }
@@ -352,7 +384,7 @@ export const stream = (sent: Streamed): Stream.Stream<Backend.Event, Failure.Fai
             if (status >= 300) {
               return Effect.flatMap(
                 until(() => ended || failed !== undefined),
-                () => sent.refused(status, headers, failed === undefined ? text() : "")
+                () => sent.refused(status, headers, head)
               )
             }
             emittedStart = true
@@ -390,12 +422,6 @@ export const stream = (sent: Streamed): Stream.Stream<Backend.Event, Failure.Fai
         }
       )
     })
-    /** The whole body of a refusal, as text. */
-    const text = () => {
-      let read = ""
-      for (const piece of pieces) read += decoder.decode(piece, { stream: true })
-      return read + decoder.decode()
-    }
     return Stream.repeatEffectChunkOption(next).pipe(
       Stream.ensuring(Effect.sync(() => {
         finished = true
@@ -403,8 +429,8 @@ export const stream = (sent: Streamed): Stream.Stream<Backend.Event, Failure.Fai
         pieces = []
         if (ended || failed !== undefined) return
         // An answer that ended before its body lets the rest drain, keeping the connection; a
-        // stream let go before that aborts the request.
-        if (sent.over()) {
+        // stream let go before that, or past an event too long to hold, aborts the request.
+        if (sent.drains()) {
           if (paused) controller?.resume()
         } else {
           controller?.abort(abandoned)

@@ -1,5 +1,6 @@
 import type { Failure, Place } from "@fallback/core"
 import { judge } from "./classify.js"
+import { waitAsked } from "./httpHeaders.js"
 
 /**
  * What a provider answered when it did not answer: the HTTP status (none for an error inside a
@@ -11,6 +12,44 @@ export interface Refusal {
   readonly status?: number | undefined
   readonly headers: Readonly<Record<string, string | undefined>>
   readonly body: string
+  /** Whether the body went on past {@link longestRefusal} (the rest was not read). */
+  readonly cut?: boolean | undefined
+}
+
+/**
+ * The most of a refusal's body that is read: 64 KiB, far more than any provider's error says, so
+ * its head is kept for the classifier and the rest is never read (the request is let go).
+ *
+ * @internal
+ */
+export const longestRefusal = 64 * 1024
+
+/**
+ * The head of a refusal's body as it comes: its first {@link longestRefusal} bytes kept, `cut`
+ * once a byte past them came (then nothing more needs reading).
+ *
+ * @internal
+ */
+export class Head {
+  private readonly parts: Array<Uint8Array> = []
+  private size = 0
+  cut = false
+
+  /** Keeps what of `chunk` fits; returns the head. */
+  add(chunk: Uint8Array): this {
+    if (this.cut) return this
+    const room = longestRefusal - this.size
+    if (chunk.length > room) this.cut = true
+    const kept = chunk.length > room ? chunk.subarray(0, room) : chunk
+    this.parts.push(kept)
+    this.size += kept.length
+    return this
+  }
+
+  /** The kept bytes as text. */
+  text(): string {
+    return new TextDecoder().decode(Buffer.concat(this.parts))
+  }
 }
 
 interface Said {
@@ -49,67 +88,50 @@ const saidIn = (body: string): Said => {
   }
 }
 
-/** Go-style durations as OpenAI writes its reset headers: `1s`, `6m0s`, `20ms`, `1h2m3.5s`. */
-const spelled = (value: string): number | undefined => {
-  const parts = [...value.matchAll(/(\d+(?:\.\d+)?)(ms|h|m|s)/g)]
-  if (parts.length === 0) return undefined
-  const unit = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 } as const
-  return parts.reduce((sum, [, amount, name]) => sum + Number(amount) * unit[name as keyof typeof unit], 0)
-}
-
-/** When a reset header says the limit comes back, in epoch millis. */
-const resetAt = (name: string, value: string, now: number): number | undefined => {
-  if (name.startsWith("anthropic-ratelimit-") && name.endsWith("-reset")) {
-    const at = Date.parse(value)
-    return Number.isNaN(at) ? undefined : at
-  }
-  if (name.startsWith("x-ratelimit-reset-")) {
-    const after = spelled(value) ?? (Number.isFinite(Number(value)) ? Number(value) * 1000 : undefined)
-    return after === undefined ? undefined : now + after
-  }
-  return undefined
-}
-
-/** The wait `retry-after-ms` or `retry-after` (seconds or an HTTP date) asks for, in millis. */
+/** The wait `retry-after-ms`, else `retry-after`, asks for, in millis. */
 const retryAfter = (headers: Refusal["headers"], now: number): number | undefined => {
-  const millis = Number(headers["retry-after-ms"])
-  if (headers["retry-after-ms"] !== undefined && Number.isFinite(millis)) return Math.max(0, millis)
+  const millis = headers["retry-after-ms"]
+  const asked = millis === undefined ? undefined : waitAsked("retry-after-ms", millis, now)
+  if (asked !== undefined) return asked
   const value = headers["retry-after"]
-  if (value === undefined) return undefined
-  const seconds = Number(value)
-  if (Number.isFinite(seconds)) return Math.max(0, seconds * 1000)
-  const at = Date.parse(value)
-  return Number.isNaN(at) ? undefined : Math.max(0, at - now)
+  return value === undefined ? undefined : waitAsked("retry-after", value, now)
 }
 
-/** The latest time any rate-limit reset header names, in epoch millis. */
+/** The longest wait any rate-limit reset header asks for, in millis. */
 const latestReset = (headers: Refusal["headers"], now: number): number | undefined => {
-  const times = Object.entries(headers).flatMap(([name, value]) => {
-    const at = value === undefined ? undefined : resetAt(name.toLowerCase(), value, now)
-    return at === undefined ? [] : [at]
+  const waits = Object.entries(headers).flatMap(([name, value]) => {
+    const lower = name.toLowerCase()
+    const wait = value === undefined || lower.startsWith("retry-after") ? undefined : waitAsked(lower, value, now)
+    return wait === undefined ? [] : [wait]
   })
-  return times.length === 0 ? undefined : Math.max(...times)
+  return waits.length === 0 ? undefined : Math.max(...waits)
 }
 
 /**
  * The failure an HTTP provider's refusal is, by the one classifier every backend uses: the
  * status and the vendor's own error type, code and words. `retry-after` and the vendors' reset
- * headers become the rate limit's wait and the quota's end.
+ * headers become the rate limit's wait and the quota's end, each read as a hint (httpHeaders.ts).
  *
  * @internal
  */
 export const classify = (refusal: Refusal, place: Place.Place, now: number): Failure.Failure => {
   const said = saidIn(refusal.body)
   const status = refusal.status
+  // Both are waits of at most longestAsked from now: the quota's end comes from the reset headers first.
   const wait = retryAfter(refusal.headers, now)
   const reset = latestReset(refusal.headers, now)
   return judge({
     status,
     words: `${said.type} ${said.code} ${said.message}`,
-    said: [status === undefined ? "in the stream" : String(status), said.type || said.code, said.message]
+    said: [
+      (status === undefined ? "in the stream" : String(status)) +
+      (refusal.cut === true ? ` (only the first ${longestRefusal / 1024} KiB of the body read)` : ""),
+      said.type || said.code,
+      said.message
+    ]
       .filter((part) => part !== "")
       .join(": "),
-    retryAfter: wait ?? (reset === undefined ? undefined : Math.max(0, reset - now)),
-    until: reset ?? (wait === undefined ? undefined : now + wait)
+    retryAfter: wait ?? reset,
+    until: reset === undefined ? (wait === undefined ? undefined : now + wait) : now + reset
   }, place)
 }

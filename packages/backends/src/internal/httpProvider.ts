@@ -19,12 +19,13 @@ import * as Stream from "effect/Stream"
 import * as Tracer from "effect/Tracer"
 import { randomUUID } from "node:crypto"
 import type { Provider } from "../HttpProvider.js"
-import { Answer, cut, lost } from "./httpAnswer.js"
+import { Answer, cut, lost, overlong } from "./httpAnswer.js"
 import { anthropic } from "./httpAnthropic.js"
 import * as Direct from "./httpDirect.js"
-import { classify, type Refusal } from "./httpFailure.js"
+import { classify, Head, type Refusal } from "./httpFailure.js"
 import { headersOf } from "./httpHeaders.js"
 import { openAi } from "./httpOpenAi.js"
+import { LineRun } from "./httpSse.js"
 import type { Wire } from "./httpWire.js"
 
 const wires: Readonly<Record<Provider["kind"], Wire>> = { "anthropic-messages": anthropic, "openai-compatible": openAi }
@@ -38,12 +39,41 @@ const unreached = (place: Place.Place, error: HttpClientError.HttpClientError): 
 const refusal = (place: Place.Place, refused: Refusal) =>
   Effect.flatMap(Clock.currentTimeMillis, (now) => Effect.fail(classify(refused, place, now)))
 
-/** The same, for a response of the HttpClient. */
+/**
+ * The same, for a response of the HttpClient: the body's head read (the rest never is: the body
+ * is let go once a byte past the head comes).
+ */
 const refused = (place: Place.Place, response: HttpClientResponse.HttpClientResponse) =>
-  Effect.flatMap(
-    response.text.pipe(Effect.orElseSucceed(() => "")),
-    (body) => refusal(place, { status: response.status, headers: response.headers, body })
-  )
+  Effect.suspend(() => {
+    const head = new Head()
+    return Effect.flatMap(
+      response.stream.pipe(
+        Stream.runFoldWhile(head, (kept) => !kept.cut, (kept, chunk) => kept.add(chunk)),
+        Effect.orElseSucceed(() => head)
+      ),
+      (kept) => refusal(place, { status: response.status, headers: response.headers, body: kept.text(), cut: kept.cut })
+    )
+  })
+
+/**
+ * A reply's body read whole, as text; none once a line runs past the longest an event may be
+ * (the rest is then not read).
+ */
+const bodyOf = (response: HttpClientResponse.HttpClientResponse) =>
+  Effect.suspend(() => {
+    const run = new LineRun()
+    let within = true
+    return Effect.map(
+      response.stream.pipe(
+        Stream.runFoldWhile([] as Array<Uint8Array>, () => within, (chunks, chunk) => {
+          chunks.push(chunk)
+          within = run.add(chunk)
+          return chunks
+        })
+      ),
+      (chunks) => within ? Buffer.concat(chunks).toString("utf8") : undefined
+    )
+  })
 
 /** A body read whole as the events it comes to: the session first. */
 const whole = (wire: Wire, place: Place.Place, prompt: Backend.Prompt, id: string, body: string) => {
@@ -348,7 +378,9 @@ export const make = (
               more: (text, out) => answer.more(text, out),
               end: (out) => answer.end(out),
               over: () => answer.over,
-              refused: (status, headers, body) => refusal(place, { status, headers: Direct.flatHeaders(headers), body })
+              drains: () => answer.over && !answer.overflowed,
+              refused: (status, headers, head) =>
+                refusal(place, { status, headers: Direct.flatHeaders(headers), body: head.text(), cut: head.cut })
             })
           }
           // The reply keeps its limits: the response's first byte (its status and headers) by
@@ -366,8 +398,8 @@ export const make = (
               ),
               (response) =>
                 Effect.flatMap(
-                  Effect.mapError(response.text, (error) => cut(place, error.cause)),
-                  (body) => whole(wire, place, prompt, id, body)
+                  Effect.mapError(bodyOf(response), (error) => cut(place, error.cause)),
+                  (body) => body === undefined ? Effect.fail(overlong(place)) : whole(wire, place, prompt, id, body)
                 ),
               place,
               clock,
@@ -406,10 +438,14 @@ export const make = (
                         by: bounds.by,
                         whole: bounds.whole,
                         timeout: timedOut,
-                        answer: (status, headers, body) =>
-                          status >= 200 && status < 300
-                            ? whole(wire, place, prompt, id, body)
-                            : refusal(place, { status, headers: Direct.flatHeaders(headers), body })
+                        answer: (body) => whole(wire, place, prompt, id, body),
+                        refused: (status, headers, head) =>
+                          refusal(place, {
+                            status,
+                            headers: Direct.flatHeaders(headers),
+                            body: head.text(),
+                            cut: head.cut
+                          })
                       })
                       : viaClient(prompt, bounds, clock, sent)
                   )

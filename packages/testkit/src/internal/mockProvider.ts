@@ -9,7 +9,7 @@ import { anthropic } from "./mockAnthropic.js"
 import { gemini } from "./mockGemini.js"
 import { chat, responses } from "./mockOpenAi.js"
 import type { Asked, Call, Dialect, Fault, Reply, Route } from "./mockWire.js"
-import { faults, isErrorFault, json } from "./mockWire.js"
+import { faults, isErrorFault, json, sse } from "./mockWire.js"
 
 /** @internal */
 export interface Rule {
@@ -21,6 +21,10 @@ export interface Rule {
   readonly retryAfter?: number | undefined
   readonly quotaReset?: number | undefined
   readonly text?: string | undefined
+  /** Headers set on the reply over the dialect's own (a rate limit's `retry-after`, say); `null` leaves one out. */
+  readonly headers?: Readonly<Record<string, string | null>> | undefined
+  /** Bytes of body `huge-error` and `endless-line` send (200 MiB unless said). */
+  readonly size?: number | undefined
   /** Answer with a call to this tool (named, or the first the request offers) instead of text. */
   readonly tool?: { readonly name?: string | undefined; readonly input: unknown } | undefined
   /**
@@ -55,6 +59,11 @@ export interface Request {
   readonly body?: unknown
   /** The request's headers, when the mock was started with `bodies`. */
   readonly headers?: Readonly<Record<string, string | ReadonlyArray<string> | undefined>>
+  /**
+   * For `huge-error` and `endless-line`: the bytes of body the client took before it went away
+   * (written to its socket; the kernel's buffers between hold at most a few MiB of them).
+   */
+  readonly sent?: number
 }
 
 /** @internal */
@@ -84,7 +93,7 @@ export interface Running {
 const host = "127.0.0.1"
 
 /** What a request is known by before its fault is picked. */
-type Seen = Omit<Asked, "retryAfter" | "quotaReset" | "text" | "id">
+type Seen = Omit<Asked, "retryAfter" | "quotaReset" | "text" | "id" | "headers" | "size">
 
 const dialects: { readonly [R in Route]: Dialect } = {
   anthropic,
@@ -179,7 +188,7 @@ const parse = (text: string): Record<string, unknown> => {
  * leaves the body open (a stall, a cut to come). An event stream is sent chunked, as providers
  * send it; anything else with its length.
  */
-const write = (response: Http.ServerResponse, reply: Reply, end = true): Promise<void> =>
+const send = (response: Http.ServerResponse, reply: Reply, end = true): Promise<void> =>
   new Promise((resolve) => {
     const body = reply.body.join("")
     const streamed = reply.headers["content-type"] === "text/event-stream"
@@ -254,17 +263,17 @@ export const start = async (options: Options = {}, port = options.port ?? 0): Pr
       const wrong = rules.find((rule) => !faults.includes(rule.fault as Fault))
       if (wrong !== undefined) {
         const error = `no fault ${JSON.stringify(wrong.fault)}; one of ${faults.join(", ")}`
-        return write(response, json(400, { error }))
+        return send(response, json(400, { error }))
       }
       running.script(rules as ReadonlyArray<Rule>)
-      return write(response, json(200, { ok: true }))
+      return send(response, json(200, { ok: true }))
     }
     if (path === "/_mock/reset" && request.method === "POST") {
       running.reset()
-      return write(response, json(200, { ok: true }))
+      return send(response, json(200, { ok: true }))
     }
-    if (path === "/_mock/requests") return write(response, json(200, running.requests()))
-    return write(response, json(404, { error: `no control ${request.method} ${path}` }))
+    if (path === "/_mock/requests") return send(response, json(200, running.requests()))
+    return send(response, json(404, { error: `no control ${request.method} ${path}` }))
   }
 
   const serve = async (request: Http.IncomingMessage, response: Http.ServerResponse) => {
@@ -288,14 +297,15 @@ export const start = async (options: Options = {}, port = options.port ?? 0): Pr
     const rule = choose(base)
     const fault = pickFault(base, rule)
     sequence += 1
-    log.push({
+    const entry: { -readonly [K in keyof Request]: Request[K] } = {
       route: which,
       model,
       key: base.key,
       fault,
       at: Date.now(),
       ...(options.bodies === true ? { body, headers: { ...request.headers } } : {})
-    })
+    }
+    log.push(entry)
     const asked: Asked = {
       ...base,
       id: `mock${sequence}`,
@@ -304,18 +314,20 @@ export const start = async (options: Options = {}, port = options.port ?? 0): Pr
       text: rule?.json !== undefined
         ? JSON.stringify(rule.json)
         : rule?.text ?? options.text ?? `mock answer from ${model === "" ? "the mock provider" : model}`,
-      call: callOf(rule, body)
+      call: callOf(rule, body),
+      headers: rule?.headers,
+      size: rule?.size ?? 200 * 1024 * 1024
     }
     if (which === "other") {
-      return write(response, json(404, { error: { message: `no route ${request.method} ${url.pathname}` } }))
+      return send(response, json(404, { error: { message: `no route ${request.method} ${url.pathname}` } }))
     }
     if (which === "models" && fault === "answer") {
       const models = [{ id: "mock-model", object: "model", owned_by: "mock" }]
-      return write(response, json(200, { object: "list", data: models }))
+      return send(response, json(200, { object: "list", data: models }))
     }
     const asAnthropic = which === "models" && request.headers["anthropic-version"] !== undefined
     const dialect = asAnthropic ? anthropic : dialects[which]
-    return play(fault, asked, dialect, request, response)
+    return play(fault, asked, dialect, request, response, (sent) => (entry.sent = sent))
   }
 
   const play = async (
@@ -323,8 +335,12 @@ export const start = async (options: Options = {}, port = options.port ?? 0): Pr
     asked: Asked,
     dialect: Dialect,
     request: Http.IncomingMessage,
-    response: Http.ServerResponse
+    response: Http.ServerResponse,
+    took: (bytes: number) => void
   ): Promise<void> => {
+    // Each reply with the rule's own headers over the dialect's.
+    const write = (response: Http.ServerResponse, reply: Reply, end?: boolean) =>
+      send(response, dressed(reply, asked), end)
     if (isErrorFault(fault)) return write(response, dialect.error(fault, asked))
     switch (fault) {
       case "answer":
@@ -347,6 +363,27 @@ export const start = async (options: Options = {}, port = options.port ?? 0): Pr
         return
       case "stream-error":
         return write(response, asked.stream ? dialect.streamError(asked) : dialect.error("server-error", asked))
+      case "error-as-200":
+        return write(response, { ...dialect.error("overloaded", asked), status: 200 })
+      case "html-as-200":
+        return write(response, { status: 200, headers: { "content-type": "text/html" }, body: [overloadedPage] })
+      case "malformed-sse": {
+        const error = dialect.error("overloaded", asked).body.join("")
+        return write(response, sse([`data: ${error.slice(0, Math.ceil(error.length / 2))}\n\n`]))
+      }
+      case "invalid-json": {
+        const error = dialect.error("overloaded", asked)
+        const text = error.body.join("")
+        return write(response, { ...error, status: 200, body: [text.slice(0, Math.ceil(text.length / 2))] })
+      }
+      case "huge-error": {
+        const head = dialect.error("server-error", asked)
+        const text = head.body.join("")
+        const headers = { ...head.headers, "content-length": String(asked.size) }
+        return flood(response, dressed({ ...head, headers }, asked), text, asked.size, took)
+      }
+      case "endless-line":
+        return flood(response, dressed(sse([]), asked), "data: ", asked.size, took)
     }
   }
 
@@ -414,6 +451,58 @@ export const start = async (options: Options = {}, port = options.port ?? 0): Pr
   timer.unref()
   return running
 }
+
+/** A reply's headers with a rule's own over them. */
+const dressed = (reply: Reply, asked: Asked): Reply => {
+  if (asked.headers === undefined) return reply
+  const headers: Record<string, string> = { ...reply.headers }
+  for (const [name, value] of Object.entries(asked.headers)) {
+    if (value === null) delete headers[name]
+    else headers[name] = value
+  }
+  return { ...reply, headers }
+}
+
+/** A page a proxy in front of a busy server answers with, status 200. */
+const overloadedPage = "<!DOCTYPE html>\n<html><head><title>Service unavailable</title></head>\n" +
+  "<body><h1>Service unavailable</h1><p>The server is overloaded. Please try again later.</p></body></html>\n"
+
+/**
+ * Writes `head` then filler (`x`) up to `size` bytes of body, waiting for the client to take each
+ * piece, and tells `took` how many bytes the client took before it went away or the body ended.
+ */
+const flood = (
+  response: Http.ServerResponse,
+  reply: Reply,
+  head: string,
+  size: number,
+  took: (bytes: number) => void
+): Promise<void> =>
+  new Promise((resolve) => {
+    const streamed = reply.headers["content-type"] === "text/event-stream"
+    response.writeHead(reply.status, streamed ? { ...reply.headers, "transfer-encoding": "chunked" } : reply.headers)
+    const piece = Buffer.alloc(64 * 1024, "x")
+    let sent = 0
+    let closed = false
+    const done = () => {
+      took(Math.min(sent, size))
+      resolve()
+    }
+    response.on("close", () => {
+      closed = true
+      done()
+    })
+    const more = () => {
+      while (!closed && sent < size) {
+        const first = sent === 0 ? Buffer.from(head) : piece
+        const chunk = first.subarray(0, Math.min(first.length, size - sent))
+        sent += chunk.length
+        if (!response.write(chunk)) return void response.once("drain", more)
+      }
+      if (!closed) response.end()
+    }
+    more()
+  })
 
 const half = (reply: Reply): Reply => {
   const whole = reply.body.join("")

@@ -20,14 +20,36 @@ export const faults = [
   "hang",
   "stall",
   "cut",
-  "stream-error"
+  "stream-error",
+  "error-as-200",
+  "html-as-200",
+  "malformed-sse",
+  "invalid-json",
+  "huge-error",
+  "endless-line"
 ] as const
 
 /** @internal */
 export type Fault = typeof faults[number]
 
+/** @internal */
+export const malformed = [
+  "error-as-200",
+  "html-as-200",
+  "malformed-sse",
+  "invalid-json",
+  "huge-error",
+  "endless-line"
+] as const satisfies ReadonlyArray<Fault>
+
+/** @internal */
+export type Malformed = typeof malformed[number]
+
 /** The faults answered with an HTTP error in the vendor's own shape. */
-export type ErrorFault = Exclude<Fault, "answer" | "reset" | "refused" | "hang" | "stall" | "cut" | "stream-error">
+export type ErrorFault = Exclude<
+  Fault,
+  "answer" | "reset" | "refused" | "hang" | "stall" | "cut" | "stream-error" | Malformed
+>
 
 const unanswered: ReadonlySet<Fault> = new Set<Fault>([
   "answer",
@@ -36,7 +58,8 @@ const unanswered: ReadonlySet<Fault> = new Set<Fault>([
   "hang",
   "stall",
   "cut",
-  "stream-error"
+  "stream-error",
+  ...malformed
 ])
 
 /** @internal */
@@ -61,6 +84,10 @@ export interface Asked {
   /** Seconds until a spent quota comes back, sent as the vendor's reset headers. */
   readonly quotaReset: number
   readonly text: string
+  /** Headers set on the reply over the dialect's own; `null` leaves one out. */
+  readonly headers?: Readonly<Record<string, string | null>> | undefined
+  /** Bytes of body `huge-error` and `endless-line` send. */
+  readonly size: number
   /** A tool call to answer with instead of text (a JSON answer asked as a forced tool is one too). */
   readonly call?: Call | undefined
 }
