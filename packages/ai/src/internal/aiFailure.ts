@@ -17,6 +17,20 @@ const timedOut = /\b(?:ETIMEDOUT|ESOCKETTIMEDOUT|timed out|timeout)\b/i
 const words = (error: AiError.AiError): string =>
   error._tag === "HttpResponseError" ? error.body ?? error.description ?? "" : error.description ?? ""
 
+/**
+ * A finished answer that is a refusal: the provider's content filter stopped it
+ * (`finishReason: "content-filter"`, a 200 with nothing to hand over). None for any other reason.
+ *
+ * @internal
+ */
+export const filtered = (reason: string, place: Place.Place): Failure.Failure | undefined =>
+  reason === "content-filter"
+    ? new Failure.Refused({
+      place,
+      said: Failure.said("the provider's content filter stopped the answer (finish reason: content-filter)")
+    })
+    : undefined
+
 /** @internal */
 export const toFailure = (error: AiError.AiError, place: Place.Place, now: number): Failure.Failure => {
   switch (error._tag) {
