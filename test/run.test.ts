@@ -232,6 +232,8 @@ describe("fallback run's flags", () => {
     const quiet = await fallback("run", place("a"), "--quiet", "Hello")
     expect(quiet).toMatchObject({ code: 0, err: "" })
     expect(quiet.out).toMatch(/: Hello\n$/)
+    // a refused account stays refused until cleared: clear it so a is asked again
+    await fallback("status", "--clear")
     const bounded = await fallback("run", place("a"), "--attempts", "1", "Hello")
     expect(bounded.code).toBe(12)
     expect(argv("b")).toHaveLength(1)
@@ -310,10 +312,10 @@ describe("fallback run's flags", () => {
 
 describe("fallback status: the health a user can read, clear and try", () => {
   it("records a failed place, gives its kind in JSON, clears it, and tries a parked one now", async () => {
-    const { behave, fallback } = setUp({ a: "refuse" })
+    const { behave, fallback } = setUp({ a: "flaky 5" })
     const status = async () => JSON.parse((await fallback("status", "--json")).out)
     for (let i = 0; i < 5; i++) expect((await fallback("run", place("a"), "Hello")).code).toBe(0)
-    expect(await status()).toMatchObject([{ place: place("a"), breaker: "parked", failures: 5, kind: "AuthRefused" }])
+    expect(await status()).toMatchObject([{ place: place("a"), breaker: "parked", failures: 5, kind: "Unknown" }])
     const skipping = await fallback("run", place("a"), "Hello")
     expect(skipping.err).toContain(`${place("a")} is parked after failing too often in a row`)
     behave("a", "answer")
@@ -342,6 +344,50 @@ describe("fallback status: the health a user can read, clear and try", () => {
       "fallback: --try needs the place to try: fallback status --try CLI[@ACCOUNT]/MODEL\n"
     )
   }, 120_000)
+})
+
+describe("a CLI that refuses its arguments", () => {
+  it("fails the turn at once, saying what was refused: no other account, no health recorded", async () => {
+    const { argv, fallback } = setUp({ a: "usage" })
+    const ran = await fallback("run", place("a"), "Hello")
+    expect(ran.code).toBe(22)
+    expect(argv("a")).toHaveLength(1)
+    expect(argv("b")).toHaveLength(0)
+    expect(ran.err).toBe(
+      "claude refused the argument --permission-mode yolo fallback gave it: error: option '--permission-mode <mode>' argument 'yolo' is invalid. Allowed choices are acceptEdits, bypassPermissions, default, dontAsk, plan.; the turn fails here: it is taken once, whatever a chain says\n" +
+        "fallback: claude refused the argument --permission-mode yolo fallback gave it: error: option '--permission-mode <mode>' argument 'yolo' is invalid. Allowed choices are acceptEdits, bypassPermissions, default, dontAsk, plan.\n"
+    )
+    expect((await fallback("status")).out).toBe("Every place is healthy: no failures recorded.\n")
+  })
+})
+
+describe("each run remembers what already failed", () => {
+  it("a refused account is not asked again by the next run until it is cleared, and the notice says how", async () => {
+    const { argv, behave, fallback } = setUp({ a: "refuse" })
+    const first = await fallback("run", place("a"), "Hello")
+    expect(first.code).toBe(0)
+    expect(argv("a")).toHaveLength(1)
+    const second = await fallback("run", place("a"), "Hello")
+    expect(second.code).toBe(0)
+    expect(argv("a")).toHaveLength(1)
+    expect(second.err).toMatch(
+      new RegExp(
+        `^${
+          place("a")
+        } is cooling down for another 2[34]h[^;]* \\(it refused the credentials: sign in again, then \`fallback status --clear ${
+          place("a")
+        }\`\\); skipping it\n`
+      )
+    )
+    expect(JSON.parse((await fallback("status", "--json")).out)).toMatchObject([{
+      place: place("a"),
+      kind: "AuthRefused"
+    }])
+    behave("a", "answer")
+    await fallback("status", "--clear", place("a"))
+    expect((await fallback("run", place("a"), "Hello")).out).toBe("new: Hello\n")
+    expect(argv("a")).toHaveLength(2)
+  }, 90_000)
 })
 
 describe("fallback's help", () => {

@@ -38,6 +38,9 @@ describe.each(Object.keys(judges) as ReadonlyArray<Cli>)("%s, as recorded", (cli
           expect(failure._tag === "RateLimited" ? failure.retryAfter : "not rate-limited")
             .toEqual(wait === undefined ? undefined : Duration.seconds(wait))
         }
+        // Issue 22: an overload is narrated as one, though answered as a rate limit.
+        if (fault === "overloaded") expect(failure.message).toContain(" is overloaded")
+        if (fault === "rate-limit") expect(failure.message).toContain(" is rate-limited")
         if (fault === "quota") {
           expect(failure._tag === "QuotaExhausted" && failure.until !== undefined).toBe(quotaEnds[cli])
         }

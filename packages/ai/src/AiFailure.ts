@@ -1,8 +1,10 @@
 /**
  * `@effect/ai` errors as failure kinds, through the same classifier the HTTP providers use: an
  * `HttpResponseError` by its status, its rate-limit headers (`retry-after` and the vendors' reset
- * headers become `RateLimited.retryAfter` and `QuotaExhausted.until`) and its body's words; an
- * `HttpRequestError` that never reached the provider is `ConnectionLost`; malformed input or output
+ * headers become `RateLimited.retryAfter` and `QuotaExhausted.until`) and its body's words (a
+ * content-policy refusal is `Refused`, a 408 or 504 the provider's own `Timeout`); an
+ * `HttpRequestError` that never reached the provider is `ConnectionLost` (`Timeout` when its
+ * transport timed out); malformed input or output
  * is `Unknown`; an `UnknownError` by its words. Secrets are masked, as everywhere.
  *
  * @since 0.1.0

@@ -71,7 +71,62 @@ const cases: ReadonlyArray<Case> = [
     response(400, anthropicError("invalid_request_error", "Your credit balance is too low")),
     "QuotaExhausted"
   ],
-  ["529 overloaded", response(529, anthropicError("overloaded_error", "Overloaded")), "RateLimited"],
+  [
+    "529 overloaded, said as an overload",
+    response(529, anthropicError("overloaded_error", "Overloaded")),
+    "RateLimited",
+    (f) => expect([f.reason, f.message]).toEqual(["overloaded", "anthropic@work is overloaded"])
+  ],
+  [
+    "400 content_policy_violation: refused, with the provider's reason",
+    response(
+      400,
+      openAiError("content_policy_violation", "Your request was rejected as a result of our safety system")
+    ),
+    "Refused",
+    (f) => expect(f.message).toContain("Your request was rejected as a result of our safety system")
+  ],
+  [
+    "400 Azure content filter",
+    response(
+      400,
+      JSON.stringify({
+        error: {
+          message: "The response was filtered due to the prompt triggering Azure OpenAI's content management policy.",
+          code: "content_filter",
+          innererror: { code: "ResponsibleAIPolicyViolation", content_filter_result: { hate: { filtered: true } } }
+        }
+      })
+    ),
+    "Refused"
+  ],
+  [
+    "an unknown error with Anthropic's refusal",
+    new AiError.UnknownError({ module: "X", method: "y", description: "stop_reason: refusal" }),
+    "Refused"
+  ],
+  ["408: the provider's own timeout", response(408, "{}"), "Timeout", (f) => expect(f.phase).toBe("provider")],
+  [
+    "504 gateway timeout",
+    response(504, openAiError("timeout", "Gateway Timeout")),
+    "Timeout",
+    (f) => expect(f.phase).toBe("provider")
+  ],
+  [
+    "transport: the request timed out (ETIMEDOUT)",
+    new AiError.HttpRequestError({
+      module: "Client",
+      method: "create",
+      reason: "Transport",
+      request,
+      description: "connect ETIMEDOUT 10.0.0.1:443"
+    }, { disableValidation: true }),
+    "Timeout",
+    (f) =>
+      expect(f.message).toBe(
+        "anthropic@work timed out on its own side (could not reach https://api.example.com/v1/messages: connect ETIMEDOUT 10.0.0.1:443)"
+      )
+  ],
   ["503", response(503, openAiError("server_error", "The engine is currently overloaded")), "RateLimited"],
   ["401", response(401, anthropicError("authentication_error", `invalid x-api-key ${key}`)), "AuthRefused"],
   ["403", response(403, anthropicError("permission_error", "not allowed")), "AuthRefused"],

@@ -11,11 +11,14 @@
  * shows it.
  *
  * How a failed turn is read: 429, 529 and 503 (overloaded, a local server still loading) are
- * RateLimited, with `retry-after` (or the vendor's reset headers) as the wait; 402 and the vendors'
- * billing and spent-quota errors are QuotaExhausted, until the reset headers' time (a header is a
- * hint: a wait of at most {@link longestAsked}, a value it cannot read is none); 401 and 403 are
- * AuthRefused, as is a key variable that is not set; 404 is ModelNotFound; 413 and "prompt is too
- * long" in any vendor's words are ContextTooLong; 500, 502 and anything else are Unknown. An error
+ * RateLimited, with `retry-after` (or the vendor's reset headers) as the wait, and said as an
+ * overload for 529 or overloaded words; 402 and the vendors' billing and spent-quota errors are
+ * QuotaExhausted, until the reset headers' time (a header is a hint: a wait of at most
+ * {@link longestAsked}, a value it cannot read is none); 401 and 403 are AuthRefused, as is a key
+ * variable that is not set; 404 is ModelNotFound; 413 and "prompt is too long" in any vendor's words
+ * are ContextTooLong; a content-policy refusal (`content_policy_violation`, `content_filter`, also as
+ * a 200's `finish_reason`, and Anthropic's `stop_reason: "refusal"`) is Refused; 408 and 504 are the
+ * provider's own Timeout; 502 is ConnectionLost; 500 and anything else are Unknown. An error
  * event inside the stream is read the same way from its type. A connection refused or reset, or a
  * stream cut or ended before the vendor's end marker, is ConnectionLost (the socket went away; the
  * conversation did not), and a stream that sends nothing for the `idle` time is Unresponsive. A

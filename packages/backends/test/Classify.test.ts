@@ -52,6 +52,56 @@ describe("one classifier", () => {
   })
 })
 
+describe("timeouts, overloads and refusals, in any backend's words (issue 22)", () => {
+  it("a provider's or CLI's own timeout is Timeout, not Unresponsive, ConnectionLost or Unknown", () => {
+    for (
+      const words of [
+        "connect ETIMEDOUT 10.0.0.1:443",
+        "request timed out after 600000ms",
+        "Request timeout",
+        "fetch failed: ETIMEDOUT",
+        "DEADLINE_EXCEEDED: the model took too long"
+      ]
+    ) expect([words, byMessage(words, place)]).toMatchObject([words, { _tag: "Timeout", phase: "provider" }])
+    expect(byStatus(408, "Request Timeout", place)).toMatchObject({ _tag: "Timeout", phase: "provider" })
+    expect(byStatus(504, "Gateway Timeout", place)).toMatchObject({ _tag: "Timeout", phase: "provider" })
+    expect(byStatus(502, "Bad Gateway", place)._tag).toBe("ConnectionLost")
+  })
+
+  it("a stream gone idle is still Unresponsive, and a header's timeout=5 is no timeout", () => {
+    expect(byMessage("stream idle timeout", place)._tag).toBe("Unresponsive")
+    expect(byStatus(500, "{\"keep-alive\":\"timeout=5\"} Internal Server Error", place)._tag).toBe("Unknown")
+  })
+
+  it("an overload is RateLimited said as overloaded; a rate limit is not", () => {
+    for (
+      const [status, words] of [[529, "Overloaded"], [503, "The server is overloaded"], [
+        undefined,
+        "overloaded_error"
+      ]] as const
+    ) {
+      const failure = status === undefined ? byMessage(words, place) : byStatus(status, words, place)
+      expect(failure).toMatchObject({ _tag: "RateLimited", reason: "overloaded" })
+      expect(failure.message).toBe("local is overloaded")
+    }
+    expect(byStatus(429, "Too Many Requests", place)).not.toHaveProperty("reason", "overloaded")
+    expect(byStatus(503, "Service Unavailable", place).message).toBe("local is rate-limited")
+  })
+
+  it("a refused prompt is Refused whatever status it came with", () => {
+    for (
+      const [status, words] of [
+        [400, "content_policy_violation: Your request was rejected as a result of our safety system"],
+        [400, "content_filter ResponsibleAIPolicyViolation"],
+        [undefined, "stop_reason: refusal"]
+      ] as const
+    ) {
+      const failure = status === undefined ? byMessage(words, place) : byStatus(status, words, place)
+      expect(failure._tag).toBe("Refused")
+    }
+  })
+})
+
 describe("the real CLIs' misreadings", () => {
   it("claude: an api_retry whose error_status is null, stopped by the engine, is ConnectionLost, not Killed", () => {
     const failure = failed(Claude.readOutcome({

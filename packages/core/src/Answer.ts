@@ -21,6 +21,8 @@ import type * as Failure from "./Failure.js"
  * - `cooldown`: cool the place down this long (or until the failure says) so others skip it.
  * - `coolsOn`: when given, only a failure that came with one of these HTTP statuses cools its place.
  * - `once`: taken once whatever a chain says (only a `Compactor` may send it again, shorter).
+ * - `counts`: whether the failure counts against the place's health (toward its breaker); a
+ *   refusal of what fallback sent says nothing about the place.
  *
  * @since 0.1.0
  * @category models
@@ -35,7 +37,8 @@ export class Answer extends Schema.Class<Answer>("@fallback/core/Answer")({
   places: Schema.optionalWith(Schema.Boolean, { default: () => false }),
   cooldown: Schema.optional(Schema.DurationFromMillis),
   coolsOn: Schema.optional(Schema.Array(Schema.Int)),
-  once: Schema.optionalWith(Schema.Boolean, { default: () => false })
+  once: Schema.optionalWith(Schema.Boolean, { default: () => false }),
+  counts: Schema.optionalWith(Schema.Boolean, { default: () => true })
 }) {}
 
 /**
@@ -45,6 +48,23 @@ export class Answer extends Schema.Class<Answer>("@fallback/core/Answer")({
  * @category models
  */
 export type Table = { readonly [K in Failure.Kind]: Answer }
+
+/**
+ * How long a refused account or a retired model is remembered as such: a day, across runs.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const remembered: Duration.Duration = Duration.hours(24)
+
+/**
+ * The answer to a CLI refusing the arguments fallback gave it, in every preset: a failed turn,
+ * never retried, never walked, and not counted against the place (nothing is wrong with it).
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const refusedArguments: Answer = new Answer({ once: true, counts: false })
 
 /**
  * The primary design's answers.
@@ -69,14 +89,20 @@ export const primary: Table = (() => {
   return {
     RateLimited: tooMany,
     QuotaExhausted: tooMany,
-    AuthRefused: new Answer({ accounts: true, places: true }),
-    ModelNotFound: new Answer({ places: true }),
+    // "A key that was refused wants no wait at all — it is refused a minute later too": the
+    // account stays refused (cooling a day) until signed in again or `fallback status --clear`.
+    AuthRefused: new Answer({ accounts: true, places: true, cooldown: remembered }),
+    // "A model that was retired wants neither": it stays retired a day, so no later run asks again.
+    ModelNotFound: new Answer({ places: true, cooldown: remembered }),
     // "Three goes here, a second apart": the first and two more.
     StoreBusy: new Answer({ here: [Duration.seconds(1), Duration.seconds(1)], places: true }),
     ConnectionLost: new Answer({ here: [Duration.zero], reopen: true, step: true, accounts: true, places: true }),
     Killed: new Answer({ here: [Duration.seconds(1)], reopen: true, step: true, accounts: true, places: true }),
     NotInstalled: new Answer({ places: true }),
-    ContextTooLong: new Answer({ once: true }),
+    ContextTooLong: new Answer({ once: true, counts: false }),
+    ArgumentsRefused: refusedArguments,
+    // "A prompt the model refused is the same refusal every time": taken once.
+    Refused: new Answer({ once: true, counts: false }),
     Timeout: anythingElse,
     Unresponsive: anythingElse,
     Unknown: anythingElse

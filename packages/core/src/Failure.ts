@@ -44,14 +44,25 @@ export const said = (text: string): Said => SaidText.make(printable(excerpt(reda
 const where = { place: Place, said: Said }
 
 /**
- * Too many requests: HTTP 429, RESOURCE_EXHAUSTED, overloaded / 529.
+ * Why a place said too many requests: the account spending too fast (`rate-limit`), or the
+ * service itself short of capacity (`overloaded`: 529, `overloaded_error`, "server is overloaded").
+ * Both take the same answer; a notice says which it was.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export const TooMany = Schema.Literal("rate-limit", "overloaded")
+
+/**
+ * Too many requests: HTTP 429, RESOURCE_EXHAUSTED, overloaded / 529 (with `reason: "overloaded"`).
  *
  * @since 0.1.0
  * @category errors
  */
 export class RateLimited extends Schema.TaggedError<RateLimited>("@fallback/core/RateLimited")("RateLimited", {
   ...where,
-  retryAfter: Schema.optional(Schema.DurationFromMillis)
+  retryAfter: Schema.optional(Schema.DurationFromMillis),
+  reason: Schema.optional(TooMany)
 }) {
   override get message(): string {
     return describe(this)
@@ -177,15 +188,48 @@ export class ContextTooLong extends Schema.TaggedError<ContextTooLong>("@fallbac
 }
 
 /**
- * Which part of a turn ran out of time: the wait for the first byte, or the whole send.
+ * The CLI refused the arguments fallback gave it: a usage error ("unknown option", an invalid
+ * option value, "cannot be used with root privileges"). It is the same refusal at every account,
+ * and says nothing of the place's health. `argument` is the one refused, where its words name it.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class ArgumentsRefused extends Schema.TaggedError<ArgumentsRefused>("@fallback/core/ArgumentsRefused")(
+  "ArgumentsRefused",
+  { ...where, argument: Schema.optional(Schema.String) }
+) {
+  override get message(): string {
+    return describe(this)
+  }
+}
+
+/**
+ * The provider refused the prompt by its content policy (OpenAI's `content_policy_violation` or
+ * `content_filter`, Azure's content filter, Anthropic's `stop_reason: "refusal"`): the same refusal
+ * every time. `said` is the provider's reason.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class Refused extends Schema.TaggedError<Refused>("@fallback/core/Refused")("Refused", where) {
+  override get message(): string {
+    return describe(this)
+  }
+}
+
+/**
+ * Which part of a turn ran out of time: the wait for the first byte, the whole send, or a timer
+ * of the provider's or the CLI's own (408, 504, ETIMEDOUT, "timed out"), whose length it did not say.
  *
  * @since 0.1.0
  * @category models
  */
-export const Phase = Schema.Literal("first-byte", "whole-send")
+export const Phase = Schema.Literal("first-byte", "whole-send", "provider")
 
 /**
- * The turn ran out of time in the given phase.
+ * The turn ran out of time in the given phase; `after` is how long it had (zero for `provider`,
+ * whose timer is not ours).
  *
  * @since 0.1.0
  * @category errors
@@ -245,7 +289,9 @@ export const Failure = Schema.Union(
   ContextTooLong,
   Timeout,
   Unresponsive,
-  Unknown
+  Unknown,
+  ArgumentsRefused,
+  Refused
 )
 
 /**
@@ -263,7 +309,8 @@ export type Failure = typeof Failure.Type
 export type Kind = Failure["_tag"]
 
 /**
- * Every kind, in the order of the design's answer table.
+ * Every kind, in the order of the design's answer table, then the kinds added after it (their exit
+ * statuses follow on).
  *
  * @since 0.1.0
  * @category constants
@@ -296,8 +343,8 @@ export const who = (place: Place): string => place.account === undefined ? place
  */
 export const describe: (failure: Failure) => string = Match.type<Failure>().pipe(
   Match.tagsExhaustive({
-    RateLimited: ({ place, retryAfter }) =>
-      `${who(place)} is rate-limited` +
+    RateLimited: ({ place, reason, retryAfter }) =>
+      `${who(place)} ${reason === "overloaded" ? "is overloaded" : "is rate-limited"}` +
       (retryAfter === undefined ? "" : ` and asked for a wait of ${wait(retryAfter)}`),
     QuotaExhausted: ({ place, until }) =>
       `${who(place)} has no quota left` + (until === undefined ? "" : ` until ${DateTime.formatIso(until)}`),
@@ -313,9 +360,16 @@ export const describe: (failure: Failure) => string = Match.type<Failure>().pipe
       `${who(place)} was killed by ${signal} rather than answering (the machine may be out of memory)`,
     NotInstalled: ({ install, place }) => `${place.cli} is not installed here (install it with: ${install})`,
     ContextTooLong: ({ place }) => `the prompt is longer than ${place.model}'s context window`,
-    Timeout: ({ after, phase, place }) =>
+    ArgumentsRefused: ({ argument, place, said }) =>
+      `${place.cli} refused ${
+        argument === undefined ? "the arguments" : `the argument ${argument}`
+      } fallback gave it: ${said}`,
+    Refused: ({ place, said }) => `${who(place)} refused the prompt by its content policy: ${said}`,
+    Timeout: ({ after, phase, place, said }) =>
       phase === "first-byte"
         ? `${who(place)} sent nothing within ${wait(after)} (the first-byte limit; --first-byte gives it longer)`
+        : phase === "provider"
+        ? `${who(place)} timed out on its own side (${said})`
         : `${who(place)} did not finish within ${wait(after)}`,
     Unresponsive: ({ place }) => `${who(place)} stopped streaming without an error`,
     Unknown: ({ place, said }) => `${who(place)} failed: ${said}`

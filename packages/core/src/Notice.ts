@@ -75,6 +75,8 @@ export type Notice = Data.TaggedEnum<{
     readonly why: "parked" | "cooling" | "trial" | "unhealthy" | "provider" | "window"
     readonly until: number | undefined
     readonly left?: Duration.Duration | undefined
+    /** What the place last failed with, where its health holds it. */
+    readonly last?: Failure.Failure | undefined
   }
   Compacting: {
     readonly place: Place.Place
@@ -137,6 +139,18 @@ const carried = (n: { readonly by: "account" | "place"; readonly to: Place.Place
     ? `carrying on as ${n.to.account}`
     : `carrying on at ${Place.format(n.to)}`
 
+/** Why a place cools down for a day, and what ends it sooner. */
+const remembered = (
+  n: { readonly place: Place.Place; readonly why: string; readonly last?: Failure.Failure | undefined }
+) =>
+  n.why !== "cooling"
+    ? ""
+    : n.last?._tag === "AuthRefused"
+    ? ` (it refused the credentials: sign in again, then \`fallback status --clear ${Place.format(n.place)}\`)`
+    : n.last?._tag === "ModelNotFound"
+    ? ` (it has no model ${n.place.model}: \`fallback status --clear ${Place.format(n.place)}\` once it has)`
+    : ""
+
 /**
  * A notice as the line a person reads.
  *
@@ -152,7 +166,7 @@ export const format: (notice: Notice) => string = Notice.$match({
     n.skipped === true
       ? `${Place.format(n.from)} was skipped; ${carried(n)}`
       : `${what(n.failure, n.remedy)}; ${carried(n)}`,
-  Skipping: (n) => `${Place.format(n.place)} ${skipped[n.why]}${until(n.left, n.until)}; skipping it`,
+  Skipping: (n) => `${Place.format(n.place)} ${skipped[n.why]}${until(n.left, n.until)}${remembered(n)}; skipping it`,
   Compacting: (n) =>
     `${Failure.describe(n.failure)}; ${
       n.how === "compact" ? "compacting the history" : "trimming the oldest exchange"

@@ -59,6 +59,14 @@ export const primary: Preset = { name: "primary", options: Agent.defaults, break
 const cooled = Duration.minutes(30)
 const switches = new Answer.Answer({ places: true })
 
+// What no chain changes in any preset: a history too long, arguments the CLI refused, a prompt the
+// provider refused by its content policy are taken once and say nothing of the place's health.
+const takenOnce = {
+  ContextTooLong: Answer.primary.ContextTooLong,
+  ArgumentsRefused: Answer.refusedArguments,
+  Refused: Answer.primary.Refused
+}
+
 const everyKind = (answer: Answer.Answer): Answer.Table => ({
   RateLimited: answer,
   QuotaExhausted: answer,
@@ -69,6 +77,8 @@ const everyKind = (answer: Answer.Answer): Answer.Table => ({
   Killed: answer,
   NotInstalled: answer,
   ContextTooLong: answer,
+  ArgumentsRefused: answer,
+  Refused: answer,
   Timeout: answer,
   Unresponsive: answer,
   Unknown: answer
@@ -81,6 +91,7 @@ const everyKind = (answer: Answer.Answer): Answer.Table => ({
  * @category constants
  */
 export const escalatingAnswers: Answer.Table = Answer.override(everyKind(switches), {
+  // "Timeout: up to 3 attempts on the same model spaced by 15 s": ours, or the provider's or CLI's own (408, 504).
   Timeout: new Answer.Answer({ here: [Duration.seconds(15), Duration.seconds(15)], places: true }),
   // "Register a 30-minute cooldown, retry the same model after 5 s, 10 s, then 15 s; then switch":
   // a Retry-After longer than the next wait does not stretch that ladder, it switches at once.
@@ -94,7 +105,7 @@ export const escalatingAnswers: Answer.Table = Answer.override(everyKind(switche
   // and switch to the next fallback immediately." A 401 is "any other error": it switches, cooling nothing.
   QuotaExhausted: new Answer.Answer({ places: true, cooldown: cooled }),
   AuthRefused: new Answer.Answer({ places: true, cooldown: cooled, coolsOn: [402, 403] }),
-  ContextTooLong: new Answer.Answer({ once: true })
+  ...takenOnce
 })
 
 /**
@@ -136,9 +147,7 @@ export const escalating: Preset = {
  * @since 0.1.0
  * @category constants
  */
-export const breakerAnswers: Answer.Table = Answer.override(everyKind(switches), {
-  ContextTooLong: new Answer.Answer({ once: true })
-})
+export const breakerAnswers: Answer.Table = Answer.override(everyKind(switches), takenOnce)
 
 /**
  * The breaker system (reference 003).

@@ -17,7 +17,16 @@ const one: { readonly [K in Failure.Kind]: Failure.Failure & { readonly _tag: K 
   ContextTooLong: new Failure.ContextTooLong({ place, said }),
   Timeout: new Failure.Timeout({ place, said, phase: "first-byte", after: Duration.seconds(30) }),
   Unresponsive: new Failure.Unresponsive({ place, said }),
-  Unknown: new Failure.Unknown({ place, said })
+  Unknown: new Failure.Unknown({ place, said }),
+  ArgumentsRefused: new Failure.ArgumentsRefused({
+    place,
+    said: Failure.said("error: option '--permission-mode <mode>' argument 'yolo' is invalid."),
+    argument: "--permission-mode yolo"
+  }),
+  Refused: new Failure.Refused({
+    place,
+    said: Failure.said("400: content_policy_violation: rejected by our safety system")
+  })
 }
 
 describe("Failure", () => {
@@ -34,13 +43,38 @@ describe("Failure", () => {
       ContextTooLong: "the prompt is longer than claude-opus-5's context window",
       Timeout: "claude@work sent nothing within 30s (the first-byte limit; --first-byte gives it longer)",
       Unresponsive: "claude@work stopped streaming without an error",
-      Unknown: "claude@work failed: upstream said no"
+      Unknown: "claude@work failed: upstream said no",
+      ArgumentsRefused:
+        "claude refused the argument --permission-mode yolo fallback gave it: error: option '--permission-mode <mode>' argument 'yolo' is invalid.",
+      Refused:
+        "claude@work refused the prompt by its content policy: 400: content_policy_violation: rejected by our safety system"
     })
   })
 
   it("uses the sentence as the error message", () => {
     expect(one.RateLimited.message).toBe(Failure.describe(one.RateLimited))
     expect(new Failure.RateLimited({ place, said }).message).toBe("claude@work is rate-limited")
+  })
+
+  it("an overload is said as one, though it is answered as a rate limit", () => {
+    expect(new Failure.RateLimited({ place, said, reason: "overloaded" }).message).toBe("claude@work is overloaded")
+    expect(new Failure.RateLimited({ place, said, reason: "rate-limit" }).message).toBe("claude@work is rate-limited")
+  })
+
+  it("a timeout of the provider's own says so, with what it said", () => {
+    const own = new Failure.Timeout({
+      place,
+      said: Failure.said("504: Gateway Timeout"),
+      phase: "provider",
+      after: Duration.zero
+    })
+    expect(own.message).toBe("claude@work timed out on its own side (504: Gateway Timeout)")
+  })
+
+  it("arguments refused with no argument named say the CLI's words", () => {
+    expect(new Failure.ArgumentsRefused({ place, said: Failure.said("Unknown arguments: x") }).message).toBe(
+      "claude refused the arguments fallback gave it: Unknown arguments: x"
+    )
   })
 
   const secrets = [
@@ -91,10 +125,12 @@ describe("Failure", () => {
       ContextTooLong: () => 9,
       Timeout: () => 10,
       Unresponsive: () => 11,
-      Unknown: () => 12
+      Unknown: () => 12,
+      ArgumentsRefused: () => 13,
+      Refused: () => 14
     }
     const number = Match.type<Failure.Failure>().pipe(Match.tagsExhaustive(handled))
-    expect(Failure.kinds.map((kind) => number(one[kind]))).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12])
+    expect(Failure.kinds.map((kind) => number(one[kind]))).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14])
 
     class Melted extends Schema.TaggedError<Melted>()("Melted", { place: Place.Place }) {}
     type WithAKindMore = Failure.Failure | Melted

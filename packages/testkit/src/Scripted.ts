@@ -115,6 +115,9 @@ const failures: { readonly [K in Failure.Kind]: (place: Place.Place) => Failure.
   NotInstalled: (place) =>
     new Failure.NotInstalled({ place, said: said("NotInstalled"), install: `npm install -g ${place.cli}` }),
   ContextTooLong: (place) => new Failure.ContextTooLong({ place, said: said("ContextTooLong") }),
+  ArgumentsRefused: (place) =>
+    new Failure.ArgumentsRefused({ place, said: said("ArgumentsRefused"), argument: "--permission-mode yolo" }),
+  Refused: (place) => new Failure.Refused({ place, said: said("Refused") }),
   Timeout: (place) =>
     new Failure.Timeout({ place, said: said("Timeout"), phase: "whole-send", after: Duration.seconds(600) }),
   Unresponsive: (place) => new Failure.Unresponsive({ place, said: said("Unresponsive") }),

@@ -115,7 +115,7 @@ describe("Agent", () => {
     }).pipe(Effect.provide(world({
       script: {
         places: {
-          "claude@work/a": [Scripted.answer("first"), Scripted.fail("ModelNotFound"), Scripted.fail("AuthRefused")],
+          "claude@work/a": [Scripted.answer("first"), Scripted.fail("NotInstalled"), Scripted.fail("AuthRefused")],
           [b]: [Scripted.fail("Unknown")]
         }
       },

@@ -52,6 +52,10 @@ const rows: ReadonlyArray<Row> = [
   { kind: "Killed", work: [0, 1000], ends: [home, 1000], notices: ["0 Retrying", "1000 Moving"] },
   { kind: "NotInstalled", work: [0], ends: [codex, 0], notices: ["0 Moving"] },
   { kind: "ContextTooLong", work: [0], ends: "fails", notices: ["0 Stopping"] },
+  // A usage error of the CLI's, for an argument fallback gave it: the same at every account and place.
+  { kind: "ArgumentsRefused", work: [0], ends: "fails", notices: ["0 Stopping"] },
+  // "A prompt the model refused is the same refusal every time": taken once.
+  { kind: "Refused", work: [0], ends: "fails", notices: ["0 Stopping"] },
   // "Anything else: … the goes the step asked for, the step's own wait, and then the account chain."
   { kind: "Timeout", work: [0], ends: [home, 0], notices: ["0 Moving"] },
   {

@@ -301,7 +301,7 @@ describe("metrics of a recovering turn", () => {
       const flaky = "claude/flaky-metrics"
       const layer = world({
         script: {
-          places: { [flaky]: [Scripted.fail("ModelNotFound"), Scripted.fail("ModelNotFound"), Scripted.answer("ok")] }
+          places: { [flaky]: [Scripted.fail("NotInstalled"), Scripted.fail("NotInstalled"), Scripted.answer("ok")] }
         },
         breaker: { failures: 2, park: Duration.minutes(1) }
       })

@@ -1,6 +1,7 @@
 import * as AiError from "@effect/ai/AiError"
 import { HttpProvider } from "@fallback/backends"
 import { Failure, type Place } from "@fallback/core"
+import * as Duration from "effect/Duration"
 
 /** Header names whose values are credentials, whatever they look like. */
 const credentials = /^(?:authorization|proxy-authorization|x-api-key|api-key|x-goog-api-key|cookie|set-cookie)$/i
@@ -11,8 +12,24 @@ const maskHeaders = (headers: Readonly<Record<string, string>>): Record<string, 
   return out
 }
 
+const timedOut = /\b(?:ETIMEDOUT|ESOCKETTIMEDOUT|timed out|timeout)\b/i
+
 const words = (error: AiError.AiError): string =>
   error._tag === "HttpResponseError" ? error.body ?? error.description ?? "" : error.description ?? ""
+
+/**
+ * A finished answer that is a refusal: the provider's content filter stopped it
+ * (`finishReason: "content-filter"`, a 200 with nothing to hand over). None for any other reason.
+ *
+ * @internal
+ */
+export const filtered = (reason: string, place: Place.Place): Failure.Failure | undefined =>
+  reason === "content-filter"
+    ? new Failure.Refused({
+      place,
+      said: Failure.said("the provider's content filter stopped the answer (finish reason: content-filter)")
+    })
+    : undefined
 
 /** @internal */
 export const toFailure = (error: AiError.AiError, place: Place.Place, now: number): Failure.Failure => {
@@ -28,18 +45,21 @@ export const toFailure = (error: AiError.AiError, place: Place.Place, now: numbe
           place,
           said: Failure.said(`${error.response.status}: ${error.reason} ${words(error)}`.trim())
         })
-    case "HttpRequestError":
+    case "HttpRequestError": {
+      const said = Failure.said(
+        `could not reach ${urlOf(error.request.url)}${error.description ? `: ${error.description}` : ""}`
+      )
+      // A transport that timed out (ETIMEDOUT, "timed out") is the provider's own timeout, not a lost socket.
+      if (error.reason === "Transport" && timedOut.test(error.description ?? "")) {
+        return new Failure.Timeout({ place, said, phase: "provider", after: Duration.zero })
+      }
       return error.reason === "Transport"
-        ? new Failure.ConnectionLost({
-          place,
-          said: Failure.said(
-            `could not reach ${urlOf(error.request.url)}${error.description ? `: ${error.description}` : ""}`
-          )
-        })
+        ? new Failure.ConnectionLost({ place, said })
         : new Failure.Unknown({
           place,
           said: Failure.said(`${error.reason}: ${error.description ?? "the request could not be made"}`)
         })
+    }
     case "MalformedOutput":
     case "MalformedInput":
       return new Failure.Unknown({

@@ -14,7 +14,7 @@ import * as Redacted from "effect/Redacted"
 import * as Stream from "effect/Stream"
 
 import type * as AiPlace from "../AiPlace.js"
-import { toFailure } from "./aiFailure.js"
+import { filtered, toFailure } from "./aiFailure.js"
 import { type Call, callOn, carried, models, Passed, raised } from "./call.js"
 import { within } from "./within.js"
 
@@ -109,6 +109,8 @@ const eventsOf = (
       const out: Array<Backend.Event> = []
       for (const part of chunk) {
         if (part.type === "error") return errorPart(place, part)
+        const refused = part.type === "finish" ? filtered(part.reason, place) : undefined
+        if (refused !== undefined) return Effect.fail(refused)
         const event = leading.has(part.type)
           ? Backend.Event.SessionStarted({ sessionId: id })
           : Backend.Event.Text({ text: part.type === "text-delta" ? part.delta : "" })
@@ -120,7 +122,7 @@ const eventsOf = (
   )
 
 const whole = (lm: LanguageModel.Service, place: Place.Place, call: Call) =>
-  Effect.map(
+  Effect.flatMap(
     Effect.catchAll(
       // The call's own requirements (its tools' handlers) come from the caller's context, where
       // the attempt runs.
@@ -130,9 +132,13 @@ const whole = (lm: LanguageModel.Service, place: Place.Place, call: Call) =>
       >,
       failed(place)
     ),
-    (response: LanguageModel.GenerateTextResponse<any>): ReadonlyArray<Backend.Event> => {
+    (
+      response: LanguageModel.GenerateTextResponse<any>
+    ): Effect.Effect<ReadonlyArray<Backend.Event>, Failure.Failure> => {
+      const refused = filtered(response.finishReason, place)
+      if (refused !== undefined) return Effect.fail(refused)
       call.response = response
-      return [Backend.Event.Text({ text: response.text })]
+      return Effect.succeed([Backend.Event.Text({ text: response.text })])
     }
   )
 
@@ -160,9 +166,15 @@ const session = (lm: LanguageModel.Service, place: Place.Place, id: string): Bac
         status.runtimeFlags,
         call !== undefined && call.kind !== "stream"
           ? whole(lm, place, call)
-          : Effect.map(Effect.catchAll(lm.generateText({ prompt: promptOf(prompt) }), failed(place)), (response) => [
-            Backend.Event.Text({ text: response.text })
-          ]),
+          : Effect.flatMap(
+            Effect.catchAll(lm.generateText({ prompt: promptOf(prompt) }), failed(place)),
+            (response) => {
+              const refused = filtered(response.finishReason, place)
+              return refused === undefined
+                ? Effect.succeed([Backend.Event.Text({ text: response.text })])
+                : Effect.fail(refused)
+            }
+          ),
         limits.by,
         (after) => new Failure.Timeout({ place, said: Failure.said("no answer in time"), phase: "first-byte", after })
       )

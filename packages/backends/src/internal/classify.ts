@@ -11,21 +11,33 @@ const unknown = (place: Place.Place, said: Failure.Said): Failure.Failure => new
 
 // Each kind's words, where providers and the CLIs that wrap them write them: their prose, and the
 // vendors' error types and codes (`insufficient_quota`, `authentication_error`, …).
+// A usage error, as the CLIs' argument parsers write it: commander (claude), clap (codex), yargs
+// (gemini, opencode), and claude's refusal to skip permissions as root.
+const argumentsWords =
+  /\berror: (?:unknown option|option '[^']*' argument|invalid value '|unexpected argument '|too many arguments|missing required argument|required option|the argument '[^']*' cannot be used|a value is required for)|Invalid values?:\s+Argument:|\bUnknown arguments?: |Missing required arguments?: |Not enough non-option arguments|cannot be used with root/i
+// A prompt refused by the provider's content policy: OpenAI's codes, Azure's content filter, a refusal.
+const refusedWords =
+  /content_policy_violation|content[_ ]filter|ResponsibleAIPolicyViolation|content management policy|rejected as a result of our safety system|\brefusal\b/i
 const storeWords = /database is locked|SQLITE_BUSY|Failed query:|Failed to execute statement/i
 const contextWords =
   /context[_ ]length|context window|context size|exceed_context_size|prompt is too long|too many tokens|maximum context|input is too long|exceeds? the (?:context|token)|exceeds the maximum number of tokens|input token count|token limit/i
 const quotaWords =
   /insufficient[_ ]quota|exceeded your current quota|exhausted your (?:daily )?quota|daily quota|quota exceeded|billing_error|billing hard limit|enforced_spend_limit|credit balance|out of credits|payment required|spend(?:ing)? limit/i
-const rateWords =
-  /rate[_ -]?limit|too many requests|resource[_ ]exhausted|resource has been exhausted|overloaded|high demand|(?:over|at) capacity/i
+const overloadWords = /overloaded|high demand|(?:over|at) capacity/i
+const rateWords = /rate[_ -]?limit|too many requests|resource[_ ]exhausted|resource has been exhausted/i
+const tooManyWords = new RegExp(`${rateWords.source}|${overloadWords.source}`, "i")
 const authWords =
   /unauthori[sz]ed|authentication|permission[_ ]error|invalid[_ ](?:api[_ ]?key|x-api-key|token)|invalid x-api-key|incorrect api key|api key (?:is )?not valid|permission[_ ]denied|forbidden|not entitled|unauthenticated|invalid_request_error.*key/i
 const modelWords =
   /model.{0,60}(?:not found|does not exist|not exist|is not supported|unknown)|model_not_found|not_found_error|\bNOT_FOUND\b/i
+// A timer of the provider's or the CLI's own ran out; not "idle timeout" (a stream gone quiet),
+// nor a header's "timeout=5".
+const timeoutWords =
+  /\b(?:ETIMEDOUT|ESOCKETTIMEDOUT|DEADLINE_EXCEEDED|deadline exceeded|gateway time-?out)\b|(?<!idle )\b(?:timed out|timeout)\b(?!=)/i
 // Word boundaries: "upstream error" is not a stream that broke, and "terminated" inside a word is not one either.
 const connectionWords =
   /\b(?:ECONNRESET|EPIPE|ECONNREFUSED|socket hang up|connection (?:reset|refused|closed|error|lost)|fetch failed|network error|error sending request|stream (?:disconnected|closed|ended|error)|premature close|other side closed|terminated|bad gateway|closed unexpectedly|cannot connect to api|UND_ERR)/i
-const timeoutWords = /\b(?:idle timeout|timed out|timeout|ETIMEDOUT)\b/i
+const idleWords = /\bidle timeout\b/i
 
 /**
  * The one table of kinds, for every backend (the CLIs, the HTTP providers): the statuses that
@@ -35,18 +47,50 @@ const timeoutWords = /\b(?:idle timeout|timed out|timeout|ETIMEDOUT)\b/i
 const table: ReadonlyArray<
   { readonly kind: Failure.Kind; readonly words: RegExp; readonly statuses: ReadonlyArray<number> }
 > = [
+  { kind: "ArgumentsRefused", words: argumentsWords, statuses: [] },
+  { kind: "Refused", words: refusedWords, statuses: [] },
   { kind: "StoreBusy", words: storeWords, statuses: [] },
   { kind: "ContextTooLong", words: contextWords, statuses: [413] },
   { kind: "QuotaExhausted", words: quotaWords, statuses: [402] },
-  { kind: "RateLimited", words: rateWords, statuses: [429, 503, 529] },
+  { kind: "RateLimited", words: tooManyWords, statuses: [429, 503, 529] },
   { kind: "AuthRefused", words: authWords, statuses: [401, 403] },
   { kind: "ModelNotFound", words: modelWords, statuses: [404] },
-  { kind: "ConnectionLost", words: connectionWords, statuses: [502, 504] },
-  { kind: "Unresponsive", words: timeoutWords, statuses: [] }
+  { kind: "Timeout", words: timeoutWords, statuses: [408, 504] },
+  { kind: "ConnectionLost", words: connectionWords, statuses: [502] },
+  { kind: "Unresponsive", words: idleWords, statuses: [] }
 ]
 
-/** Words that say more than any status: a 429 or 403 that is a spent quota, a 400 whose prompt is too long. */
-const refining: ReadonlyArray<Failure.Kind> = ["StoreBusy", "ContextTooLong", "QuotaExhausted"]
+/**
+ * Words that say more than any status: a usage error, a prompt refused by policy, a 429 or 403
+ * that is a spent quota, a 400 whose prompt is too long.
+ */
+const refining: ReadonlyArray<Failure.Kind> = [
+  "ArgumentsRefused",
+  "Refused",
+  "StoreBusy",
+  "ContextTooLong",
+  "QuotaExhausted"
+]
+
+/**
+ * The argument a usage error names, as it was given: `--permission-mode yolo`, `--sandbox
+ * acceptEdits`, `--no-such-flag`; none where its words do not say.
+ *
+ * @internal
+ */
+export const refusedArgument = (words: string): string | undefined => {
+  const flag = (spelled: string) => spelled.split(/[ =<]/)[0]!
+  const commander = /option '([^']+)' argument '([^']*)' is invalid/.exec(words)
+  if (commander !== null) return `${flag(commander[1]!)} ${commander[2]}`
+  const clap = /invalid value '([^']*)' for '([^']+)'/.exec(words)
+  if (clap !== null) return `${flag(clap[2]!)} ${clap[1]}`
+  const yargs = /Argument: ([\w-]+), Given: "([^"]*)"/.exec(words)
+  if (yargs !== null) return `--${yargs[1]} ${yargs[2]}`
+  const named =
+    /(?:unknown option|unexpected argument|missing required argument|required option|the argument|a value is required for) '([^']+)'/i
+      .exec(words) ?? /Unknown arguments?: ([^\n]+)/i.exec(words) ?? /(--[\w-]+) cannot be used with root/.exec(words)
+  return named === null ? undefined : flag(named[1]!.trim())
+}
 
 /**
  * What a backend reported when a turn failed, as the one classifier reads it.
@@ -100,6 +144,12 @@ export const judge = (report: Report, place: Place.Place): Failure.Failure => {
   )
   const until = report.until === undefined ? undefined : Option.getOrUndefined(DateTime.make(report.until))
   switch (kindOf(report.status, report.words)) {
+    case "ArgumentsRefused": {
+      const argument = refusedArgument(report.words)
+      return new Failure.ArgumentsRefused({ place, said, ...(argument === undefined ? {} : { argument }) }, unchecked)
+    }
+    case "Refused":
+      return new Failure.Refused({ place, said }, unchecked)
     case "StoreBusy":
       return new Failure.StoreBusy({ place, said }, unchecked)
     case "ContextTooLong":
@@ -114,7 +164,8 @@ export const judge = (report: Report, place: Place.Place): Failure.Failure => {
       return new Failure.RateLimited({
         place,
         said,
-        ...(wait === undefined ? {} : { retryAfter: Duration.millis(wait) })
+        ...(wait === undefined ? {} : { retryAfter: Duration.millis(wait) }),
+        ...(report.status === 529 || overloadWords.test(report.words) ? { reason: "overloaded" as const } : {})
       }, unchecked)
     case "AuthRefused":
       return new Failure.AuthRefused(
@@ -123,6 +174,8 @@ export const judge = (report: Report, place: Place.Place): Failure.Failure => {
       )
     case "ModelNotFound":
       return new Failure.ModelNotFound({ place, said }, unchecked)
+    case "Timeout":
+      return new Failure.Timeout({ place, said, phase: "provider", after: Duration.zero }, unchecked)
     case "ConnectionLost":
       return new Failure.ConnectionLost({ place, said }, unchecked)
     case "Unresponsive":

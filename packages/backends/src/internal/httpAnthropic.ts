@@ -3,6 +3,11 @@ import * as Redacted from "effect/Redacted"
 import type { Wire } from "./httpWire.js"
 import { messages, nothing, parseData } from "./httpWire.js"
 
+const refusal = JSON.stringify({
+  type: "error",
+  error: { type: "refusal", message: "the model declined to answer (stop_reason: refusal)" }
+})
+
 /**
  * Anthropic Messages: `POST /v1/messages` streamed; the answer is finished at `message_stop`, and
  * an `error` event inside the stream is the provider's failure.
@@ -34,6 +39,7 @@ export const anthropic: Wire = {
         return text === "" ? nothing : { texts: [text], done: false }
       }
       case "message_delta":
+        if (data.delta?.stop_reason === "refusal") return { texts: [], done: false, error: refusal }
         reading.output = Number(data.usage?.output_tokens ?? reading.output)
         return nothing
       case "message_stop":

@@ -3,6 +3,13 @@ import * as Redacted from "effect/Redacted"
 import type { Wire } from "./httpWire.js"
 import { messages, nothing, parseData } from "./httpWire.js"
 
+const filtered = JSON.stringify({
+  error: {
+    code: "content_filter",
+    message: "the provider's content filter stopped the answer (finish_reason: content_filter)"
+  }
+})
+
 /**
  * OpenAI-compatible Chat Completions: `POST /chat/completions` streamed with usage; the answer is
  * finished at `[DONE]`, or when the stream ends after a `finish_reason` (servers that leave
@@ -37,6 +44,8 @@ export const openAi: Wire = {
       reading.output = Number(data.usage.completion_tokens ?? reading.output)
     }
     const choice = Array.isArray(data.choices) ? data.choices[0] : undefined
+    // A 200 whose answer the content filter stopped is a refused prompt, not an answer.
+    if (choice?.finish_reason === "content_filter") return { texts: [], done: false, error: filtered }
     if (choice?.finish_reason) reading.finished = true
     const text = typeof choice?.delta?.content === "string" ? choice.delta.content : ""
     reading.text += text

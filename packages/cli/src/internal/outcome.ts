@@ -19,7 +19,9 @@ export const exitStatuses: { readonly [Kind in Failure.Kind]: number } = {
   ContextTooLong: 18,
   Timeout: 19,
   Unresponsive: 20,
-  Unknown: 21
+  Unknown: 21,
+  ArgumentsRefused: 22,
+  Refused: 23
 }
 
 /**

@@ -153,7 +153,9 @@ const answersWith = (
             accounts: change.accounts ?? was.accounts,
             places: change.places ?? was.places,
             ...(cooldown === undefined ? {} : { cooldown }),
-            once: change.once ?? was.once
+            ...(was.coolsOn === undefined ? {} : { coolsOn: was.coolsOn }),
+            once: change.once ?? was.once,
+            counts: was.counts
           })
         ]
       })

@@ -204,7 +204,8 @@ const skip = (run: Run, place: Place.Place, admission: Extract<Health.Admission,
       place,
       why: admission.why,
       until: admission.until,
-      left: admission.until === undefined ? undefined : Duration.millis(Math.max(0, admission.until - now))
+      left: admission.until === undefined ? undefined : Duration.millis(Math.max(0, admission.until - now)),
+      last: admission.last
     })),
     skipped(admission.last)
   )
@@ -237,11 +238,11 @@ const settle = <A>(
   const failure = result.left
   const now = run.clock.unsafeCurrentTimeMillis()
   const answer = Answer.of(run.options.answers, failure)
-  const recorded = goes.health.failed(place, {
-    failure,
-    counts: failure._tag !== "ContextTooLong",
-    coolUntil: coolUntil(answer, failure, now)
-  })
+  const cools = coolUntil(answer, failure, now)
+  // A failure that does not count and cools nothing says nothing of the place: nothing is written.
+  const recorded = !answer.counts && Option.isNone(cools)
+    ? Effect.void
+    : goes.health.failed(place, { failure, counts: answer.counts, coolUntil: cools })
   // A kind that moves at once: nothing more to work out here.
   if (failure._tag !== "ContextTooLong" && answer.here.length === 0 && !answer.step) {
     return Effect.as(recorded, failed(failure))

@@ -125,7 +125,9 @@ class Walking<A> {
         run,
         this.last,
         this.failure,
-        Option.isSome(this.walker.compactor) ? "nothing is left to trim" : "it is taken once, whatever a chain says"
+        this.failure._tag === "ContextTooLong" && Option.isSome(this.walker.compactor)
+          ? "nothing is left to trim"
+          : "it is taken once, whatever a chain says"
       )
     }
     if (!options.fallback) return stop(run, this.last, this.failure, "the agent is pinned to its place")

@@ -1,7 +1,7 @@
 import * as Duration from "effect/Duration"
 
 /**
- * A wait as people say it: `800ms`, `30s`, `1m30s`, `5m`.
+ * A wait as people say it: `800ms`, `30s`, `1m30s`, `5m`, `23h59m`.
  *
  * @internal
  */
@@ -12,5 +12,10 @@ export const wait = (input: Duration.DurationInput): string => {
   if (seconds < 60) return `${seconds}s`
   const minutes = Math.floor(seconds / 60)
   const rest = seconds % 60
+  if (minutes >= 60) {
+    // A day's cooldown is said in hours and minutes; its seconds say nothing.
+    const left = minutes % 60
+    return `${Math.floor(minutes / 60)}h${left === 0 ? "" : `${left}m`}`
+  }
   return rest === 0 ? `${minutes}m` : `${minutes}m${rest}s`
 }
