@@ -77,7 +77,7 @@ describe("fallback mock", () => {
       expect((await fetch(`${mock.url}/_mock/reset`, { method: "POST" })).status).toBe(200)
       expect(await (await fetch(`${mock.url}/_mock/requests`)).json()).toMatchObject({ total: 0 })
       child.kill("SIGTERM")
-      expect(await ended).toMatchObject({ code: 130, err: "" })
+      expect(await ended).toMatchObject({ code: 143, err: "" })
       await expect(fetch(`${mock.url}/_mock/requests`)).rejects.toThrow()
     },
     60_000

@@ -63,7 +63,7 @@ const description = [
   "speaks Anthropic Messages (POST /v1/messages), OpenAI Responses and Chat Completions (POST /v1/responses,",
   "/v1/chat/completions, GET /v1/models) and Gemini (POST /v1beta/models/MODEL:streamGenerateContent), so an",
   "agent CLI or a provider in the config can be pointed at it. It stops at the end of --lifetime (exit 0), or",
-  "on ctrl+c (SIGINT) or SIGTERM (exit 130).",
+  "on ctrl+c (SIGINT, exit 130) or SIGTERM (exit 143).",
   "",
   "A request's fault is the first rule scripted over HTTP that it matches; else fault-FAULT written in its",
   "model or its key (model claude-fault-rate-limit, key key-fault-unauthorized); else it is answered. The faults:",

@@ -51,7 +51,8 @@ export const plainAtOpencode = (place: Failure.Failure["place"]): boolean =>
  * @internal
  */
 export const hintOf = (failure: Failure.Failure): string =>
-  plainAtOpencode(failure.place) && (failure._tag === "ModelNotFound" || failure._tag === "Unknown")
+  plainAtOpencode(failure.place) &&
+    (failure._tag === "ModelNotFound" || failure._tag === "ArgumentsRefused" || failure._tag === "Unknown")
     ? `; opencode names a model PROVIDER/MODEL: write the place as opencode/PROVIDER/${failure.place.model} (\`opencode models\` lists them)`
     : ""
 
