@@ -53,7 +53,13 @@ const what: Readonly<Record<MockProvider.Fault, string>> = {
   hang: "nothing is ever sent",
   stall: "the stream opens, sends a piece, then nothing more",
   cut: "the stream opens, sends a piece, then the connection closes",
-  "stream-error": "the stream opens, then carries the vendor's in-band error"
+  "stream-error": "the stream opens, then carries the vendor's in-band error",
+  "error-as-200": "200 whose body is the vendor's overloaded error",
+  "html-as-200": "200 with an HTML page saying the server is overloaded",
+  "malformed-sse": "200, an event stream whose one event is half an overloaded error (not JSON)",
+  "invalid-json": "200 with half of an overloaded error",
+  "huge-error": "500 whose body runs on with filler, 200 MiB (a scripted rule's size)",
+  "endless-line": "200, an event stream of one line that never ends, 200 MiB (a rule's size)"
 }
 
 const width = Math.max(...MockProvider.faults.map((fault) => fault.length)) + 2
