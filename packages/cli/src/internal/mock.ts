@@ -39,6 +39,7 @@ const longest = Duration.hours(24)
 
 const what: Readonly<Record<MockProvider.Fault, string>> = {
   answer: "the model's answer, streamed when asked to stream",
+  think: "the answer after a thinking block (Anthropic; the others answer plainly)",
   "rate-limit": "429 with retry-after and the vendor's reset headers",
   quota: "the vendor's quota or billing error",
   overloaded: "Anthropic 529, OpenAI and Gemini 503",
@@ -53,7 +54,13 @@ const what: Readonly<Record<MockProvider.Fault, string>> = {
   hang: "nothing is ever sent",
   stall: "the stream opens, sends a piece, then nothing more",
   cut: "the stream opens, sends a piece, then the connection closes",
-  "stream-error": "the stream opens, then carries the vendor's in-band error"
+  "stream-error": "the stream opens, then carries the vendor's in-band error",
+  "error-as-200": "status 200 with the vendor's overloaded error as its body",
+  "html-as-200": "status 200 with an HTML page saying the server is overloaded",
+  "malformed-sse": "an event stream whose one event is half of an error (not JSON)",
+  "invalid-json": "status 200 with half of the vendor's overloaded error",
+  "huge-error": "500 followed by 200 MiB of filler",
+  "endless-line": "an event stream of one 200 MiB line that never ends"
 }
 
 const width = Math.max(...MockProvider.faults.map((fault) => fault.length)) + 2
