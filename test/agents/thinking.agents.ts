@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import type { Cli as CliOptions } from "@fallback/backends"
-import { Backend, Settings } from "@fallback/core"
+import { Backend, Place, Settings } from "@fallback/core"
 import * as MockProvider from "@fallback/testkit/MockProvider"
 import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
@@ -28,7 +28,10 @@ const thinking = "The user asks how long to wait for a first byte. Thinking is o
 beforeAll(async () => {
   process.env[keyVariable] = key
   mock = await MockProvider.start({ text })
-  mock.script([{ fault: "think", model: modelFor("claude", "think"), thinking }])
+  mock.script([
+    { fault: "think", model: modelFor("claude", "think"), thinking },
+    { fault: "think", model: `${modelFor("claude", "think")}-slow`, thinking, pause: 1000 }
+  ])
 })
 afterAll(async () => {
   await mock?.stop()
@@ -77,6 +80,43 @@ describe("claude", () => {
         expect(Backend.textOf(events)).toBe(text)
         expect(tags.at(-1)).toBe("Result")
         expect((yield* Effect.sync(() => mock.requests())).byFault.think).toBeGreaterThan(0)
+      }),
+    240_000
+  )
+
+  it.live(
+    "claude prints each thinking piece as it comes: at its first, the mock, a second between pieces, is still writing",
+    () =>
+      Effect.gen(function*() {
+        const folder = path.join(home, "claude-think-slow")
+        fs.mkdirSync(folder, { recursive: true })
+        const backend = backendFor("claude", { home: folder, url: mock.url, faults: [] }, () => {})
+        const place = new Place.Place({ cli: "claude", account: "a", model: `${modelFor("claude", "think")}-slow` })
+        const written = () => mock.requests().log.find((request) => request.model === place.model)?.sent ?? 0
+        let atFirst: number | undefined
+        const events = yield* Effect.scoped(Effect.gen(function*() {
+          const session = yield* backend.open(
+            place,
+            Option.some(accountFor("claude", "a", folder, mock.url)),
+            Settings.plain,
+            {}
+          )
+          return Chunk.toReadonlyArray(
+            yield* session.turn({ text: "how long should I wait?", history: [] }).pipe(
+              Stream.tap((event) =>
+                Effect.sync(() => {
+                  if (event._tag === "Thinking" && atFirst === undefined) atFirst = written()
+                })
+              ),
+              Stream.runCollect
+            )
+          )
+        }))
+        expect(Backend.textOf(events)).toBe(text)
+        // Bytes the mock had written when the first thinking came out of claude, against all it wrote:
+        // claude printed it while the rest of the answer (the text among it) was still to come.
+        expect(atFirst).toBeGreaterThan(0)
+        expect(atFirst).toBeLessThan(written())
       }),
     240_000
   )

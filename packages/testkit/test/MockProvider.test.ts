@@ -499,6 +499,7 @@ describe("the mock provider answers with thinking first (think)", () => {
         reads += 1
       }
       expect(seen).not.toContain("text_delta")
+      const early = (yield* mock.requests).log[0]!.sent!
       for (;;) {
         const read = yield* Effect.promise(() => reader.read())
         if (read.done) break
@@ -508,5 +509,9 @@ describe("the mock provider answers with thinking first (think)", () => {
       // Fifteen pieces, each written on its own (a busy reader may take two at once).
       expect(reads).toBeGreaterThan(3)
       expect(events(seen).at(-1).type).toBe("message_stop")
+      // What was written, counted as it was written: part of the body at the first thinking piece, all of it at the end.
+      expect(early).toBeGreaterThan(0)
+      expect(early).toBeLessThan(Buffer.byteLength(seen))
+      expect((yield* mock.requests).log[0]!.sent).toBe(Buffer.byteLength(seen))
     }))
 })

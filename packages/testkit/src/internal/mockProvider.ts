@@ -65,7 +65,8 @@ export interface Request {
   readonly headers?: Readonly<Record<string, string | ReadonlyArray<string> | undefined>>
   /**
    * For `huge-error` and `endless-line`: the bytes of body the client took before it went away
-   * (written to its socket; the kernel's buffers between hold at most a few MiB of them).
+   * (written to its socket; the kernel's buffers between hold at most a few MiB of them). For a
+   * `think` streamed with a `pause`: the bytes written so far, as they are written.
    */
   readonly sent?: number
 }
@@ -203,13 +204,24 @@ const send = (response: Http.ServerResponse, reply: Reply, end = true): Promise<
     resolve()
   })
 
-/** Writes a streamed reply's pieces `pause` milliseconds apart, stopping if the client goes away. */
-const trickle = async (response: Http.ServerResponse, reply: Reply, pause: number): Promise<void> => {
+/**
+ * Writes a streamed reply's pieces `pause` milliseconds apart, telling `took` the bytes written so
+ * far after each, and stops if the client goes away.
+ */
+const trickle = async (
+  response: Http.ServerResponse,
+  reply: Reply,
+  pause: number,
+  took: (bytes: number) => void
+): Promise<void> => {
   response.writeHead(reply.status, { ...reply.headers, "transfer-encoding": "chunked" })
+  let sent = 0
   for (const [i, piece] of reply.body.entries()) {
     if (i > 0) await new Promise((resolve) => setTimeout(resolve, pause))
     if (response.destroyed) return
     await new Promise<void>((resolve) => response.write(piece, () => resolve()))
+    sent += Buffer.byteLength(piece)
+    took(sent)
   }
   response.end()
 }
@@ -365,7 +377,9 @@ export const start = async (options: Options = {}, port = options.port ?? 0): Pr
         return write(response, dialect.answer(asked))
       case "think": {
         const reply = dressed((dialect.think ?? dialect.answer)(asked), asked)
-        return asked.stream && asked.pause !== undefined ? trickle(response, reply, asked.pause) : send(response, reply)
+        return asked.stream && asked.pause !== undefined
+          ? trickle(response, reply, asked.pause, took)
+          : send(response, reply)
       }
       case "reset":
         request.socket.resetAndDestroy()
