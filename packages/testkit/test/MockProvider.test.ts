@@ -468,10 +468,14 @@ describe("the mock provider answers with thinking first (think)", () => {
       expect(body.stop_reason).toBe("end_turn")
     }))
 
-  it.scopedLive("scripted, with its own thinking; the other vendors answer plainly", () =>
+  it.scopedLive("scripted over HTTP, with its own thinking; the other vendors answer plainly", () =>
     Effect.gen(function*() {
       const mock = yield* MockProvider.make({ text: "the answer is 42" })
-      yield* mock.script([{ fault: "think", thinking: "Six times seven." }])
+      const rules = [{ fault: "think", thinking: "Six times seven." }]
+      const scripted = yield* Effect.promise(() =>
+        fetch(`${mock.url}/_mock/script`, { method: "POST", body: JSON.stringify({ rules }) })
+      )
+      expect(scripted.status).toBe(200)
       const anthropic = events((yield* request(mock.url, calls.anthropic("m", true))).text)
       expect(anthropic.flatMap((e) => e.delta?.type === "thinking_delta" ? [e.delta.thinking] : []).join("")).toBe(
         "Six times seven."
