@@ -8,11 +8,14 @@ import * as MockProvider from "@fallback/testkit/MockProvider"
 
 export type Cli = "claude" | "codex" | "gemini" | "opencode"
 
-/** The faults a turn ends on by itself; `hang` and `stall` end only by a deadline (see kill.agents.ts). */
-export type Fault = Exclude<MockProvider.Fault, "hang" | "stall" | MockProvider.Malformed>
+/**
+ * The faults a turn ends on by itself; `hang` and `stall` end only by a deadline (see kill.agents.ts),
+ * and `think` (an answer that thinks first) is recorded for claude alone (see thinking.agents.ts).
+ */
+export type Fault = Exclude<MockProvider.Fault, "hang" | "stall" | "think" | MockProvider.Malformed>
 
 export const faults: ReadonlyArray<Fault> = MockProvider.faults.filter((fault): fault is Fault =>
-  fault !== "hang" && fault !== "stall" && !MockProvider.malformed.includes(fault)
+  fault !== "hang" && fault !== "stall" && fault !== "think" && !MockProvider.malformed.includes(fault)
 )
 
 type Judged = Failure.Kind | "answer"

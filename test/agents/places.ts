@@ -24,7 +24,7 @@ const models: Record<Cli, string> = {
 
 /** The model that makes the mock play a fault. */
 /** What a place plays: a fault of the mock, `retry` (scripted to fail once), or `killed` (hangs, to be killed from outside). */
-export type Play = Fault | "hang" | "stall" | "retry" | "killed"
+export type Play = Fault | "hang" | "stall" | "think" | "retry" | "killed"
 
 export const modelFor = (cli: Cli, play: Play): string =>
   play === "answer"

@@ -7,10 +7,13 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import type { Cli, Fault } from "./expected.js"
 
+/** What a recording plays: a fault of the table, or `think` (claude's answer that thinks first, in thinking.json). */
+export type Recorded = Fault | "think"
+
 export interface Recording extends CliOptions.Finished {
   readonly cli: Cli
   readonly version: string
-  readonly fault: Fault
+  readonly fault: Recorded
   readonly model: string
   readonly judged: string
   readonly ms: number
@@ -20,7 +23,8 @@ export const folder = path.resolve(import.meta.dirname, "../fixtures/agents")
 
 const repository = path.resolve(import.meta.dirname, "../..")
 
-export const file = (cli: Cli, fault: Fault): string => path.join(folder, cli, `${fault}.json`)
+export const file = (cli: Cli, fault: Recorded): string =>
+  path.join(folder, cli, `${fault === "think" ? "thinking" : fault}.json`)
 
 /** Writes a recording, with the run's folders turned into placeholders so it reads the same everywhere. */
 export const write = (recording: Recording, home: string): void => {
@@ -32,7 +36,7 @@ export const write = (recording: Recording, home: string): void => {
   fs.writeFileSync(file(recording.cli, recording.fault), text + "\n")
 }
 
-export const read = (cli: Cli, fault: Fault): Recording | undefined => {
+export const read = (cli: Cli, fault: Recorded): Recording | undefined => {
   try {
     return JSON.parse(fs.readFileSync(file(cli, fault), "utf8"))
   } catch {

@@ -1,9 +1,11 @@
 /**
  * Thinking is not silence: each backend's reading of its model's thinking (codex's reasoning
  * items, the HTTP providers' thinking and reasoning deltas), and a claude turn that thinks first,
- * read by claude's own stream parser and taken by the engine on the TestClock. The stream is test/fixtures/agents/claude/
- * thinking.made.json: made by hand in claude 2.1.332's stream-json format (no claude binary
- * here, and the mock sends no thinking), not recorded; its `at` says when each line is sent.
+ * read by claude's own stream parser and taken by the engine on the TestClock. The stream is
+ * test/fixtures/agents/claude/thinking.json: real claude 2.1.332, run with fallback's flags
+ * (`--include-partial-messages`) against the mock provider answering with thinking first
+ * (`fault-think`), recorded by test/agents/thinking.agents.ts. It ran in about a second; here its
+ * lines are played stretched: the thinking from 2 s to 42 s, the text at 45 s.
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Claude, Codex } from "@fallback/backends"
@@ -25,31 +27,62 @@ import { SseParser } from "../src/internal/httpSse.js"
 import { readEvents, type Wire } from "../src/internal/httpWire.js"
 import { folder, given, printing } from "./fakes.js"
 
-interface Made {
-  readonly at: ReadonlyArray<number>
+interface Recorded {
+  readonly version: string
+  readonly model: string
   readonly stdout: string
   readonly exitCode: number
   readonly signal: null
   readonly stderr: string
 }
 
-const made: Made = JSON.parse(
-  fs.readFileSync(
-    path.resolve(import.meta.dirname, "../../../test/fixtures/agents/claude/thinking.made.json"),
-    "utf8"
-  )
+const recorded: Recorded = JSON.parse(
+  fs.readFileSync(path.resolve(import.meta.dirname, "../../../test/fixtures/agents/claude/thinking.json"), "utf8")
 )
-const lines = made.stdout.trim().split("\n")
-const claude = new Place.Place({ cli: "claude", model: "claude-sonnet-4-5" })
+const lines = recorded.stdout.trim().split("\n")
+const answer = "Use a 30 s first-byte limit and count thinking as a sign of life."
+const claude = new Place.Place({ cli: "claude", model: recorded.model })
 const codex = new Place.Place({ cli: "codex", model: "gpt-5.5" })
 
-/** What the claude backend streams for the made run: each line's events at its time, then the judged result. */
-const played = (keep: (event: Backend.Event) => boolean) => {
-  const result = Either.getOrThrow(Claude.readOutcome(made, claude)).events.filter((event) => event._tag === "Result")
+const fields = (line: string): any => JSON.parse(line)
+const isThinkingPiece = (line: string) => fields(line).event?.delta?.type === "thinking_delta"
+
+/** A line that carries thinking: its pieces, its block's start and signature, claude's token count of it, the whole block. */
+const isThinking = (line: string): boolean => {
+  const { type, subtype, event, message } = fields(line)
+  return type === "stream_event"
+    ? ["thinking_delta", "signature_delta"].includes(event?.delta?.type) || event?.content_block?.type === "thinking"
+    : type === "system"
+    ? subtype === "thinking_tokens"
+    : type === "assistant" && message.content.every((block: any) => block.type === "thinking")
+}
+
+/**
+ * When each line is printed, in ms: the thinking pieces spread evenly from 2 s to 42 s, each other
+ * line with the piece before it (at 0 s before the first), and from the text's block on, 45 s.
+ */
+const at: ReadonlyArray<number> = (() => {
+  const pieces = lines.filter(isThinkingPiece).length
+  const text = lines.findIndex((line) => fields(line).event?.content_block?.type === "text")
+  let piece = -1
+  return lines.map((line, i) => {
+    if (i >= text) return 45_000
+    if (isThinkingPiece(line)) piece += 1
+    return piece < 0 ? 0 : 2_000 + Math.round((40_000 * piece) / Math.max(1, pieces - 1))
+  })
+})()
+
+/** What the claude backend streams for the recorded lines kept: each line's events at its time, then the judged result. */
+const played = (keep: (line: string) => boolean) => {
+  const kept = lines.flatMap((line, i) => keep(line) ? [[line, at[i]!] as const] : [])
+  const result = Either.getOrThrow(
+    Claude.readOutcome({ ...recorded, stdout: kept.map(([line]) => line).join("\n") }, claude)
+  )
+    .events.filter((event) => event._tag === "Result")
   const read = Claude.events()
-  const timed = lines.map((line, i) => [made.at[i]! - (made.at[i - 1] ?? 0), read(line)] as const)
+  const timed = kept.map(([line, when], i) => [when - (kept[i - 1]?.[1] ?? 0), read(line)] as const)
   return Stream.fromIterable(timed).pipe(
-    Stream.mapEffect(([wait, events]) => Effect.as(Effect.sleep(Duration.millis(wait)), events.filter(keep))),
+    Stream.mapEffect(([wait, events]) => Effect.as(Effect.sleep(Duration.millis(wait)), events)),
     Stream.flattenIterables,
     Stream.concat(Stream.fromIterable(result))
   )
@@ -65,7 +98,7 @@ const capabilities: Backend.Capabilities = {
   models: []
 }
 
-const world = (keep: (event: Backend.Event) => boolean) => {
+const world = (keep: (line: string) => boolean) => {
   const opened: Array<string> = []
   const backend = (cli: string, turn: () => Stream.Stream<Backend.Event>): Backend.Backend => ({
     cli,
@@ -85,48 +118,68 @@ const world = (keep: (event: Backend.Event) => boolean) => {
 }
 
 const all = () => true
-// What the stream gave before thinking was read: claude's thinking dropped.
-const noThinking = (event: Backend.Event) => event._tag !== "Thinking"
+const thoughtless = (line: string) => !isThinking(line)
 
-describe("a claude turn that thinks first (made stream, claude 2.1.332 stream-json)", () => {
+describe(`a claude turn that thinks first (recorded: real claude ${recorded.version} against the mock, fault-think)`, () => {
+  it("the recording is real claude's: thinking_delta pieces as stream_event lines, with thinking_tokens counts between, then the whole block", () => {
+    const kinds = lines.map((line) => {
+      const { type, subtype, event, message } = fields(line)
+      return type === "stream_event"
+        ? event.delta?.type ?? event.content_block?.type ?? event.type
+        : type === "system"
+        ? subtype
+        : type === "assistant"
+        ? `assistant ${message.content.map((block: any) => block.type).join(" ")}`
+        : type
+    })
+    const thinking = kinds.slice(kinds.indexOf("thinking"), kinds.indexOf("text"))
+    expect(thinking.filter((kind) => kind === "thinking_delta").length).toBeGreaterThan(1)
+    expect(thinking).toContain("thinking_tokens")
+    expect(thinking).toContain("signature_delta")
+    expect(thinking).toContain("assistant thinking")
+    expect(kinds.indexOf("text_delta")).toBeGreaterThan(kinds.lastIndexOf("thinking_delta"))
+    expect(at[lines.findIndex(isThinkingPiece)]).toBe(2_000)
+    expect(Math.max(...lines.flatMap((line, i) => isThinkingPiece(line) ? [at[i]!] : []))).toBe(42_000)
+    expect(at[kinds.indexOf("text_delta")]).toBe(45_000)
+  })
+
   it("claude's stream gives the thinking and the text piece by piece, each once", () => {
     const events = lines.flatMap(Claude.events())
+    const pieces = lines.filter(isThinkingPiece).length
+    const texts = lines.filter((line) => fields(line).event?.delta?.type === "text_delta").length
     expect(events.map((event) => event._tag)).toEqual([
       "SessionStarted",
-      ...Array(9).fill("Thinking"),
-      "Text",
-      "Text"
+      ...Array(pieces).fill("Thinking"),
+      ...Array(texts).fill("Text")
     ])
     const thought = events.flatMap((event) => event._tag === "Thinking" ? [event.text] : []).join("")
     expect(thought).toMatch(/^The user asks how long to wait for a first byte\. .* Answering now\.$/)
-    expect(Backend.textOf(events)).toBe("Use a 30 s first-byte limit and count thinking as a sign of life.")
+    expect(Backend.textOf(events)).toBe(answer)
   })
 
   it.scopedLive("the claude backend, running a real child that prints the stream, gives each piece once, then the result", () =>
     Effect.gen(function*() {
       const dir = folder()
-      const backend = Claude.make({ bin: printing(dir, "claude", { stdout: made.stdout }), cwd: dir })
+      const backend = Claude.make({ bin: printing(dir, "claude", { stdout: recorded.stdout }), cwd: dir })
       const session = yield* backend.open(claude, Option.none(), Settings.plain, {})
       const events = Chunk.toReadonlyArray(yield* Stream.runCollect(session.turn({ text: "how long?", history: [] })))
-      expect(events.map((event) => event._tag)).toEqual([
-        "SessionStarted",
-        ...Array(9).fill("Thinking"),
-        "Text",
-        "Text",
-        "Result"
-      ])
-      expect(Backend.textOf(events)).toBe("Use a 30 s first-byte limit and count thinking as a sign of life.")
+      const tags = events.map((event) => event._tag)
+      expect(tags.slice(0, 2)).toEqual(["SessionStarted", "Thinking"])
+      expect(tags.filter((tag) => tag === "Thinking")).toHaveLength(lines.filter(isThinkingPiece).length)
+      expect(tags.lastIndexOf("Thinking")).toBeLessThan(tags.indexOf("Text"))
+      expect(tags.at(-1)).toBe("Result")
+      expect(Backend.textOf(events)).toBe(answer)
       expect(given(dir).argv).toContain("--include-partial-messages")
     }))
 
   it("a claude that streamed no pieces gives its whole blocks, thinking and text", () => {
-    const whole = lines.filter((line) => !line.includes("\"type\":\"stream_event\""))
+    const whole = lines.filter((line) => fields(line).type !== "stream_event")
     expect(whole.flatMap(Claude.events()).map((event) => event._tag)).toEqual(["SessionStarted", "Thinking", "Text"])
   })
 
   for (const whole of [false, true]) {
     // The primary design's 30 s first byte (Agent.defaults): the thinking meets it, the text comes at 45 s.
-    it.scoped(`thinking for 45 s past the 30 s first byte, then answering, lands at claude${whole ? ", taken whole" : ", streamed"}`, () => {
+    it.scoped(`thinking from 2 s to 42 s, past the 30 s first byte, then answering at 45 s, lands at claude${whole ? ", taken whole" : ", streamed"}`, () => {
       const { layer, opened } = world(all)
       return Effect.gen(function*() {
         const agent = yield* Agent.make(claude)
@@ -139,20 +192,23 @@ describe("a claude turn that thinks first (made stream, claude 2.1.332 stream-js
         expect(fiber.unsafePoll()).toBe(null)
         yield* TestClock.adjust("30 seconds")
         const events = yield* Fiber.join(fiber)
-        expect(Backend.textOf(events)).toBe("Use a 30 s first-byte limit and count thinking as a sign of life.")
-        expect(events.filter((event) => event._tag === "Thinking")).toHaveLength(9)
+        expect(Backend.textOf(events)).toBe(answer)
+        expect(events.filter((event) => event._tag === "Thinking")).toHaveLength(lines.filter(isThinkingPiece).length)
         expect(events.some((event) => event._tag === "Moved")).toBe(false)
         expect(opened).toEqual(["claude"])
       }).pipe(Effect.provide(layer))
     })
   }
 
-  it.scoped("the same turn with its thinking unread is cut at 30 s and moved: what the parser's thinking prevents", () => {
-    const { layer, opened } = world(noThinking)
+  it.scoped("the same lines with the thinking lines taken out are cut at 30 s and moved: what the thinking prevents", () => {
+    const { layer, opened } = world(thoughtless)
     return Effect.gen(function*() {
       const agent = yield* Agent.make(claude)
       const fiber = yield* Effect.fork(agent.reply("how long?"))
-      yield* TestClock.adjust("60 seconds")
+      yield* TestClock.adjust("29 seconds")
+      expect(fiber.unsafePoll()).toBe(null)
+      expect(opened).toEqual(["claude"])
+      yield* TestClock.adjust("31 seconds")
       const events = yield* Fiber.join(fiber)
       expect(Backend.textOf(events)).toBe("from codex")
       expect(events[0]).toMatchObject({ _tag: "Moved", failure: { _tag: "Timeout", phase: "first-byte" } })
@@ -160,15 +216,13 @@ describe("a claude turn that thinks first (made stream, claude 2.1.332 stream-js
     }).pipe(Effect.provide(layer))
   })
 
-  it.scoped("thinking keeps the idle limit from running out: quiet 5 s at a time under a 6 s idle limit, it lands", () => {
+  it.scoped("thinking keeps the idle limit from running out: quiet 20 s at a time under a 25 s idle limit, it lands", () => {
     const { layer } = world(all)
     return Effect.gen(function*() {
-      const agent = yield* Agent.make(claude, undefined, { idle: Option.some(Duration.seconds(6)) })
+      const agent = yield* Agent.make(claude, undefined, { idle: Option.some(Duration.seconds(25)) })
       const fiber = yield* Effect.fork(Effect.map(Stream.runCollect(agent.turn("how long?")), Chunk.toReadonlyArray))
       yield* TestClock.adjust("60 seconds")
-      expect(Backend.textOf(yield* Fiber.join(fiber))).toBe(
-        "Use a 30 s first-byte limit and count thinking as a sign of life."
-      )
+      expect(Backend.textOf(yield* Fiber.join(fiber))).toBe(answer)
     }).pipe(Effect.provide(layer))
   })
 })

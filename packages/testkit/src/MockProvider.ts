@@ -40,6 +40,10 @@ import * as wire from "./internal/mockWire.js"
  * What a request is answered with.
  *
  * - `answer`: the model's answer (streamed when asked to stream).
+ * - `think`: the answer after a thinking block, as extended thinking answers (Anthropic: a
+ *   `thinking` block streamed as `thinking_delta` pieces and its `signature_delta`, or whole before
+ *   the text; the other vendors answer plainly); a rule's `thinking` is what it thinks, its `pause`
+ *   the milliseconds between the stream's pieces.
  * - `rate-limit`: 429 with `retry-after` and the vendor's rate-limit reset headers.
  * - `quota`: the vendor's quota or billing error, with reset headers `quotaReset` seconds ahead.
  * - `overloaded`: Anthropic 529, OpenAI and Gemini 503.

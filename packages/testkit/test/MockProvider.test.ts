@@ -411,3 +411,111 @@ describe("the mock provider answers with tool calls and JSON", () => {
       expect((yield* mock.requests).log[0]!.body).toBeUndefined()
     }))
 })
+
+describe("the mock provider answers with thinking first (think)", () => {
+  it.scopedLive("streamed on the Anthropic wire: a thinking block of thinking_delta pieces and its signature, then the text", () =>
+    Effect.gen(function*() {
+      const mock = yield* MockProvider.make({ text: "the answer is 42" })
+      const reply = yield* request(mock.url, calls.anthropic("claude-fault-think", true))
+      expect([reply.status, reply.headers.get("content-type")]).toEqual([200, "text/event-stream"])
+      const seen = events(reply.text)
+      const shape = seen.map((e) =>
+        e.type === "content_block_start"
+          ? `start ${e.index} ${e.content_block.type}`
+          : e.type === "content_block_delta"
+          ? `${e.index} ${e.delta.type}`
+          : e.type === "content_block_stop"
+          ? `stop ${e.index}`
+          : e.type
+      )
+      expect(shape).toEqual([
+        "message_start",
+        "start 0 thinking",
+        "ping",
+        "0 thinking_delta",
+        "0 thinking_delta",
+        "0 thinking_delta",
+        "0 signature_delta",
+        "stop 0",
+        "start 1 text",
+        "1 text_delta",
+        "1 text_delta",
+        "1 text_delta",
+        "stop 1",
+        "message_delta",
+        "message_stop"
+      ])
+      const thought = seen.flatMap((e) => e.delta?.type === "thinking_delta" ? [e.delta.thinking] : []).join("")
+      expect(thought).toBe("The user wants an answer. Weighing it first, then answering: the answer is 42")
+      expect(seen.flatMap((e) => e.delta?.type === "text_delta" ? [e.delta.text] : []).join("")).toBe(
+        "the answer is 42"
+      )
+      expect(seen.find((e) => e.delta?.type === "signature_delta").delta.signature.length).toBeGreaterThan(0)
+      expect((yield* mock.requests).byFault).toEqual({ think: 1 })
+    }))
+
+  it.scopedLive("whole on the Anthropic wire: a thinking content block before the text; chosen by key too", () =>
+    Effect.gen(function*() {
+      const mock = yield* MockProvider.make({ text: "the answer is 42" })
+      const byKey = { ...calls.anthropic("claude", false), headers: { "x-api-key": "key-fault-think" } }
+      const reply = yield* request(mock.url, byKey)
+      expect(reply.status).toBe(200)
+      const body = JSON.parse(reply.text)
+      expect(body.content.map((block: any) => block.type)).toEqual(["thinking", "text"])
+      expect(body.content[0].thinking).toContain("Weighing it first")
+      expect(body.content[0].signature.length).toBeGreaterThan(0)
+      expect(body.content[1].text).toBe("the answer is 42")
+      expect(body.stop_reason).toBe("end_turn")
+    }))
+
+  it.scopedLive("scripted over HTTP, with its own thinking; the other vendors answer plainly", () =>
+    Effect.gen(function*() {
+      const mock = yield* MockProvider.make({ text: "the answer is 42" })
+      const rules = [{ fault: "think", thinking: "Six times seven." }]
+      const scripted = yield* Effect.promise(() =>
+        fetch(`${mock.url}/_mock/script`, { method: "POST", body: JSON.stringify({ rules }) })
+      )
+      expect(scripted.status).toBe(200)
+      const anthropic = events((yield* request(mock.url, calls.anthropic("m", true))).text)
+      expect(anthropic.flatMap((e) => e.delta?.type === "thinking_delta" ? [e.delta.thinking] : []).join("")).toBe(
+        "Six times seven."
+      )
+      for (const vendor of ["chat", "responses", "gemini"] as const) {
+        for (const stream of [true, false]) {
+          const reply = yield* request(mock.url, calls[vendor]("m", stream))
+          expect(answerText(vendor, stream, reply.text)).toBe("the answer is 42")
+        }
+      }
+      expect((yield* mock.requests).byFault).toEqual({ think: 7 })
+    }))
+
+  it.scopedLive("a rule's pause sends the stream's pieces apart: the thinking arrives before the text is written", () =>
+    Effect.gen(function*() {
+      const mock = yield* MockProvider.make({ text: "the answer is 42" })
+      yield* mock.script([{ fault: "think", pause: 100 }])
+      const response = yield* Effect.promise(() => send(mock.url, calls.anthropic("m", true)))
+      const reader = response.body!.getReader()
+      const decoder = new TextDecoder()
+      let seen = ""
+      let reads = 0
+      while (!seen.includes("thinking_delta")) {
+        seen += decoder.decode((yield* Effect.promise(() => reader.read())).value)
+        reads += 1
+      }
+      expect(seen).not.toContain("text_delta")
+      const early = (yield* mock.requests).log[0]!.sent!
+      for (;;) {
+        const read = yield* Effect.promise(() => reader.read())
+        if (read.done) break
+        seen += decoder.decode(read.value)
+        reads += 1
+      }
+      // Fifteen pieces, each written on its own (a busy reader may take two at once).
+      expect(reads).toBeGreaterThan(3)
+      expect(events(seen).at(-1).type).toBe("message_stop")
+      // What was written, counted as it was written: part of the body at the first thinking piece, all of it at the end.
+      expect(early).toBeGreaterThan(0)
+      expect(early).toBeLessThan(Buffer.byteLength(seen))
+      expect((yield* mock.requests).log[0]!.sent).toBe(Buffer.byteLength(seen))
+    }))
+})

@@ -39,6 +39,7 @@ const longest = Duration.hours(24)
 
 const what: Readonly<Record<MockProvider.Fault, string>> = {
   answer: "the model's answer, streamed when asked to stream",
+  think: "the answer after a thinking block (Anthropic; the others answer plainly)",
   "rate-limit": "429 with retry-after and the vendor's reset headers",
   quota: "the vendor's quota or billing error",
   overloaded: "Anthropic 529, OpenAI and Gemini 503",
@@ -78,7 +79,8 @@ const description = [
   "Another process scripts it over HTTP:",
   "  POST /_mock/script    {\"rules\":[{\"fault\":\"rate-limit\",\"model\":M,\"key\":K,\"route\":R,\"times\":N,",
   "                        \"retryAfter\":S,\"text\":T}]}: every field but fault may be left out; a rule with",
-  "                        times is used up after N requests; the rules replace those scripted before",
+  "                        times is used up after N requests; the rules replace those scripted before;",
+  "                        a think rule may say what it thinks (\"thinking\") and the ms between pieces (\"pause\")",
   "  POST /_mock/reset     forget the rules and the requests seen",
   "  GET  /_mock/requests  the requests seen: total, byRoute, byModel, byKey, byFault, and each in order",
   "(route is one of anthropic, responses, chat, gemini, models.)",

@@ -1,6 +1,6 @@
 /**
  * Anthropic Messages as the mock provider speaks it: `POST /v1/messages`, plain or streamed, text
- * or a tool call, and errors as `{ type: "error", error: { type, message }, request_id }`.
+ * a tool call, or thinking then text, and errors as `{ type: "error", error: { type, message }, request_id }`.
  */
 import type { Asked, Call, Dialect, ErrorFault, Reply } from "./mockWire.js"
 import { badGateway, deltas, event, inSeconds, json, outputTokens, sse } from "./mockWire.js"
@@ -59,7 +59,7 @@ const errors: { readonly [F in ErrorFault]: (asked: Asked) => Reply } = {
     )
 }
 
-const start = (asked: Asked): ReadonlyArray<string> => [
+const messageStart = (asked: Asked): string =>
   event({
     type: "message_start",
     message: {
@@ -72,30 +72,25 @@ const start = (asked: Asked): ReadonlyArray<string> => [
       stop_sequence: null,
       usage: { input_tokens: asked.inputTokens, output_tokens: 1 }
     }
-  }, "message_start"),
-  event({ type: "content_block_start", index: 0, content_block: { type: "text", text: "" } }, "content_block_start"),
+  }, "message_start")
+
+const blockStart = (index: number, content_block: unknown): string =>
+  event({ type: "content_block_start", index, content_block }, "content_block_start")
+
+const blockDelta = (index: number, delta: unknown): string =>
+  event({ type: "content_block_delta", index, delta }, "content_block_delta")
+
+const blockStop = (index: number): string => event({ type: "content_block_stop", index }, "content_block_stop")
+
+const start = (asked: Asked): ReadonlyArray<string> => [
+  messageStart(asked),
+  blockStart(0, { type: "text", text: "" }),
   event({ type: "ping" }, "ping")
 ]
 
 const toolStart = (asked: Asked, call: Call): ReadonlyArray<string> => [
-  event({
-    type: "message_start",
-    message: {
-      id: `msg_${asked.id}`,
-      type: "message",
-      role: "assistant",
-      model: asked.model,
-      content: [],
-      stop_reason: null,
-      stop_sequence: null,
-      usage: { input_tokens: asked.inputTokens, output_tokens: 1 }
-    }
-  }, "message_start"),
-  event({
-    type: "content_block_start",
-    index: 0,
-    content_block: { type: "tool_use", id: `toolu_${asked.id}`, name: call.name, input: {} }
-  }, "content_block_start")
+  messageStart(asked),
+  blockStart(0, { type: "tool_use", id: `toolu_${asked.id}`, name: call.name, input: {} })
 ]
 
 /** An answer that calls a tool: a `tool_use` block, its input streamed as JSON pieces. */
@@ -104,13 +99,8 @@ const toolAnswer = (asked: Asked, call: Call): Reply => {
   return asked.stream
     ? sse([
       ...toolStart(asked, call),
-      ...deltas(input).map((partial_json) =>
-        event(
-          { type: "content_block_delta", index: 0, delta: { type: "input_json_delta", partial_json } },
-          "content_block_delta"
-        )
-      ),
-      event({ type: "content_block_stop", index: 0 }, "content_block_stop"),
+      ...deltas(input).map((partial_json) => blockDelta(0, { type: "input_json_delta", partial_json })),
+      blockStop(0),
       event({
         type: "message_delta",
         delta: { stop_reason: "tool_use", stop_sequence: null },
@@ -130,8 +120,51 @@ const toolAnswer = (asked: Asked, call: Call): Reply => {
     })
 }
 
-const delta = (text: string): string =>
-  event({ type: "content_block_delta", index: 0, delta: { type: "text_delta", text } }, "content_block_delta")
+const delta = (text: string, index = 0): string => blockDelta(index, { type: "text_delta", text })
+
+const ended = (text: string): ReadonlyArray<string> => [
+  event({
+    type: "message_delta",
+    delta: { stop_reason: "end_turn", stop_sequence: null },
+    usage: { output_tokens: outputTokens(text) }
+  }, "message_delta"),
+  event({ type: "message_stop" }, "message_stop")
+]
+
+/** What the API signs a thinking block with (opaque to clients): made up, as the block is. */
+const signature = (asked: Asked): string => Buffer.from(`mock thinking signature ${asked.id}`).toString("base64")
+
+/**
+ * An answer that thinks first, as extended thinking answers: a `thinking` block (streamed as
+ * `thinking_delta` pieces, then its `signature_delta`), then the text in the next block.
+ */
+const thinkAnswer = (asked: Asked): Reply =>
+  asked.stream
+    ? sse([
+      messageStart(asked),
+      blockStart(0, { type: "thinking", thinking: "", signature: "" }),
+      event({ type: "ping" }, "ping"),
+      ...deltas(asked.thinking).map((thinking) => blockDelta(0, { type: "thinking_delta", thinking })),
+      blockDelta(0, { type: "signature_delta", signature: signature(asked) }),
+      blockStop(0),
+      blockStart(1, { type: "text", text: "" }),
+      ...deltas(asked.text).map((text) => delta(text, 1)),
+      blockStop(1),
+      ...ended(asked.thinking + asked.text)
+    ])
+    : json(200, {
+      id: `msg_${asked.id}`,
+      type: "message",
+      role: "assistant",
+      model: asked.model,
+      content: [
+        { type: "thinking", thinking: asked.thinking, signature: signature(asked) },
+        { type: "text", text: asked.text }
+      ],
+      stop_reason: "end_turn",
+      stop_sequence: null,
+      usage: { input_tokens: asked.inputTokens, output_tokens: outputTokens(asked.thinking + asked.text) }
+    })
 
 /** @internal */
 export const anthropic: Dialect = {
@@ -141,14 +174,9 @@ export const anthropic: Dialect = {
       : asked.stream
       ? sse([
         ...start(asked),
-        ...deltas(asked.text).map(delta),
-        event({ type: "content_block_stop", index: 0 }, "content_block_stop"),
-        event({
-          type: "message_delta",
-          delta: { stop_reason: "end_turn", stop_sequence: null },
-          usage: { output_tokens: outputTokens(asked.text) }
-        }, "message_delta"),
-        event({ type: "message_stop" }, "message_stop")
+        ...deltas(asked.text).map((text) => delta(text)),
+        blockStop(0),
+        ...ended(asked.text)
       ])
       : json(200, {
         id: `msg_${asked.id}`,
@@ -160,6 +188,7 @@ export const anthropic: Dialect = {
         stop_sequence: null,
         usage: { input_tokens: asked.inputTokens, output_tokens: outputTokens(asked.text) }
       }),
+  think: (asked) => asked.call !== undefined ? toolAnswer(asked, asked.call) : thinkAnswer(asked),
   error: (fault, asked) => errors[fault](asked),
   opening: (asked) => sse([...start(asked), delta(deltas(asked.text)[0] ?? "")]),
   streamError: (asked) =>

@@ -32,6 +32,10 @@ export interface Rule {
    * for an object), else as the text.
    */
   readonly json?: unknown
+  /** What a `think` answer thinks before its text (a sentence about the text unless said). */
+  readonly thinking?: string | undefined
+  /** Milliseconds between the pieces of a streamed `think` answer (none unless said): a model seen thinking for a while. */
+  readonly pause?: number | undefined
 }
 
 /** @internal */
@@ -61,7 +65,8 @@ export interface Request {
   readonly headers?: Readonly<Record<string, string | ReadonlyArray<string> | undefined>>
   /**
    * For `huge-error` and `endless-line`: the bytes of body the client took before it went away
-   * (written to its socket; the kernel's buffers between hold at most a few MiB of them).
+   * (written to its socket; the kernel's buffers between hold at most a few MiB of them). For a
+   * `think` streamed with a `pause`: the bytes written so far, as they are written.
    */
   readonly sent?: number
 }
@@ -93,7 +98,7 @@ export interface Running {
 const host = "127.0.0.1"
 
 /** What a request is known by before its fault is picked. */
-type Seen = Omit<Asked, "retryAfter" | "quotaReset" | "text" | "id" | "headers" | "size">
+type Seen = Omit<Asked, "retryAfter" | "quotaReset" | "text" | "thinking" | "pause" | "id" | "headers" | "size">
 
 const dialects: { readonly [R in Route]: Dialect } = {
   anthropic,
@@ -198,6 +203,28 @@ const send = (response: Http.ServerResponse, reply: Reply, end = true): Promise<
     response.flushHeaders()
     resolve()
   })
+
+/**
+ * Writes a streamed reply's pieces `pause` milliseconds apart, telling `took` the bytes written so
+ * far after each, and stops if the client goes away.
+ */
+const trickle = async (
+  response: Http.ServerResponse,
+  reply: Reply,
+  pause: number,
+  took: (bytes: number) => void
+): Promise<void> => {
+  response.writeHead(reply.status, { ...reply.headers, "transfer-encoding": "chunked" })
+  let sent = 0
+  for (const [i, piece] of reply.body.entries()) {
+    if (i > 0) await new Promise((resolve) => setTimeout(resolve, pause))
+    if (response.destroyed) return
+    await new Promise<void>((resolve) => response.write(piece, () => resolve()))
+    sent += Buffer.byteLength(piece)
+    took(sent)
+  }
+  response.end()
+}
 
 const count = (book: Record<string, number>, name: string) => {
   book[name] = (book[name] ?? 0) + 1
@@ -306,14 +333,17 @@ export const start = async (options: Options = {}, port = options.port ?? 0): Pr
       ...(options.bodies === true ? { body, headers: { ...request.headers } } : {})
     }
     log.push(entry)
+    const answerText = rule?.json !== undefined
+      ? JSON.stringify(rule.json)
+      : rule?.text ?? options.text ?? `mock answer from ${model === "" ? "the mock provider" : model}`
     const asked: Asked = {
       ...base,
       id: `mock${sequence}`,
       retryAfter: rule?.retryAfter ?? options.retryAfter ?? 30,
       quotaReset: rule?.quotaReset ?? options.quotaReset ?? 3600,
-      text: rule?.json !== undefined
-        ? JSON.stringify(rule.json)
-        : rule?.text ?? options.text ?? `mock answer from ${model === "" ? "the mock provider" : model}`,
+      text: answerText,
+      thinking: rule?.thinking ?? `The user wants an answer. Weighing it first, then answering: ${answerText}`,
+      pause: rule?.pause,
       call: callOf(rule, body),
       headers: rule?.headers,
       size: rule?.size ?? 200 * 1024 * 1024
@@ -345,6 +375,12 @@ export const start = async (options: Options = {}, port = options.port ?? 0): Pr
     switch (fault) {
       case "answer":
         return write(response, dialect.answer(asked))
+      case "think": {
+        const reply = dressed((dialect.think ?? dialect.answer)(asked), asked)
+        return asked.stream && asked.pause !== undefined
+          ? trickle(response, reply, asked.pause, took)
+          : send(response, reply)
+      }
       case "reset":
         request.socket.resetAndDestroy()
         return

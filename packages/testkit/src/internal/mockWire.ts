@@ -6,6 +6,7 @@
 /** @internal */
 export const faults = [
   "answer",
+  "think",
   "rate-limit",
   "quota",
   "overloaded",
@@ -48,11 +49,12 @@ export type Malformed = typeof malformed[number]
 /** The faults answered with an HTTP error in the vendor's own shape. */
 export type ErrorFault = Exclude<
   Fault,
-  "answer" | "reset" | "refused" | "hang" | "stall" | "cut" | "stream-error" | Malformed
+  "answer" | "think" | "reset" | "refused" | "hang" | "stall" | "cut" | "stream-error" | Malformed
 >
 
 const unanswered: ReadonlySet<Fault> = new Set<Fault>([
   "answer",
+  "think",
   "reset",
   "refused",
   "hang",
@@ -84,6 +86,10 @@ export interface Asked {
   /** Seconds until a spent quota comes back, sent as the vendor's reset headers. */
   readonly quotaReset: number
   readonly text: string
+  /** What a `think` answer thinks before its text. */
+  readonly thinking: string
+  /** Milliseconds between the pieces of a streamed `think` answer. */
+  readonly pause?: number | undefined
   /** Headers set on the reply over the dialect's own; `null` leaves one out. */
   readonly headers?: Readonly<Record<string, string | null>> | undefined
   /** Bytes of body `huge-error` and `endless-line` send. */
@@ -108,6 +114,8 @@ export interface Reply {
 /** How a vendor speaks: its answers, its errors, and the pieces of a stream cut short. */
 export interface Dialect {
   readonly answer: (asked: Asked) => Reply
+  /** An answer that thinks first (a thinking block before the text); a dialect without one answers plainly. */
+  readonly think?: ((asked: Asked) => Reply) | undefined
   readonly error: (fault: ErrorFault, asked: Asked) => Reply
   /** A stream's opening pieces: sent before a cut or a stall. */
   readonly opening: (asked: Asked) => Reply
