@@ -4,6 +4,16 @@
  */
 
 /** @internal */
+export const malformed = [
+  "error-as-200",
+  "html-as-200",
+  "malformed-sse",
+  "invalid-json",
+  "huge-error",
+  "endless-line"
+] as const
+
+/** @internal */
 export const faults = [
   "answer",
   "think",
@@ -22,26 +32,11 @@ export const faults = [
   "stall",
   "cut",
   "stream-error",
-  "error-as-200",
-  "html-as-200",
-  "malformed-sse",
-  "invalid-json",
-  "huge-error",
-  "endless-line"
+  ...malformed
 ] as const
 
 /** @internal */
 export type Fault = typeof faults[number]
-
-/** @internal */
-export const malformed = [
-  "error-as-200",
-  "html-as-200",
-  "malformed-sse",
-  "invalid-json",
-  "huge-error",
-  "endless-line"
-] as const satisfies ReadonlyArray<Fault>
 
 /** @internal */
 export type Malformed = typeof malformed[number]
