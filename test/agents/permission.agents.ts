@@ -64,3 +64,29 @@ describe.concurrent.each(clis)("%s", (cli) => {
     240_000
   )
 })
+
+// As root, claude's own rule refuses bypassPermissions: a usage error, read as ArgumentsRefused (the
+// turn fails there, says what was refused, and is no outage to walk past), not as a failed place.
+describe("claude as root at full", () => {
+  it.live.skipIf(!asRoot)(
+    "is refused its arguments: ArgumentsRefused, quoting claude's own words",
+    () =>
+      Effect.gen(function*() {
+        const folder = path.join(home, "claude-root-full")
+        fs.mkdirSync(folder, { recursive: true })
+        const backend = backendFor("claude", { home: folder, url: mock.url, faults: [] }, () => {})
+        const failure = yield* Effect.scoped(Effect.gen(function*() {
+          const session = yield* backend.open(
+            placeFor("claude", "a", "answer"),
+            Option.some(accountFor("claude", "a", folder, mock.url)),
+            new Settings.Settings({ permission: "full" }),
+            {}
+          )
+          return yield* Stream.runCollect(session.turn({ text: "say hi", history: [] }))
+        })).pipe(Effect.flip)
+        expect(failure._tag).toBe("ArgumentsRefused")
+        expect(failure.message).toMatch(/cannot be used with root/)
+      }),
+    240_000
+  )
+})
