@@ -36,7 +36,8 @@ const until = async (ok: () => boolean, polls = 600) => {
 /**
  * A fake claude (the CLI gets only the environment a turn gives it, so its mode is written in):
  * prints its session, records its pid and its grandchild's, then hangs, hangs ignoring SIGTERM, or
- * answers and exits leaving the grandchild holding its stdout.
+ * answers and exits leaving the grandchild holding its stdout; `lingers …` answers (or, `lingers
+ * failing`, prints a 429 result) and then stays running, as `stubborn`, or as `holder` without exiting.
  */
 const fakeClaude = (dir: string, mode: string) => {
   const file = join(dir, "claude")
@@ -46,31 +47,33 @@ const fakeClaude = (dir: string, mode: string) => {
 const { spawn } = require("node:child_process"), fs = require("node:fs"), path = require("node:path")
 const dir = ${JSON.stringify(dir)}, mode = ${JSON.stringify(mode)}
 const out = (event) => process.stdout.write(JSON.stringify(event) + "\\n")
+const lingers = mode.startsWith("lingers")
 out({ type: "system", subtype: "init", session_id: "s-1" })
 const grandchild = spawn(process.execPath, ["-e", "process.on('SIGTERM', () => {}); setInterval(() => {}, 1000)"], {
-  stdio: mode === "holder" ? ["ignore", "inherit", "inherit"] : "ignore"
+  stdio: mode.endsWith("holder") ? ["ignore", "inherit", "inherit"] : "ignore"
 })
 if (mode === "holder") grandchild.unref()
-if (mode === "stubborn") process.on("SIGTERM", () => {})
+if (mode.endsWith("stubborn")) process.on("SIGTERM", () => {})
 fs.writeFileSync(path.join(dir, "pids.tmp"), JSON.stringify({ cli: process.pid, grandchild: grandchild.pid }))
 fs.renameSync(path.join(dir, "pids.tmp"), path.join(dir, "pids"))
-if (mode === "holder") {
+if (mode === "lingers failing") {
+  out({ type: "result", subtype: "success", is_error: true, api_error_status: 429, result: "Rate limited", session_id: "s-1" })
+} else if (mode === "holder" || lingers) {
   out({ type: "assistant", message: { content: [{ type: "text", text: "done" }] } })
   out({ type: "result", subtype: "success", is_error: false, result: "done", session_id: "s-1", usage: { input_tokens: 1, output_tokens: 1 } })
-} else {
-  setInterval(() => {}, 1000)
 }
+if (mode !== "holder") setInterval(() => {}, 1000)
 `,
     { mode: 0o755 }
   )
   return file
 }
 
-const start = (mode: string) => {
+const start = (mode: string, flags: ReadonlyArray<string> = []) => {
   const dir = mkdtempSync(join(tmpdir(), "fallback-hygiene-"))
   const config = join(dir, "config.json")
   writeFileSync(config, JSON.stringify({ clis: { claude: { bin: fakeClaude(dir, mode) } } }))
-  const child = spawn(bin, ["run", "claude/claude-sonnet-4-5", "say hi"], {
+  const child = spawn(bin, ["run", ...flags, "claude/claude-sonnet-4-5", "say hi"], {
     env: { PATH: process.env.PATH ?? "", HOME: dir, FALLBACK_CONFIG: config },
     stdio: ["ignore", "pipe", "pipe"]
   })
@@ -132,6 +135,40 @@ describe("no process left behind", () => {
       try {
         const ended = await run.closed
         expect({ ...ended, out: run.output().out }).toEqual({ code: 0, signal: null, out: "done\n" })
+        expect(await until(() => !alive(cli) && !alive(grandchild) && !alive(-cli))).toBe(true)
+      } finally {
+        cleanUp([cli, grandchild])
+      }
+    },
+    60_000
+  )
+
+  // issue 23: the turn's deadline is far off, so a run held by the lingering CLI would not end in time
+  it.each(["lingers", "lingers stubborn", "lingers holder"])(
+    "a CLI that answers and then stays running (%s): fallback exits 0 with the answer, nothing it started is left",
+    async (mode) => {
+      const run = start(mode, ["--deadline", "10m"])
+      const { cli, grandchild } = await run.pids()
+      try {
+        const ended = await run.closed
+        expect({ ...ended, out: run.output().out }).toEqual({ code: 0, signal: null, out: "done\n" })
+        expect(await until(() => !alive(cli) && !alive(grandchild) && !alive(-cli))).toBe(true)
+      } finally {
+        cleanUp([cli, grandchild])
+      }
+    },
+    60_000
+  )
+
+  it(
+    "a CLI that prints a failed result and then stays running is judged as before: the turn's limit ends it",
+    async () => {
+      const run = start("lingers failing", ["--deadline", "5s"])
+      const { cli, grandchild } = await run.pids()
+      try {
+        const ended = await run.closed
+        // 19 (Timeout), as before issue 23: only a result that says success lands a lingering CLI
+        expect({ ...ended, out: run.output().out }).toEqual({ code: 19, signal: null, out: "" })
         expect(await until(() => !alive(cli) && !alive(grandchild) && !alive(-cli))).toBe(true)
       } finally {
         cleanUp([cli, grandchild])

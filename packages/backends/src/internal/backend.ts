@@ -38,6 +38,8 @@ export interface Description {
   /** A reader of one run's stream that keeps what it has seen, used instead of `live` where given. */
   readonly reader?: () => (fields: Json.Fields) => ReadonlyArray<Backend.Event>
   readonly settled: (line: Child.Line) => boolean
+  /** Whether a stdout event is the CLI's last word on a turn (its result line), success or failure. */
+  readonly final: (fields: Json.Fields) => boolean
   readonly readOutcome: (finished: Cli.Finished, place: Place.Place) => Cli.Outcome
   readonly prepare?: (
     settings: Settings.Settings,
@@ -74,6 +76,15 @@ export const atRung = <A>(cli: string, rungs: Rungs<A>, rung: Settings.Permissio
   if (at === undefined) throw new Error(`${cli} cannot run at the permission rung ${rung}`)
   return at
 }
+
+/**
+ * How long a CLI whose result line says its turn succeeded has to exit by itself. After it, its
+ * whole process group is ended (an MCP server it started, a grandchild holding its stdout, a CLI
+ * that hangs on exit) and the turn lands with the answer it printed.
+ *
+ * @internal
+ */
+export const landingGrace = Duration.seconds(2)
 
 /** A resume that found no session: the turn is taken again in a fresh one. */
 class SessionLost {
@@ -194,16 +205,34 @@ export const make = (description: Description, options: Cli.Options): Backend.Ba
         const stderr = Child.keptLines()
         let named = false
         const read = description.reader?.() ?? description.live
+        // Set once the CLI's result said the turn succeeded and fallback ended the CLI after the grace.
+        let released = false
+        let releasing = false
+        const release = Effect.gen(function*() {
+          const exitedInTime = yield* Effect.timeout(child.ended, landingGrace).pipe(Effect.option)
+          if (exitedInTime._tag === "Some" || !(yield* child.running)) return
+          released = true
+          yield* child.stop
+        })
         const live = child.lines.pipe(
-          Stream.tap((line) =>
-            options.retries !== true && description.settled(line) ? Effect.forkIn(child.stop, scope) : Effect.void
-          ),
+          Stream.tap((line) => {
+            if (line.stream === "stderr") stderr.push(line.text)
+            else stdout.push(line.text)
+            if (options.retries !== true && description.settled(line)) return Effect.forkIn(child.stop, scope)
+            if (line.stream === "stderr") return Effect.void
+            const fields = Json.object(line.text)
+            if (fields === undefined || !description.final(fields)) return Effect.void
+            // Its result, judged as if it exited now: a success lands even if the CLI then lingers.
+            const says = description.readOutcome(
+              { exitCode: 0, signal: null, stdout: stdout.text(), stderr: stderr.text() },
+              place
+            )
+            if (releasing || Either.isLeft(says)) return Effect.void
+            releasing = true
+            return Effect.forkIn(release, scope)
+          }),
           Stream.mapConcat((line) => {
-            if (line.stream === "stderr") {
-              stderr.push(line.text)
-              return []
-            }
-            stdout.push(line.text)
+            if (line.stream === "stderr") return []
             const fields = Json.object(line.text)
             if (fields === undefined) return []
             return read(fields).filter((event) => {
@@ -217,7 +246,8 @@ export const make = (description: Description, options: Cli.Options): Backend.Ba
         )
         const judged = Stream.fromIterableEffect(Effect.flatMap(child.ended, (ended) => {
           const finished = {
-            ...ended,
+            // a CLI ended after its result said success is judged as the clean exit it owed
+            ...(released ? { exitCode: 0, signal: null } : ended),
             stdout: stdout.text(),
             stderr: stderr.text(),
             ...(logFolder === undefined || logMark === undefined ? {} : { log: Log.since(logFolder, logMark) })

@@ -66,6 +66,8 @@ export interface Child {
   readonly pid: number
   readonly lines: Stream.Stream<Line>
   readonly ended: Effect.Effect<Ended>
+  /** Whether the child itself has not exited yet (what it left in its group may still be there). */
+  readonly running: Effect.Effect<boolean>
   readonly stop: Effect.Effect<void>
 }
 
@@ -206,6 +208,7 @@ export const start = (spec: Spec, grace: Duration.Duration): Effect.Effect<Child
       stdout.on("data", out.push)
       stderr.on("data", err.push)
       let finished = false
+      let exited = false
       let pipes: ReturnType<typeof setTimeout> | undefined = undefined
       const finish = (exitCode: number | null, signal: NodeJS.Signals | null) => {
         if (finished) return
@@ -222,6 +225,7 @@ export const start = (spec: Spec, grace: Duration.Duration): Effect.Effect<Child
         }
       })
       child.once("exit", (exitCode, signal) => {
+        exited = true
         if (child.pid !== undefined) signalGroup(child.pid, "SIGKILL")
         // a process that left its group still holds the pipes: the turn ends without it
         pipes = setTimeout(() => {
@@ -238,6 +242,7 @@ export const start = (spec: Spec, grace: Duration.Duration): Effect.Effect<Child
           pid,
           lines: Mailbox.toStream(lines),
           ended: Deferred.await(ended),
+          running: Effect.sync(() => !exited),
           stop: Effect.suspend(() => {
             if (Effect.runSync(Deferred.isDone(ended))) return Effect.void
             signalGroup(pid, "SIGTERM")

@@ -264,6 +264,7 @@ export const description: Description = {
   live,
   reader,
   settled,
+  final: (fields) => fields.type === "result",
   readOutcome,
   noSession: /No conversation found/i,
   sessions: (env) =>

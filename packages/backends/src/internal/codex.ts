@@ -239,6 +239,7 @@ export const description = (options: Cli.Options & { readonly provider?: Provide
   ],
   live,
   settled,
+  final: (fields) => fields.type === "turn.completed" || fields.type === "turn.failed",
   readOutcome,
   noSession: /no rollout found/i,
   prepare: (_, env) =>

@@ -201,6 +201,7 @@ export const description = (options: Options): Description => ({
   ],
   live,
   settled,
+  final: (fields) => fields.type === "result",
   readOutcome,
   noSession: /Invalid session identifier/i,
   sessions: (env) => {

@@ -171,6 +171,8 @@ export const description = (options: Cli.Options & { readonly config?: object | 
   ],
   live,
   settled: () => false,
+  // the last step's end: a step that ends to call tools is followed by another
+  final: (fields) => fields.type === "step_finish" && Json.text(Json.field(fields, "part"), "reason") !== "tool-calls",
   readOutcome,
   noSession: /Session not found/i,
   prepare: (settings) => Effect.succeed({ OPENCODE_CONFIG_CONTENT: config(settings, options.config) })
