@@ -161,14 +161,14 @@ describe("no process left behind", () => {
   )
 
   it(
-    "a CLI that prints a failed result and then stays running is judged as before: the turn's limit ends it",
+    "a CLI that prints a failed result and then stays running: ended after the grace, the turn fails as its result says",
     async () => {
       const run = start("lingers failing", ["--deadline", "5s"])
       const { cli, grandchild } = await run.pids()
       try {
         const ended = await run.closed
-        // 19 (Timeout), as before issue 23: only a result that says success lands a lingering CLI
-        expect({ ...ended, out: run.output().out }).toEqual({ code: 19, signal: null, out: "" })
+        // 10 (RateLimited): the 429 its result names, not the turn's deadline (19, Timeout, before)
+        expect({ ...ended, out: run.output().out }).toEqual({ code: 10, signal: null, out: "" })
         expect(await until(() => !alive(cli) && !alive(grandchild) && !alive(-cli))).toBe(true)
       } finally {
         cleanUp([cli, grandchild])

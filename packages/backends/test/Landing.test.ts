@@ -197,8 +197,20 @@ describe("a CLI that lingers after its result", () => {
       expect(yield* allGone(pids)).toBe(true)
     }))
 
+  it.scoped("claude's result that says failure (a 429), then lingering: after the grace its group is ended and the turn fails as the result says", () =>
+    Effect.gen(function*() {
+      const { dir, turn } = yield* turnOf({ ...claude, lines: rateLimited }, "hang")
+      const fiber = yield* Effect.fork(Effect.flip(collected(turn)))
+      const pids = yield* pidsOf(dir)
+      let waited = 0
+      while ((yield* TestClock.sleeps()).length === 0 && waited++ < 1000) yield* pause(20)
+      yield* TestClock.adjust(landingGrace)
+      const failure = yield* Fiber.join(fiber)
+      expect(failure).toMatchObject({ _tag: "RateLimited" })
+      expect(yield* allGone(pids)).toBe(true)
+    }))
+
   const unlanded: ReadonlyArray<readonly [string, Case]> = [
-    ["claude's result that says failure (a 429)", { ...claude, lines: rateLimited }],
     ["opencode's step that ends to call tools", { ...others[2]!, lines: others[2]!.lines.slice(0, 2) }]
   ]
   it.scoped.each(unlanded)(

@@ -78,9 +78,10 @@ export const atRung = <A>(cli: string, rungs: Rungs<A>, rung: Settings.Permissio
 }
 
 /**
- * How long a CLI whose result line says its turn succeeded has to exit by itself. After it, its
- * whole process group is ended (an MCP server it started, a grandchild holding its stdout, a CLI
- * that hangs on exit) and the turn lands with the answer it printed.
+ * How long a CLI that has printed its result line has to exit by itself. After it, its whole
+ * process group is ended (an MCP server it started, a grandchild holding its stdout, a CLI that
+ * hangs on exit) and the turn is judged by that result: a success lands with the answer it printed,
+ * a failure is the kind its result names.
  *
  * @internal
  */
@@ -205,15 +206,17 @@ export const make = (description: Description, options: Cli.Options): Backend.Ba
         const stderr = Child.keptLines()
         let named = false
         const read = description.reader?.() ?? description.live
-        // Set once the CLI's result said the turn succeeded and fallback ended the CLI after the grace.
-        let released = false
+        // The exit status the CLI owed (0 after a result that says success, 1 after one that says
+        // failure), set once fallback ended it after the grace.
+        let released: number | undefined
         let releasing = false
-        const release = Effect.gen(function*() {
-          const exitedInTime = yield* Effect.timeout(child.ended, landingGrace).pipe(Effect.option)
-          if (exitedInTime._tag === "Some" || !(yield* child.running)) return
-          released = true
-          yield* child.stop
-        })
+        const release = (owed: number) =>
+          Effect.gen(function*() {
+            const exitedInTime = yield* Effect.timeout(child.ended, landingGrace).pipe(Effect.option)
+            if (exitedInTime._tag === "Some" || !(yield* child.running)) return
+            released = owed
+            yield* child.stop
+          })
         const live = child.lines.pipe(
           Stream.tap((line) => {
             if (line.stream === "stderr") stderr.push(line.text)
@@ -222,14 +225,14 @@ export const make = (description: Description, options: Cli.Options): Backend.Ba
             if (line.stream === "stderr") return Effect.void
             const fields = Json.object(line.text)
             if (fields === undefined || !description.final(fields)) return Effect.void
-            // Its result, judged as if it exited now: a success lands even if the CLI then lingers.
+            // Its result, judged as if it exited now: what it says stands even if the CLI then lingers.
             const says = description.readOutcome(
               { exitCode: 0, signal: null, stdout: stdout.text(), stderr: stderr.text() },
               place
             )
-            if (releasing || Either.isLeft(says)) return Effect.void
+            if (releasing) return Effect.void
             releasing = true
-            return Effect.forkIn(release, scope)
+            return Effect.forkIn(release(Either.isLeft(says) ? 1 : 0), scope)
           }),
           Stream.mapConcat((line) => {
             if (line.stream === "stderr") return []
@@ -246,8 +249,8 @@ export const make = (description: Description, options: Cli.Options): Backend.Ba
         )
         const judged = Stream.fromIterableEffect(Effect.flatMap(child.ended, (ended) => {
           const finished = {
-            // a CLI ended after its result said success is judged as the clean exit it owed
-            ...(released ? { exitCode: 0, signal: null } : ended),
+            // a CLI ended after its result is judged as the exit it owed
+            ...(released === undefined ? ended : { exitCode: released, signal: null }),
             stdout: stdout.text(),
             stderr: stderr.text(),
             ...(logFolder === undefined || logMark === undefined ? {} : { log: Log.since(logFolder, logMark) })
