@@ -76,6 +76,22 @@ describe("Secret", () => {
     }
   })
 
+  it("a key first seen as a line of a prompt, then held as a key, is masked in base64 too", () => {
+    const key = "PromptLineKey-7Hq2Vw9xZ3"
+    Secret.holdPrompt(`please check\n${key}\nthanks`)
+    Secret.hold(key)
+    const echoed = Buffer.from(`user:${key}`).toString("base64")
+    expect(Secret.mask(`the proxy echoed ${echoed} back`)).not.toContain(echoed.slice(8, 24))
+  })
+
+  it("a short held value that JSON writes bare (digits, true) is masked only as a whole value", () => {
+    Secret.hold("4821")
+    Secret.hold("true")
+    expect(Secret.mask(`{"attempts":4821,"streamed":true}`)).toBe(`{"attempts":4821,"streamed":true}`)
+    expect(Secret.mask(`{"key":"4821"}`)).toBe(`{"key":"***"}`)
+    expect(Secret.mask("PIN=4821")).toBe("PIN=***")
+  })
+
   it("masks a held key cut by a line break (\\n, \\r\\n, a wrapped and indented echo)", () => {
     const key = "canary-split-0123456789abcdef"
     Secret.hold(key)

@@ -38,8 +38,8 @@ const shapes: ReadonlyArray<readonly [RegExp, string]> = [
  * wherever they appear, whatever their shape, with what a provider may echo of them: their base64
  * and base64url forms, and the value cut by a line break. A value shorter than {@link shortest}
  * is masked where it stands as a whole word (no letter, digit, `_` or `-` touches it), so an
- * ordinary word that merely holds it is left alone; one of one or two characters only where it is
- * a whole value (the whole text, a quoted string, what follows `=`): as a bare word or a JSON
+ * ordinary word that merely holds it is left alone; one of one or two characters, and a short one
+ * JSON writes bare (digits, `true`, `false`, `null`), only where it is a whole value (the whole text, a quoted string, what follows `=`): as a bare word or a JSON
  * number it would hide ordinary words and digits and break the command's JSON lines.
  */
 const held = new Set<string>()
@@ -75,17 +75,35 @@ const utf8Length = (text: string): number => {
   return bytes
 }
 
+/** The held values whose base64 forms are held too (a value first held as a prompt line is not). */
+const encodedFor = new Set<string>()
+/** Whether `held` changed since `longestFirst`, `whole` and `tiny` were built from it. */
+let stale = false
+
 const remember = (value: string, encoded: boolean): void => {
   const trimmed = value.trim()
-  if (trimmed.length === 0 || held.has(trimmed)) return
+  if (trimmed.length === 0) return
+  const encode = encoded && trimmed.length >= shortest && !encodedFor.has(trimmed)
+  if (held.has(trimmed) && !encode) return
   held.add(trimmed)
-  if (encoded && trimmed.length >= shortest) { for (const form of encodings(trimmed)) held.add(form) }
+  if (encode) {
+    encodedFor.add(trimmed)
+    for (const form of encodings(trimmed)) held.add(form)
+  }
+  stale = true
+}
+
+/** A value JSON writes bare (a number, `true`, `false`, `null`): masked only as a whole value. */
+const literal = (form: string) => /^(?:\d+|true|false|null)$/.test(form)
+
+const rebuild = (): void => {
+  stale = false
   const all = [...held]
   longestFirst = all.filter((form) => form.length >= shortest).sort((a, b) => b.length - a.length)
   const alternatives = (forms: Array<string>) => forms.sort((a, b) => b.length - a.length).map(escaped).join("|")
-  const short = alternatives(all.filter((form) => form.length < shortest && form.length > 2))
+  const short = alternatives(all.filter((form) => form.length < shortest && form.length > 2 && !literal(form)))
   whole = short === "" ? undefined : new RegExp(`(?<![A-Za-z0-9_-])(?:${short})(?![A-Za-z0-9_-])`, "g")
-  const shorter = alternatives(all.filter((form) => form.length <= 2))
+  const shorter = alternatives(all.filter((form) => form.length <= 2 || (form.length < shortest && literal(form))))
   tiny = shorter === ""
     ? undefined
     : new RegExp(`^\\s*(?:${shorter})\\s*$|(["'])(?:${shorter})\\1|(=\\s*)(?:${shorter})(?=$|[\\s&;,"'])`, "g")
@@ -146,6 +164,7 @@ const acrossLines = (text: string): string => {
  * @internal
  */
 export const redact = (text: string): string => {
+  if (stale) rebuild()
   let out = text
   for (const value of longestFirst) {
     if (out.includes(value)) out = out.split(value).join(mask)
