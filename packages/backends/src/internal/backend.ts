@@ -206,51 +206,48 @@ export const make = (description: Description, options: Cli.Options): Backend.Ba
         const stderr = Child.keptLines()
         let named = false
         const read = description.reader?.() ?? description.live
-        // The exit status the CLI owed (0 after a result that says success, 1 after one that says
-        // failure), set once fallback ended it after the grace.
-        let released: number | undefined
-        let releasing = false
-        const release = (owed: number) =>
-          Effect.gen(function*() {
-            const exitedInTime = yield* Effect.timeout(child.ended, landingGrace).pipe(Effect.option)
-            if (exitedInTime._tag === "Some" || !(yield* child.running)) return
-            released = owed
-            yield* child.stop
+        // The exit status the CLI owed, set once fallback ended it after the grace its result line
+        // gave it: 0 when what it printed reads as an answer, 1 when it reads as a failure.
+        let owedExit: number | undefined
+        let landing = false
+        const land = Effect.gen(function*() {
+          const exitedInTime = yield* Effect.timeout(child.ended, landingGrace).pipe(Effect.option)
+          if (exitedInTime._tag === "Some" || !(yield* child.running)) return
+          const says = description.readOutcome(
+            { exitCode: 0, signal: null, stdout: stdout.text(), stderr: stderr.text() },
+            place
+          )
+          owedExit = Either.isLeft(says) ? 1 : 0
+          yield* child.stop
+        })
+        const events = (fields: Json.Fields) =>
+          read(fields).filter((event) => {
+            if (event._tag !== "SessionStarted") return true
+            if (description.keepsFailed === false && event.sessionId !== current) return false
+            named = true
+            known(event.sessionId)
+            return true
           })
         const live = child.lines.pipe(
-          Stream.tap((line) => {
+          Stream.mapConcatEffect((line) => {
             if (line.stream === "stderr") stderr.push(line.text)
             else stdout.push(line.text)
-            if (options.retries !== true && description.settled(line)) return Effect.forkIn(child.stop, scope)
-            if (line.stream === "stderr") return Effect.void
+            if (options.retries !== true && description.settled(line)) {
+              return Effect.as(Effect.forkIn(child.stop, scope), [])
+            }
+            if (line.stream === "stderr") return Effect.succeed([])
             const fields = Json.object(line.text)
-            if (fields === undefined || !description.final(fields)) return Effect.void
-            // Its result, judged as if it exited now: what it says stands even if the CLI then lingers.
-            const says = description.readOutcome(
-              { exitCode: 0, signal: null, stdout: stdout.text(), stderr: stderr.text() },
-              place
-            )
-            if (releasing) return Effect.void
-            releasing = true
-            return Effect.forkIn(release(Either.isLeft(says) ? 1 : 0), scope)
-          }),
-          Stream.mapConcat((line) => {
-            if (line.stream === "stderr") return []
-            const fields = Json.object(line.text)
-            if (fields === undefined) return []
-            return read(fields).filter((event) => {
-              if (event._tag !== "SessionStarted") return true
-              if (description.keepsFailed === false && event.sessionId !== current) return false
-              named = true
-              known(event.sessionId)
-              return true
-            })
+            if (fields === undefined) return Effect.succeed([])
+            if (landing || !description.final(fields)) return Effect.succeed(events(fields))
+            // Its result line: what it says stands even if the CLI then lingers.
+            landing = true
+            return Effect.as(Effect.forkIn(land, scope), events(fields))
           })
         )
         const judged = Stream.fromIterableEffect(Effect.flatMap(child.ended, (ended) => {
           const finished = {
             // a CLI ended after its result is judged as the exit it owed
-            ...(released === undefined ? ended : { exitCode: released, signal: null }),
+            ...(owedExit === undefined ? ended : { exitCode: owedExit, signal: null }),
             stdout: stdout.text(),
             stderr: stderr.text(),
             ...(logFolder === undefined || logMark === undefined ? {} : { log: Log.since(logFolder, logMark) })
