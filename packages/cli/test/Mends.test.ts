@@ -81,6 +81,14 @@ describe("fallback doctor", () => {
         "✗ step             opencode/gpt-5 → opencode/openai/gpt-5: opencode names a model PROVIDER/MODEL, not gpt-5\n" +
           "    fix: write the place as opencode/PROVIDER/gpt-5 (`opencode models` lists them)"
       )
+      // an agent CLI's step is checked against its catalogue, as `point` checks it
+      yield* fs.writeFileString(
+        file,
+        JSON.stringify({ steps: { "claude/claude-opuss-5": { to: "claude/claude-opus-5" } } })
+      )
+      const typo = (yield* fallbackWith(env, file, "doctor")).out
+      expect(typo).toContain("claude has no model claude-opuss-5 (did you mean claude-opus-5")
+      expect(typo).toContain(`add "claude-opuss-5" to clis.claude.models in ${file}`)
     }).pipe(Effect.provide(NodeFileSystem.layer)))
 
   it.scoped("calls an account signed in only where the CLI's sign-in file is, unless a key stands in", () =>

@@ -14,6 +14,7 @@ import * as Schema from "effect/Schema"
 import { config, editing, json } from "./config.js"
 import { didYouMean } from "./nearest.js"
 import { plainAtOpencode } from "./outcome.js"
+import { servedAt } from "./served.js"
 import { signedIn, signInLine, signInOf } from "./signIn.js"
 
 /**
@@ -234,22 +235,17 @@ const accountChecks = (document: ConfigFile.Document) =>
     return checks
   })
 
-/** A place's models where they are known: an HTTP provider's `models` list. */
-// an agent CLI's catalogue of models plugs in here, once the backends give one
-const modelsOf = (document: ConfigFile.Document, cli: string): ReadonlyArray<string> | undefined => {
-  const listed = document.providers[cli]?.models?.map((model) => model.name)
-  return listed === undefined || listed.length === 0 ? undefined : listed
-}
-
 /** Each step, with the models its places name checked against what those places serve. */
 const stepChecks = (document: ConfigFile.Document, file: string): Array<Check> =>
   Object.entries(document.steps).map(([from, step]) => {
     const shown = step.to === undefined ? `${from} (tries again; no next place)` : `${from} → ${Place.format(step.to)}`
     const places = [Either.getOrThrow(Place.parse(from)), ...(step.to === undefined ? [] : [step.to])]
-    const unknown = places.flatMap((place) => {
-      const models = modelsOf(document, place.cli)
-      return models === undefined || models.includes(place.model) ? [] : [{ place, models }]
-    })
+    const unknown = places.flatMap((place) =>
+      Option.match(servedAt(document, place), {
+        onNone: () => [],
+        onSome: ({ addTo, models }) => models.includes(place.model) ? [] : [{ place, models, addTo }]
+      })
+    )
     const plain = places.find(plainAtOpencode)
     if (plain !== undefined) {
       return {
@@ -260,15 +256,16 @@ const stepChecks = (document: ConfigFile.Document, file: string): Array<Check> =
       }
     }
     if (unknown.length === 0) return { subject: "step", ok: true, detail: shown }
-    const { models, place } = unknown[0]!
+    const { addTo, models, place } = unknown[0]!
     return {
       subject: "step",
       ok: false,
       detail: `${shown}: ${place.cli} has no model ${place.model}${didYouMean(place.model, models)}; it serves ${
         models.join(", ")
       }`,
-      fix:
-        `write a model it serves in the step (fallback edit), or add { "name": "${place.model}" } to providers.${place.cli}.models in ${file}`
+      fix: `write a model it serves in the step (fallback edit), or add ${
+        addTo.startsWith("providers.") ? `{ "name": "${place.model}" }` : `"${place.model}"`
+      } to ${addTo} in ${file}`
     }
   })
 
