@@ -141,21 +141,19 @@ const answersWith = (
     Object.fromEntries(
       Object.entries(changes).map(([kind, change]) => {
         const was = answers[kind as keyof Answer.Table]
-        const cooldown = change.cooldown === undefined ? was.cooldown : Duration.seconds(change.cooldown)
+        // the preset's answer, with only what the config changes written over it
         return [
           kind,
           new Answer.Answer({
-            here: change.waits === undefined ? was.here : change.waits.map((s) => Duration.seconds(s)),
-            atLeast: change.atLeast === undefined ? was.atLeast : Duration.seconds(change.atLeast),
-            retryAfter: was.retryAfter,
+            ...was,
+            ...(change.waits === undefined ? {} : { here: change.waits.map((s) => Duration.seconds(s)) }),
+            ...(change.atLeast === undefined ? {} : { atLeast: Duration.seconds(change.atLeast) }),
+            ...(change.cooldown === undefined ? {} : { cooldown: Duration.seconds(change.cooldown) }),
             step: change.step ?? was.step,
             reopen: change.reopen ?? was.reopen,
             accounts: change.accounts ?? was.accounts,
             places: change.places ?? was.places,
-            ...(cooldown === undefined ? {} : { cooldown }),
-            ...(was.coolsOn === undefined ? {} : { coolsOn: was.coolsOn }),
-            once: change.once ?? was.once,
-            counts: was.counts
+            once: change.once ?? was.once
           })
         ]
       })
