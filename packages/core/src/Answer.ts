@@ -58,13 +58,15 @@ export type Table = { readonly [K in Failure.Kind]: Answer }
 export const remembered: Duration.Duration = Duration.hours(24)
 
 /**
- * The answer to a CLI refusing the arguments fallback gave it, in every preset: a failed turn,
- * never retried, never walked, and not counted against the place (nothing is wrong with it).
+ * The answer, in every preset, to what would fail the same way at every place: a history too long
+ * (only a `Compactor` sends it again), arguments the CLI refused, a prompt refused by content
+ * policy. Taken once, never retried, never walked, and not counted against the place (nothing is
+ * wrong with it).
  *
  * @since 0.1.0
  * @category constants
  */
-export const refusedArguments: Answer = new Answer({ once: true, counts: false })
+export const takenOnce: Answer = new Answer({ once: true, counts: false })
 
 /**
  * The primary design's answers.
@@ -99,10 +101,10 @@ export const primary: Table = (() => {
     ConnectionLost: new Answer({ here: [Duration.zero], reopen: true, step: true, accounts: true, places: true }),
     Killed: new Answer({ here: [Duration.seconds(1)], reopen: true, step: true, accounts: true, places: true }),
     NotInstalled: new Answer({ places: true }),
-    ContextTooLong: new Answer({ once: true, counts: false }),
-    ArgumentsRefused: refusedArguments,
+    ContextTooLong: takenOnce,
+    ArgumentsRefused: takenOnce,
     // "A prompt the model refused is the same refusal every time": taken once.
-    Refused: new Answer({ once: true, counts: false }),
+    Refused: takenOnce,
     Timeout: anythingElse,
     Unresponsive: anythingElse,
     Unknown: anythingElse

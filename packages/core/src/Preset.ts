@@ -62,9 +62,9 @@ const switches = new Answer.Answer({ places: true })
 // What no chain changes in any preset: a history too long, arguments the CLI refused, a prompt the
 // provider refused by its content policy are taken once and say nothing of the place's health.
 const takenOnce = {
-  ContextTooLong: Answer.primary.ContextTooLong,
-  ArgumentsRefused: Answer.refusedArguments,
-  Refused: Answer.primary.Refused
+  ContextTooLong: Answer.takenOnce,
+  ArgumentsRefused: Answer.takenOnce,
+  Refused: Answer.takenOnce
 }
 
 const everyKind = (answer: Answer.Answer): Answer.Table => ({
