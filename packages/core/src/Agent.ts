@@ -188,11 +188,9 @@ export const make: (
   function*(place, settings = Settings.plain, options = {}) {
     const origin = typeof place === "string" ? yield* Place.parse(place) : place
     // a Settings made without its schema (a cast, plain JavaScript) is held to the vocabulary too
-    if (settings.permission !== undefined && Either.isLeft(Settings.parsePermission(settings.permission))) {
-      return yield* new SettingsRefused({
-        place: Place.format(origin),
-        reason: new Settings.InvalidPermission({ word: String(settings.permission) }).message
-      })
+    const word = settings.permission === undefined ? undefined : Settings.parsePermission(settings.permission)
+    if (word !== undefined && Either.isLeft(word)) {
+      return yield* new SettingsRefused({ place: Place.format(origin), reason: word.left.message })
     }
     // A move is refused where the next backend cannot honour the settings; the first place is
     // held to the same rule here, so no setting is quietly ignored at the start either.
