@@ -174,6 +174,10 @@ describe("installed into a project outside the repository", () => {
       join(app, "package.json"),
       JSON.stringify({ name: "consumer", private: true, type: "module" }, null, 2)
     )
+    // an Effect 4 app first, as a new user has one; the tarballs are added to it
+    await sh(npm, ["install", "--no-audit", "--no-fund", "--prefer-offline", `effect@${installed("effect")}`], {
+      cwd: app
+    })
     const peers = new Set(libraries.flatMap(({ manifest }) => Object.keys(manifest.peerDependencies ?? {})))
     await sh(npm, [
       "install",
@@ -225,6 +229,23 @@ describe("installed into a project outside the repository", () => {
     const { stdout } = await sh(process.execPath, ["out/consumer.js"], { cwd: app, timeout: 2 * minute })
     assert.deepEqual(JSON.parse(stdout), { answer: "answered from the tarballs", at: "local/qwen3:8b", requests: 2 })
     await sh(process.execPath, ["out/modules.js"], { cwd: app, timeout: 2 * minute })
+  })
+
+  test("one copy of effect in the consumer's tree, the Effect 4 it started with", async () => {
+    const { stdout } = await sh(npm, ["ls", "effect", "--all", "--json"], { cwd: app })
+    const copies = new Set()
+    const walk = (node) => {
+      for (const [name, child] of Object.entries(node.dependencies ?? {})) {
+        if (name === "effect") copies.add(child.version)
+        walk(child)
+      }
+    }
+    walk(JSON.parse(stdout))
+    assert.deepEqual([...copies], [installed("effect")])
+    assert.match(installed("effect"), /^4\./)
+    const found = execFileSync("find", [join(app, "node_modules"), "-name", "package.json", "-path", "*/effect/package.json"])
+      .toString().trim().split("\n").filter((file) => JSON.parse(readFileSync(file, "utf8")).name === "effect")
+    assert.equal(found.length, 1, `effect is installed more than once:\n${found.join("\n")}`)
   })
 
   test("the example in each library's README runs", { timeout: 5 * minute }, async () => {
