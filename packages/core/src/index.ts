@@ -120,3 +120,10 @@ export * as Steps from "./Steps.js"
  * @since 0.1.0
  */
 export * as Telemetry from "./Telemetry.js"
+
+/**
+ * The one classifier: statuses, error bodies, headers and words to failure kinds, for every backend.
+ *
+ * @since 0.1.0
+ */
+export * as Classify from "./Classify.js"

@@ -1,13 +1,12 @@
-import { Failure } from "@fallback/core"
-import type { Place } from "@fallback/core"
 import * as DateTime from "effect/DateTime"
 import * as Duration from "effect/Duration"
 import * as Option from "effect/Option"
-import type * as Cli from "../Cli.js"
-import { hinted, spelled } from "./httpHeaders.js"
-import { brokenInstall, trappedSignal } from "./turned.js"
+import type * as Classify from "../Classify.js"
+import * as Failure from "../Failure.js"
+import type { Place } from "../Place.js"
+import { hinted, spelled, waitAsked } from "./waits.js"
 
-const unknown = (place: Place.Place, said: Failure.Said): Failure.Failure => new Failure.Unknown({ place, said })
+const unknown = (place: Place, said: Failure.Said): Failure.Failure => new Failure.Unknown({ place, said })
 
 // Each kind's words, where providers and the CLIs that wrap them write them: their prose, and the
 // vendors' error types and codes (`insufficient_quota`, `authentication_error`, …).
@@ -93,24 +92,6 @@ export const refusedArgument = (words: string): string | undefined => {
 }
 
 /**
- * What a backend reported when a turn failed, as the one classifier reads it.
- *
- * @internal
- */
-export interface Report {
-  /** The HTTP status, where one was reported. */
-  readonly status?: number | undefined
-  /** The words to read: the message, and any vendor type or code. */
-  readonly words: string
-  /** What the failure quotes. */
-  readonly said: string
-  /** The wait asked for (Retry-After), in millis. */
-  readonly retryAfter?: number | undefined
-  /** When a spent quota comes back, in epoch millis. */
-  readonly until?: number | undefined
-}
-
-/**
  * The kind a report names: words that refine any status first, then a status that decides by
  * itself, then the words in the table's order; none when nothing is known.
  *
@@ -124,17 +105,13 @@ export const kindOf = (status: number | undefined, words: string): Failure.Kind 
 }
 
 /**
- * The failure a report is, by the one table; `Unknown` saying it when the table names nothing.
- *
- * @internal
- */
-/**
  * A failure's fields here are made from a place the engine parsed and words `Failure.said` shaped,
  * so they are not checked again: checking them cost about a sixth of a failover.
  */
-const unchecked = { disableValidation: true } as const
+const unchecked = { disableChecks: true } as const
 
-export const judge = (report: Report, place: Place.Place): Failure.Failure => {
+/** @internal */
+export const judge = (report: Classify.Report, place: Place): Failure.Failure => {
   const said = Failure.said(report.said)
   const wait = hinted(
     report.retryAfter ?? (() => {
@@ -191,7 +168,7 @@ export const judge = (report: Report, place: Place.Place): Failure.Failure => {
  *
  * @internal
  */
-export const byWords = (message: string, place: Place.Place): Failure.Failure | undefined =>
+export const byWords = (message: string, place: Place): Failure.Failure | undefined =>
   kindOf(undefined, message) === undefined ? undefined : judge({ words: message, said: message }, place)
 
 /**
@@ -214,7 +191,7 @@ export const retryAfterIn = (message: string): number | undefined => {
 export const byStatus = (
   status: number,
   message: string,
-  place: Place.Place,
+  place: Place,
   retryAfter?: number
 ): Failure.Failure =>
   judge(
@@ -227,52 +204,15 @@ export const byStatus = (
  *
  * @internal
  */
-export const byMessage = (message: string, place: Place.Place): Failure.Failure =>
+export const byMessage = (message: string, place: Place): Failure.Failure =>
   judge({ words: message, said: message }, place)
-
-/**
- * How every CLI's failed turn ends when nothing it printed named the failure: a signal (or the
- * exit status of a trapped one) is Killed; a broken install is NotInstalled with the line that
- * installs it; the words of its error (`message`) name a kind; anything else is Unknown, saying
- * the CLI ended `without` what it should have printed.
- *
- * @internal
- */
-export const ended = (
-  finished: Cli.Finished,
-  place: Place.Place,
-  options: {
-    readonly install: string
-    readonly message: string
-    readonly without: string
-    /** Whether an exit status of 128 + a signal's number is read as that signal (not when a result was printed). */
-    readonly trapped?: boolean
-    /** Whether the install may be broken (not when the CLI printed a result). */
-    readonly mayBeBroken?: boolean
-    /** How the CLI's error words are read, when it writes a status into them. */
-    readonly read?: (message: string, place: Place.Place) => Failure.Failure
-  }
-): Failure.Failure => {
-  if (finished.signal !== null) return killed(finished.signal, place, `${place.cli} was killed by ${finished.signal}`)
-  const trapped = options.trapped === false ? undefined : trappedSignal(finished.exitCode)
-  if (trapped !== undefined) return killed(trapped, place, `${place.cli} exited ${finished.exitCode} on ${trapped}`)
-  if (options.mayBeBroken !== false && brokenInstall(finished)) {
-    return new Failure.NotInstalled({
-      place,
-      install: options.install,
-      said: Failure.said(tail(finished.stderr) || `${place.cli} would not start`)
-    })
-  }
-  if (options.message.length > 0) return (options.read ?? byMessage)(options.message, place)
-  return other(`${place.cli} ended (exit ${finished.exitCode}) without ${options.without}`, place)
-}
 
 /**
  * A process that died by a signal.
  *
  * @internal
  */
-export const killed = (signal: string, place: Place.Place, said: string): Failure.Failure =>
+export const killed = (signal: string, place: Place, said: string): Failure.Failure =>
   new Failure.Killed({ place, signal, said: Failure.said(said) })
 
 /**
@@ -280,7 +220,7 @@ export const killed = (signal: string, place: Place.Place, said: string): Failur
  *
  * @internal
  */
-export const other = (said: string, place: Place.Place): Failure.Failure => unknown(place, Failure.said(said))
+export const other = (said: string, place: Place): Failure.Failure => unknown(place, Failure.said(said))
 
 /**
  * The last few lines of a stream, for a failure to quote: the end is where a CLI says what broke.
@@ -307,4 +247,85 @@ export const quotaUntil = (headers: Readonly<Record<string, unknown>> | undefine
     return after === undefined ? [] : [after]
   })
   return resets.length === 0 ? undefined : Option.getOrUndefined(DateTime.make(date + Math.max(...resets)))
+}
+
+interface Said {
+  readonly type: string
+  readonly code: string
+  readonly message: string
+}
+
+const text = (value: unknown): string =>
+  typeof value === "string" ? value : typeof value === "number" ? String(value) : ""
+
+const record = (value: unknown): Record<string, unknown> =>
+  typeof value === "object" && value !== null ? value as Record<string, unknown> : {}
+
+/**
+ * The error a body carries in any of the shapes providers use: Anthropic's
+ * `{ type: "error", error: { type, message } }`, OpenAI's `{ error: { message, type, code } }`,
+ * Ollama's `{ error: "…" }`, vLLM's `{ object: "error", message, type, code }`; an HTML page or
+ * plain text is kept as its words.
+ */
+const saidIn = (body: string): Said => {
+  try {
+    const parsed = record(JSON.parse(body))
+    const error = parsed.error
+    if (typeof error === "string") return { type: "", code: "", message: error }
+    const inner = typeof error === "object" && error !== null ? record(error) : parsed
+    const details = record(inner.details)
+    return {
+      type: text(inner.type) === "error" ? "" : text(inner.type),
+      code: text(inner.code) || text(details.error_code) || text(inner.status),
+      message: text(inner.message)
+    }
+  } catch {
+    const words = body.replace(/<[^>]*>/g, " ").replace(/\s+/g, " ").trim()
+    return { type: "", code: "", message: words.slice(0, 300) }
+  }
+}
+
+/** The wait `retry-after-ms`, else `retry-after`, asks for, in millis. */
+const retryAfter = (headers: Classify.Refusal["headers"], now: number): number | undefined => {
+  const millis = headers["retry-after-ms"]
+  const asked = millis === undefined ? undefined : waitAsked("retry-after-ms", millis, now)
+  if (asked !== undefined) return asked
+  const value = headers["retry-after"]
+  return value === undefined ? undefined : waitAsked("retry-after", value, now)
+}
+
+/** The longest wait any rate-limit reset header asks for, in millis. */
+const latestReset = (headers: Classify.Refusal["headers"], now: number): number | undefined => {
+  const waits = Object.entries(headers).flatMap(([name, value]) => {
+    const lower = name.toLowerCase()
+    const wait = value === undefined || lower.startsWith("retry-after") ? undefined : waitAsked(lower, value, now)
+    return wait === undefined ? [] : [wait]
+  })
+  return waits.length === 0 ? undefined : Math.max(...waits)
+}
+
+/** @internal */
+export const longestRefusal = 64 * 1024
+
+/** @internal */
+export const classify = (refusal: Classify.Refusal, place: Place, now: number): Failure.Failure => {
+  const said = saidIn(refusal.body)
+  const status = refusal.status
+  // Both are waits of at most longestAsked from now: the quota's end comes from the reset headers first.
+  const wait = retryAfter(refusal.headers, now)
+  const reset = latestReset(refusal.headers, now)
+  return judge({
+    status,
+    words: `${said.type} ${said.code} ${said.message}`,
+    said: [
+      (status === undefined ? "in the stream" : String(status)) +
+      (refusal.cut === true ? ` (only the first ${longestRefusal / 1024} KiB of the body read)` : ""),
+      said.type || said.code,
+      said.message
+    ]
+      .filter((part) => part !== "")
+      .join(": "),
+    retryAfter: wait ?? reset,
+    until: reset === undefined ? (wait === undefined ? undefined : now + wait) : now + reset
+  }, place)
 }
