@@ -4,17 +4,7 @@
  * @since 0.1.0
  */
 import * as Effect from "effect/Effect"
-import * as Supervisor from "effect/Supervisor"
-
-class Started extends Supervisor.AbstractSupervisor<number> {
-  count = 0
-  get value() {
-    return Effect.sync(() => this.count)
-  }
-  override onStart() {
-    this.count += 1
-  }
-}
+import * as Metric from "effect/Metric"
 
 /**
  * Runs an effect and counts the fibers started while it ran (itself not included).
@@ -24,6 +14,13 @@ class Started extends Supervisor.AbstractSupervisor<number> {
  */
 export const started = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<number, E, R> =>
   Effect.suspend(() => {
-    const counted = new Started()
-    return Effect.map(Effect.supervised(effect, counted), () => counted.count)
+    let count = 0
+    // The runtime tells this service of every fiber made under it: the one running `effect` is not.
+    const counter: Metric.FiberRuntimeMetricsService = {
+      recordFiberStart: () => {
+        count += 1
+      },
+      recordFiberEnd: () => {}
+    }
+    return Effect.map(Effect.provideService(effect, Metric.FiberRuntimeMetrics, counter), () => count)
   })

@@ -170,12 +170,12 @@ export type Running = internal.Running
 export const start = (options?: Options): Promise<Running> => internal.start(options)
 
 /**
- * A running mock, as an Effect service.
+ * What a running mock offers an Effect program.
  *
  * @since 0.1.0
- * @category services
+ * @category models
  */
-export class MockProvider extends Context.Tag("@fallback/testkit/MockProvider")<MockProvider, {
+export interface Service {
   /** `http://127.0.0.1:PORT`, without a path. */
   readonly url: string
   /** A loopback URL where nothing listens: every connection is refused. */
@@ -187,14 +187,22 @@ export class MockProvider extends Context.Tag("@fallback/testkit/MockProvider")<
   /** Forgets the script and the counts. */
   readonly reset: Effect.Effect<void>
   /** Stops listening for a while: connections are refused, then it listens on the same port again. */
-  readonly refuse: (duration: Duration.DurationInput) => Effect.Effect<void>
-}>() {
+  readonly refuse: (duration: Duration.Input) => Effect.Effect<void>
+}
+
+/**
+ * A running mock, as an Effect service.
+ *
+ * @since 0.1.0
+ * @category services
+ */
+export class MockProvider extends Context.Service<MockProvider, Service>()("@fallback/testkit/MockProvider") {
   /**
    * A mock for the life of the layer.
    *
    * @since 0.1.0
    */
-  static readonly layer = (options?: Options): Layer.Layer<MockProvider> => Layer.scoped(MockProvider, make(options))
+  static readonly layer = (options?: Options): Layer.Layer<MockProvider> => Layer.effect(MockProvider, make(options))
 }
 
 /**
@@ -203,16 +211,15 @@ export class MockProvider extends Context.Tag("@fallback/testkit/MockProvider")<
  * @since 0.1.0
  * @category constructors
  */
-export const make = (options?: Options): Effect.Effect<MockProvider["Type"], never, Scope.Scope> =>
+export const make = (options?: Options): Effect.Effect<Service, never, Scope.Scope> =>
   Effect.map(
     Effect.acquireRelease(Effect.promise(() => internal.start(options)), (running) => Effect.promise(running.stop)),
-    (running) =>
-      MockProvider.of({
-        url: running.url,
-        refusedUrl: running.refusedUrl,
-        script: (rules) => Effect.sync(() => running.script(rules)),
-        requests: Effect.sync(running.requests),
-        reset: Effect.sync(running.reset),
-        refuse: (duration) => Effect.promise(() => running.refuse(Duration.toMillis(duration)))
-      })
+    (running): Service => ({
+      url: running.url,
+      refusedUrl: running.refusedUrl,
+      script: (rules) => Effect.sync(() => running.script(rules)),
+      requests: Effect.sync(running.requests),
+      reset: Effect.sync(running.reset),
+      refuse: (duration) => Effect.promise(() => running.refuse(Duration.toMillis(duration)))
+    })
   )

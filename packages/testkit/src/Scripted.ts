@@ -6,7 +6,6 @@
  * @since 0.1.0
  */
 import { Backend, Failure, Place, type Settings } from "@fallback/core"
-import * as Chunk from "effect/Chunk"
 import * as Context from "effect/Context"
 import * as Data from "effect/Data"
 import * as Duration from "effect/Duration"
@@ -74,8 +73,8 @@ export const hang: Outcome = Outcome.Hang()
  * @since 0.1.0
  * @category constructors
  */
-export const delay = (duration: Duration.DurationInput, then: Outcome): Outcome =>
-  Outcome.Delay({ duration: Duration.decode(duration), then })
+export const delay = (duration: Duration.Input, then: Outcome): Outcome =>
+  Outcome.Delay({ duration: Duration.fromInputUnsafe(duration), then })
 
 /**
  * Sends the session event, then each event after its wait, counted from the event before: a
@@ -86,11 +85,11 @@ export const delay = (duration: Duration.DurationInput, then: Outcome): Outcome 
  * @category constructors
  */
 export const timed = (
-  events: ReadonlyArray<readonly [Duration.DurationInput, Backend.Event]>,
+  events: ReadonlyArray<readonly [Duration.Input, Backend.Event]>,
   kind?: Failure.Kind
 ): Outcome =>
   Outcome.Timed({
-    events: events.map(([wait, event]) => [Duration.decode(wait), event] as const),
+    events: events.map(([wait, event]) => [Duration.fromInputUnsafe(wait), event] as const),
     failure: kind === undefined ? undefined : failures[kind]
   })
 
@@ -194,52 +193,67 @@ export interface Seen {
 }
 
 /**
- * The counts of a scripted backend.
+ * What a scripted backend tells a test.
  *
  * @since 0.1.0
- * @category services
+ * @category models
  */
-export class Scripted extends Context.Tag("@fallback/testkit/Scripted")<Scripted, {
+export interface Service {
   /** What a place saw so far. */
   readonly seen: (place: string) => Seen
   /** Every place that saw a request, in the order of their first. */
   readonly asked: () => ReadonlyArray<string>
   /** Requests over every place. */
   readonly requests: () => number
-}>() {
+}
+
+/**
+ * The counts of a scripted backend.
+ *
+ * @since 0.1.0
+ * @category services
+ */
+export class Scripted extends Context.Service<Scripted, Service>()("@fallback/testkit/Scripted") {
   /**
-   * The scripted backends (one per CLI named) and their counts.
+   * The scripted backends (one per CLI named) and their counts, fresh for each build.
    *
    * @since 0.1.0
    */
-  static readonly layer = (script: Script): Layer.Layer<Scripted | Backend.Backends> => {
-    const book = new Map<string, Counts>()
-    const asked: Array<string> = []
-    const of = (place: string): Counts => {
-      const found = book.get(place)
-      if (found !== undefined) return found
-      const made: Counts = { opens: 0, closes: 0, turns: 0, checks: 0, prompts: [], resumed: [], settings: [], at: [] }
-      book.set(place, made)
-      return made
-    }
-    const clis = new Set([
-      ...Object.keys(script.places).map((place) => place.slice(0, place.search(/[@/]/))),
-      ...Object.keys(script.capabilities ?? {}),
-      ...(script.clis ?? [])
-    ])
-    const backends = [...clis].map((cli) => backend(cli, script, of, asked))
-    return Layer.merge(
-      Backend.Backends.layer(backends),
-      Layer.succeed(
-        Scripted,
-        Scripted.of({
+  static readonly layer = (script: Script): Layer.Layer<Scripted | Backend.Backends> =>
+    Layer.unwrap(Effect.sync(() => {
+      const book = new Map<string, Counts>()
+      const asked: Array<string> = []
+      const of = (place: string): Counts => {
+        const found = book.get(place)
+        if (found !== undefined) return found
+        const made: Counts = {
+          opens: 0,
+          closes: 0,
+          turns: 0,
+          checks: 0,
+          prompts: [],
+          resumed: [],
+          settings: [],
+          at: []
+        }
+        book.set(place, made)
+        return made
+      }
+      const clis = new Set([
+        ...Object.keys(script.places).map((place) => place.slice(0, place.search(/[@/]/))),
+        ...Object.keys(script.capabilities ?? {}),
+        ...(script.clis ?? [])
+      ])
+      const backends = [...clis].map((cli) => backend(cli, script, of, asked))
+      return Layer.merge(
+        Backend.Backends.layer(backends),
+        Layer.succeed(Scripted, {
           seen: (place) => ({ ...of(place) }),
           asked: () => [...asked],
           requests: () => [...book.values()].reduce((sum, counts) => sum + counts.turns, 0)
         })
       )
-    )
-  }
+    }))
 }
 
 interface Counts {
@@ -320,11 +334,13 @@ const backend = (
 /** A turn played whole: its events once it ends, or a Timeout when it has not ended by `limits.by`. */
 const whole = (place: Place.Place, turn: Stream.Stream<Backend.Event, Failure.Failure>, limits: Backend.Limits) =>
   Effect.clockWith((clock) => {
-    const within = Duration.millis(Math.max(0, limits.by - clock.unsafeCurrentTimeMillis()))
-    return Effect.timeoutFail(Effect.map(Stream.runCollect(turn), Chunk.toReadonlyArray), {
+    const within = Duration.millis(Math.max(0, limits.by - clock.currentTimeMillisUnsafe()))
+    return Effect.timeoutOrElse(Stream.runCollect(turn), {
       duration: within,
-      onTimeout: () =>
-        new Failure.Timeout({ place, said: Failure.said("no first byte"), phase: "first-byte", after: within })
+      orElse: () =>
+        Effect.fail(
+          new Failure.Timeout({ place, said: Failure.said("no first byte"), phase: "first-byte", after: within })
+        )
     })
   })
 

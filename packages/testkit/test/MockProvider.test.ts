@@ -1,7 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Exit, Scope } from "effect"
 
-import { MockProvider } from "../src/index.js"
+import * as MockProvider from "../src/MockProvider.js"
 
 interface Call {
   readonly path: string
@@ -82,7 +82,7 @@ const causeCode = (error: unknown): string | undefined => (error as { cause?: { 
 describe("MockProvider", () => {
   for (const vendor of vendors) {
     for (const stream of [true, false]) {
-      it.scopedLive(`${vendor} answers${stream ? ", streamed" : ""}`, () =>
+      it.live(`${vendor} answers${stream ? ", streamed" : ""}`, () =>
         Effect.gen(function*() {
           const mock = yield* MockProvider.make({ text: "the answer is 42" })
           const reply = yield* request(mock.url, calls[vendor]("some-model", stream))
@@ -93,7 +93,7 @@ describe("MockProvider", () => {
     }
   }
 
-  it.scopedLive("Anthropic's stream ends with message_stop; Responses' with response.completed; Chat's with [DONE]", () =>
+  it.live("Anthropic's stream ends with message_stop; Responses' with response.completed; Chat's with [DONE]", () =>
     Effect.gen(function*() {
       const mock = yield* MockProvider.make()
       const anthropic = yield* request(mock.url, calls.anthropic("m", true))
@@ -155,7 +155,7 @@ describe("MockProvider", () => {
   ]
 
   for (const [fault, vendor, status, check] of errorShapes) {
-    it.scopedLive(`${fault} through ${vendor}: ${status} in the vendor's shape`, () =>
+    it.live(`${fault} through ${vendor}: ${status} in the vendor's shape`, () =>
       Effect.gen(function*() {
         const mock = yield* MockProvider.make()
         yield* mock.script([{ fault, retryAfter: 7 }])
@@ -165,7 +165,7 @@ describe("MockProvider", () => {
       }))
   }
 
-  it.scopedLive("bad-gateway is an HTML page whoever is asked", () =>
+  it.live("bad-gateway is an HTML page whoever is asked", () =>
     Effect.gen(function*() {
       const mock = yield* MockProvider.make()
       yield* mock.script([{ fault: "bad-gateway" }])
@@ -176,7 +176,7 @@ describe("MockProvider", () => {
       }
     }))
 
-  it.scopedLive("stream-error: the stream opens with 200, then carries the vendor's in-band error", () =>
+  it.live("stream-error: the stream opens with 200, then carries the vendor's in-band error", () =>
     Effect.gen(function*() {
       const mock = yield* MockProvider.make()
       yield* mock.script([{ fault: "stream-error" }])
@@ -192,36 +192,36 @@ describe("MockProvider", () => {
       expect(events(gemini.text).at(-1).error.status).toBe("UNAVAILABLE")
     }))
 
-  it.scopedLive("reset: the connection is reset without a reply", () =>
+  it.live("reset: the connection is reset without a reply", () =>
     Effect.gen(function*() {
       const mock = yield* MockProvider.make()
       const error = yield* Effect.flip(Effect.tryPromise(() => send(mock.url, calls.chat("gpt-fault-reset", false))))
-      expect(causeCode(error.error)).toBe("ECONNRESET")
+      expect(causeCode(error.cause)).toBe("ECONNRESET")
     }))
 
-  it.scopedLive("refused: refusedUrl refuses; a drawn refused stops the listener for downFor, then it listens again", () =>
+  it.live("refused: refusedUrl refuses; a drawn refused stops the listener for downFor, then it listens again", () =>
     Effect.gen(function*() {
       const mock = yield* MockProvider.make({ downFor: 300 })
       const refused = yield* Effect.flip(Effect.tryPromise(() => send(mock.refusedUrl, calls.chat("m", false))))
-      expect(causeCode(refused.error)).toBe("ECONNREFUSED")
+      expect(causeCode(refused.cause)).toBe("ECONNREFUSED")
       yield* Effect.flip(Effect.tryPromise(() => send(mock.url, calls.chat("m-fault-refused", false))))
       const next = yield* Effect.flip(Effect.tryPromise(() => send(mock.url, calls.chat("m", false))))
-      expect(causeCode(next.error)).toBe("ECONNREFUSED")
+      expect(causeCode(next.cause)).toBe("ECONNREFUSED")
       yield* Effect.sleep("500 millis")
       expect((yield* request(mock.url, calls.chat("m", false))).status).toBe(200)
     }))
 
-  it.scopedLive("hang: nothing arrives, not even headers", () =>
+  it.live("hang: nothing arrives, not even headers", () =>
     Effect.gen(function*() {
       const mock = yield* MockProvider.make()
       yield* mock.script([{ fault: "hang" }])
       const error = yield* Effect.flip(
         Effect.tryPromise(() => send(mock.url, calls.anthropic("m", true), AbortSignal.timeout(300)))
       )
-      expect((error.error as Error).name).toBe("TimeoutError")
+      expect((error.cause as Error).name).toBe("TimeoutError")
     }))
 
-  it.scopedLive("stall: the stream opens and sends a piece, then stops moving", () =>
+  it.live("stall: the stream opens and sends a piece, then stops moving", () =>
     Effect.gen(function*() {
       const mock = yield* MockProvider.make({ text: "one two three" })
       yield* mock.script([{ fault: "stall" }])
@@ -237,17 +237,17 @@ describe("MockProvider", () => {
       expect(more._tag).toBe("None")
     }))
 
-  it.scopedLive("cut: the body stops mid-stream with a closed socket", () =>
+  it.live("cut: the body stops mid-stream with a closed socket", () =>
     Effect.gen(function*() {
       const mock = yield* MockProvider.make()
       yield* mock.script([{ fault: "cut" }])
       const response = yield* Effect.promise(() => send(mock.url, calls.chat("m", true)))
       expect(response.status).toBe(200)
       const error = yield* Effect.flip(Effect.tryPromise(() => response.text()))
-      expect(causeCode(error.error)).toBe("UND_ERR_SOCKET")
+      expect(causeCode(error.cause)).toBe("UND_ERR_SOCKET")
     }))
 
-  it.scopedLive("faults are chosen by model name, by key, by script (used up after times), else answered", () =>
+  it.live("faults are chosen by model name, by key, by script (used up after times), else answered", () =>
     Effect.gen(function*() {
       const mock = yield* MockProvider.make()
       expect((yield* request(mock.url, calls.chat("gpt-5.5-fault-quota", false))).status).toBe(429)
@@ -263,7 +263,7 @@ describe("MockProvider", () => {
       expect((yield* request(mock.url, calls.chat("busy", false))).status).toBe(200)
     }))
 
-  it.scopedLive("a context window given for a model turns a longer prompt into context-too-long", () =>
+  it.live("a context window given for a model turns a longer prompt into context-too-long", () =>
     Effect.gen(function*() {
       const mock = yield* MockProvider.make({ contextWindows: { small: 10 } })
       const long = {
@@ -274,7 +274,7 @@ describe("MockProvider", () => {
       expect((yield* request(mock.url, calls.chat("small", false))).status).toBe(200)
     }))
 
-  it.scopedLive("counts requests per route, model, key and fault", () =>
+  it.live("counts requests per route, model, key and fault", () =>
     Effect.gen(function*() {
       const mock = yield* MockProvider.make()
       yield* request(mock.url, calls.anthropic("a", true))
@@ -290,7 +290,7 @@ describe("MockProvider", () => {
       expect((yield* mock.requests).total).toBe(0)
     }))
 
-  it.scopedLive("another process scripts it and reads its counts over HTTP", () =>
+  it.live("another process scripts it and reads its counts over HTTP", () =>
     Effect.gen(function*() {
       const mock = yield* MockProvider.make()
       const control = (path: string, body?: unknown) =>
@@ -312,14 +312,14 @@ describe("MockProvider", () => {
   it.live("closing the scope stops the server and ends a hanging request", () =>
     Effect.gen(function*() {
       const scope = yield* Scope.make()
-      const mock = yield* Scope.extend(MockProvider.make(), scope)
+      const mock = yield* Scope.provide(MockProvider.make(), scope)
       yield* mock.script([{ fault: "hang" }])
       const hanging = send(mock.url, calls.anthropic("m", true)).then(() => "answered", () => "ended")
       yield* Effect.sleep("50 millis")
       yield* Scope.close(scope, Exit.void)
       expect(yield* Effect.promise(() => hanging)).toBe("ended")
       const after = yield* Effect.flip(Effect.tryPromise(() => send(mock.url, calls.chat("m", false))))
-      expect(causeCode(after.error)).toBe("ECONNREFUSED")
+      expect(causeCode(after.cause)).toBe("ECONNREFUSED")
     }))
 
   it("plain Node: start, answer, stop; its lifetime bounds it", async () => {
@@ -364,7 +364,7 @@ describe("the mock provider answers with tool calls and JSON", () => {
 
   for (const vendor of ["anthropic", "chat", "responses"] as const) {
     for (const stream of [false, true]) {
-      it.scoped(`${vendor}${stream ? ", streamed" : ""}: a scripted tool call names the first tool offered`, () =>
+      it.effect(`${vendor}${stream ? ", streamed" : ""}: a scripted tool call names the first tool offered`, () =>
         Effect.gen(function*() {
           const mock = yield* MockProvider.make()
           yield* mock.script([{ fault: "answer", tool: { input: { city: "Oslo" } } }])
@@ -383,7 +383,7 @@ describe("the mock provider answers with tool calls and JSON", () => {
     }
   }
 
-  it.scoped("JSON asked of Anthropic through a forced tool comes as that tool's input; elsewhere as the text", () =>
+  it.effect("JSON asked of Anthropic through a forced tool comes as that tool's input; elsewhere as the text", () =>
     Effect.gen(function*() {
       const mock = yield* MockProvider.make({ bodies: true })
       const value = { city: "Oslo", degrees: 4 }
@@ -404,7 +404,7 @@ describe("the mock provider answers with tool calls and JSON", () => {
       expect((log[0]!.body as any).tool_choice).toEqual({ type: "tool", name: "Answer" })
     }))
 
-  it.scoped("request bodies are kept only when asked for", () =>
+  it.effect("request bodies are kept only when asked for", () =>
     Effect.gen(function*() {
       const mock = yield* MockProvider.make()
       yield* request(mock.url, calls.chat("m", false))
@@ -413,7 +413,7 @@ describe("the mock provider answers with tool calls and JSON", () => {
 })
 
 describe("the mock provider answers with thinking first (think)", () => {
-  it.scopedLive("streamed on the Anthropic wire: a thinking block of thinking_delta pieces and its signature, then the text", () =>
+  it.live("streamed on the Anthropic wire: a thinking block of thinking_delta pieces and its signature, then the text", () =>
     Effect.gen(function*() {
       const mock = yield* MockProvider.make({ text: "the answer is 42" })
       const reply = yield* request(mock.url, calls.anthropic("claude-fault-think", true))
@@ -454,7 +454,7 @@ describe("the mock provider answers with thinking first (think)", () => {
       expect((yield* mock.requests).byFault).toEqual({ think: 1 })
     }))
 
-  it.scopedLive("whole on the Anthropic wire: a thinking content block before the text; chosen by key too", () =>
+  it.live("whole on the Anthropic wire: a thinking content block before the text; chosen by key too", () =>
     Effect.gen(function*() {
       const mock = yield* MockProvider.make({ text: "the answer is 42" })
       const byKey = { ...calls.anthropic("claude", false), headers: { "x-api-key": "key-fault-think" } }
@@ -468,7 +468,7 @@ describe("the mock provider answers with thinking first (think)", () => {
       expect(body.stop_reason).toBe("end_turn")
     }))
 
-  it.scopedLive("scripted over HTTP, with its own thinking; the other vendors answer plainly", () =>
+  it.live("scripted over HTTP, with its own thinking; the other vendors answer plainly", () =>
     Effect.gen(function*() {
       const mock = yield* MockProvider.make({ text: "the answer is 42" })
       const rules = [{ fault: "think", thinking: "Six times seven." }]
@@ -489,7 +489,7 @@ describe("the mock provider answers with thinking first (think)", () => {
       expect((yield* mock.requests).byFault).toEqual({ think: 7 })
     }))
 
-  it.scopedLive("a rule's pause sends the stream's pieces apart: the thinking arrives before the text is written", () =>
+  it.live("a rule's pause sends the stream's pieces apart: the thinking arrives before the text is written", () =>
     Effect.gen(function*() {
       const mock = yield* MockProvider.make({ text: "the answer is 42" })
       yield* mock.script([{ fault: "think", pause: 100 }])

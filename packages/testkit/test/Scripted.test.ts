@@ -1,6 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Backend, Place, Settings } from "@fallback/core"
-import { Chunk, Effect, Exit, Fiber, Option, Stream, TestClock } from "effect"
+import { Effect, Exit, Fiber, Option, Stream } from "effect"
+import { TestClock } from "effect/testing"
 import { Scripted } from "../src/index.js"
 
 const place = Place.Place.make({ cli: "claude", account: "work", model: "opus" })
@@ -12,20 +13,20 @@ const turns = (outcomes: ReadonlyArray<Scripted.Outcome>, count: number) =>
     const session = yield* backend.open(place, Option.none(), Settings.plain, {})
     const exits = []
     for (let i = 0; i < count; i++) {
-      exits.push(yield* Effect.exit(Stream.runCollect(session.turn(prompt)).pipe(Effect.map(Chunk.map((e) => e._tag)))))
+      exits.push(yield* Effect.exit(Stream.runCollect(session.turn(prompt)).pipe(Effect.map((events) => events.map((e) => e._tag)))))
     }
     return exits
   }).pipe(Effect.provide(Scripted.Scripted.layer({ places: { "claude@work/opus": outcomes } })))
 
 describe("Scripted", () => {
-  it.scoped("plays each place's outcomes in order, repeating the last, and counts what it was asked", () =>
+  it.effect("plays each place's outcomes in order, repeating the last, and counts what it was asked", () =>
     Effect.gen(function*() {
       const exits = yield* turns([Scripted.fail("RateLimited"), Scripted.answer("hello")], 3)
       expect(exits.map((exit) => exit._tag)).toEqual(["Failure", "Success", "Success"])
-      expect(exits[1]).toEqual(Exit.succeed(Chunk.make("SessionStarted", "Text", "Result")))
+      expect(exits[1]).toEqual(Exit.succeed(["SessionStarted", "Text", "Result"]))
     }))
 
-  it.scoped("counts opens, closes, turns and prompts per place", () =>
+  it.effect("counts opens, closes, turns and prompts per place", () =>
     Effect.gen(function*() {
       const scripted = yield* Scripted.Scripted
       const backend = Option.getOrThrow((yield* Backend.Backends).get("claude"))
@@ -44,21 +45,21 @@ describe("Scripted", () => {
       expect(scripted.requests()).toBe(1)
     }).pipe(Effect.provide(Scripted.Scripted.layer({ places: {}, clis: ["claude"] }))))
 
-  it.scoped("dies after N pieces of content, delays on the clock, and hangs", () =>
+  it.effect("dies after N pieces of content, delays on the clock, and hangs", () =>
     Effect.gen(function*() {
       const [died] = yield* turns([Scripted.die(2, "ConnectionLost")], 1)
       expect(Exit.isFailure(died!)).toBe(true)
-      const fiber = yield* Effect.fork(turns([Scripted.delay("5 seconds", Scripted.answer("late"))], 1))
+      const fiber = yield* Effect.forkChild(turns([Scripted.delay("5 seconds", Scripted.answer("late"))], 1))
       yield* TestClock.adjust("4999 millis")
-      expect(fiber.unsafePoll()).toBe(null)
+      expect(fiber.pollUnsafe()).toBe(null)
       yield* TestClock.adjust("1 millis")
       expect((yield* Fiber.join(fiber))[0]!._tag).toBe("Success")
-      const hung = yield* Effect.fork(turns([Scripted.hang], 1))
+      const hung = yield* Effect.forkChild(turns([Scripted.hang], 1))
       yield* TestClock.adjust("1 hour")
-      expect(hung.unsafePoll()).toBe(null)
+      expect(hung.pollUnsafe()).toBe(null)
     }))
 
-  it.scoped("its health checks follow their script", () =>
+  it.effect("its health checks follow their script", () =>
     Effect.gen(function*() {
       const backend = Option.getOrThrow((yield* Backend.Backends).get("claude"))
       const results = yield* Effect.all([0, 1, 2].map(() => Effect.exit(backend.check!(place))))

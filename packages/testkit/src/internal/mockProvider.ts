@@ -8,35 +8,12 @@ import * as Net from "node:net"
 import { anthropic } from "./mockAnthropic.js"
 import { gemini } from "./mockGemini.js"
 import { chat, responses } from "./mockOpenAi.js"
-import type { Asked, Call, Dialect, Fault, Reply, Route } from "./mockWire.js"
+import { dressed, flood, half, overloadedPage, send, trickle } from "./mockReply.js"
+import { callOf, keyOf, named, parse, readBody, route, textLength } from "./mockRequest.js"
+import type { Asked, Dialect, Fault, Reply, Route, Rule } from "./mockWire.js"
 import { faults, isErrorFault, json, sse } from "./mockWire.js"
 
-/** @internal */
-export interface Rule {
-  readonly fault: Fault
-  readonly route?: Route | undefined
-  readonly model?: string | undefined
-  readonly key?: string | undefined
-  readonly times?: number | undefined
-  readonly retryAfter?: number | undefined
-  readonly quotaReset?: number | undefined
-  readonly text?: string | undefined
-  /** Headers set on the reply over the dialect's own (a rate limit's `retry-after`, say); `null` leaves one out. */
-  readonly headers?: Readonly<Record<string, string | null>> | undefined
-  /** Bytes of body `huge-error` and `endless-line` send (200 MiB unless said). */
-  readonly size?: number | undefined
-  /** Answer with a call to this tool (named, or the first the request offers) instead of text. */
-  readonly tool?: { readonly name?: string | undefined; readonly input: unknown } | undefined
-  /**
-   * Answer with this value as JSON: as a call to the tool a request forces (how Anthropic is asked
-   * for an object), else as the text.
-   */
-  readonly json?: unknown
-  /** What a `think` answer thinks before its text (a sentence about the text unless said). */
-  readonly thinking?: string | undefined
-  /** Milliseconds between the pieces of a streamed `think` answer (none unless said): a model seen thinking for a while. */
-  readonly pause?: number | undefined
-}
+export type { Rule } from "./mockWire.js"
 
 /** @internal */
 export interface Options {
@@ -107,123 +84,6 @@ const dialects: { readonly [R in Route]: Dialect } = {
   gemini,
   models: chat,
   other: chat
-}
-
-const byLength = [...faults].sort((a, b) => b.length - a.length)
-  .map((fault) => [fault, new RegExp(`fault-${fault}(?![a-z])`)] as const)
-
-/** The fault a name asks for: `fault-<name>` anywhere in it, not followed by a letter. */
-const named = (text: string): Fault | undefined =>
-  text.includes("fault-") ? byLength.find(([, pattern]) => pattern.test(text))?.[0] : undefined
-
-const route = (method: string, path: string): Route =>
-  method === "POST" && /^\/v1\/messages$/.test(path)
-    ? "anthropic"
-    : method === "POST" && /^(\/v1)?\/responses$/.test(path)
-    ? "responses"
-    : method === "POST" && /^(\/v1)?\/chat\/completions$/.test(path)
-    ? "chat"
-    : method === "POST" && /^\/v1(beta)?\/models\/[^/]+:(stream)?[gG]enerateContent$/.test(path)
-    ? "gemini"
-    : method === "GET" && /^(\/v1)?\/models$/.test(path)
-    ? "models"
-    : "other"
-
-const keyOf = (request: Http.IncomingMessage, url: URL): string => {
-  const header = (name: string) => {
-    const value = request.headers[name]
-    return Array.isArray(value) ? value[0] : value
-  }
-  return header("x-api-key") ?? header("x-goog-api-key") ?? url.searchParams.get("key") ??
-    header("authorization")?.replace(/^Bearer\s+/i, "") ?? ""
-}
-
-const textLength = (value: unknown): number =>
-  typeof value === "string"
-    ? value.length
-    : Array.isArray(value)
-    ? value.reduce((sum: number, item) => sum + textLength(item), 0)
-    : typeof value === "object" && value !== null
-    ? Object.entries(value).reduce((sum, [name, item]) => name === "model" ? sum : sum + textLength(item), 0)
-    : 0
-
-const field = (value: unknown, name: string): unknown =>
-  typeof value === "object" && value !== null ? (value as Record<string, unknown>)[name] : undefined
-
-/** The name of the tool a request forces (`tool_choice`), else of the first it offers, in any vendor's shape. */
-const toolNamed = (body: Record<string, unknown>, forced: boolean): string | undefined => {
-  const choice = body.tool_choice
-  const chosen = field(choice, "name") ?? field(field(choice, "function"), "name")
-  if (typeof chosen === "string") return chosen
-  if (forced) return undefined
-  const first = Array.isArray(body.tools) ? body.tools[0] : undefined
-  const name = field(first, "name") ?? field(field(first, "function"), "name")
-  return typeof name === "string" ? name : undefined
-}
-
-/** The tool call a rule asks the answer to make, if any. */
-const callOf = (rule: Rule | undefined, body: Record<string, unknown>): Call | undefined => {
-  if (rule?.tool !== undefined) {
-    return { name: rule.tool.name ?? toolNamed(body, false) ?? "tool", input: rule.tool.input }
-  }
-  if (rule?.json === undefined) return undefined
-  const forced = toolNamed(body, true)
-  return forced === undefined ? undefined : { name: forced, input: rule.json }
-}
-
-const readBody = (request: Http.IncomingMessage): Promise<string> =>
-  new Promise((resolve, reject) => {
-    const parts: Array<Buffer> = []
-    request.on("data", (part: Buffer) => parts.push(part))
-    request.on("end", () => resolve(Buffer.concat(parts).toString("utf8")))
-    request.on("error", reject)
-  })
-
-const parse = (text: string): Record<string, unknown> => {
-  try {
-    const value: unknown = JSON.parse(text)
-    return typeof value === "object" && value !== null ? value as Record<string, unknown> : {}
-  } catch {
-    return {}
-  }
-}
-
-/**
- * Writes a reply's pieces in order, with its headers, in one write to the socket; `end` false
- * leaves the body open (a stall, a cut to come). An event stream is sent chunked, as providers
- * send it; anything else with its length.
- */
-const send = (response: Http.ServerResponse, reply: Reply, end = true): Promise<void> =>
-  new Promise((resolve) => {
-    const body = reply.body.join("")
-    const streamed = reply.headers["content-type"] === "text/event-stream"
-    response.writeHead(reply.status, streamed ? { ...reply.headers, "transfer-encoding": "chunked" } : reply.headers)
-    if (end) return response.end(body, () => resolve())
-    if (body !== "") return response.write(body, () => resolve())
-    response.flushHeaders()
-    resolve()
-  })
-
-/**
- * Writes a streamed reply's pieces `pause` milliseconds apart, telling `took` the bytes written so
- * far after each, and stops if the client goes away.
- */
-const trickle = async (
-  response: Http.ServerResponse,
-  reply: Reply,
-  pause: number,
-  took: (bytes: number) => void
-): Promise<void> => {
-  response.writeHead(reply.status, { ...reply.headers, "transfer-encoding": "chunked" })
-  let sent = 0
-  for (const [i, piece] of reply.body.entries()) {
-    if (i > 0) await new Promise((resolve) => setTimeout(resolve, pause))
-    if (response.destroyed) return
-    await new Promise<void>((resolve) => response.write(piece, () => resolve()))
-    sent += Buffer.byteLength(piece)
-    took(sent)
-  }
-  response.end()
 }
 
 const count = (book: Record<string, number>, name: string) => {
@@ -486,61 +346,4 @@ export const start = async (options: Options = {}, port = options.port ?? 0): Pr
   const timer = setTimeout(() => void running.stop(), options.lifetime ?? 600_000)
   timer.unref()
   return running
-}
-
-/** A reply's headers with a rule's own over them. */
-const dressed = (reply: Reply, asked: Asked): Reply => {
-  if (asked.headers === undefined) return reply
-  const headers: Record<string, string> = { ...reply.headers }
-  for (const [name, value] of Object.entries(asked.headers)) {
-    if (value === null) delete headers[name]
-    else headers[name] = value
-  }
-  return { ...reply, headers }
-}
-
-/** A page a proxy in front of a busy server answers with, status 200. */
-const overloadedPage = "<!DOCTYPE html>\n<html><head><title>Service unavailable</title></head>\n" +
-  "<body><h1>Service unavailable</h1><p>The server is overloaded. Please try again later.</p></body></html>\n"
-
-/**
- * Writes `head` then filler (`x`) up to `size` bytes of body, waiting for the client to take each
- * piece, and tells `took` how many bytes the client took before it went away or the body ended.
- */
-const flood = (
-  response: Http.ServerResponse,
-  reply: Reply,
-  head: string,
-  size: number,
-  took: (bytes: number) => void
-): Promise<void> =>
-  new Promise((resolve) => {
-    const streamed = reply.headers["content-type"] === "text/event-stream"
-    response.writeHead(reply.status, streamed ? { ...reply.headers, "transfer-encoding": "chunked" } : reply.headers)
-    const piece = Buffer.alloc(64 * 1024, "x")
-    let sent = 0
-    let closed = false
-    const done = () => {
-      took(Math.min(sent, size))
-      resolve()
-    }
-    response.on("close", () => {
-      closed = true
-      done()
-    })
-    const more = () => {
-      while (!closed && sent < size) {
-        const first = sent === 0 ? Buffer.from(head) : piece
-        const chunk = first.subarray(0, Math.min(first.length, size - sent))
-        sent += chunk.length
-        if (!response.write(chunk)) return void response.once("drain", more)
-      }
-      if (!closed) response.end()
-    }
-    more()
-  })
-
-const half = (reply: Reply): Reply => {
-  const whole = reply.body.join("")
-  return { ...reply, body: [whole.slice(0, Math.floor(whole.length / 2))] }
 }

@@ -68,6 +68,33 @@ export const routes = ["anthropic", "responses", "chat", "gemini", "models", "ot
 /** @internal */
 export type Route = typeof routes[number]
 
+/** @internal */
+export interface Rule {
+  readonly fault: Fault
+  readonly route?: Route | undefined
+  readonly model?: string | undefined
+  readonly key?: string | undefined
+  readonly times?: number | undefined
+  readonly retryAfter?: number | undefined
+  readonly quotaReset?: number | undefined
+  readonly text?: string | undefined
+  /** Headers set on the reply over the dialect's own (a rate limit's `retry-after`, say); `null` leaves one out. */
+  readonly headers?: Readonly<Record<string, string | null>> | undefined
+  /** Bytes of body `huge-error` and `endless-line` send (200 MiB unless said). */
+  readonly size?: number | undefined
+  /** Answer with a call to this tool (named, or the first the request offers) instead of text. */
+  readonly tool?: { readonly name?: string | undefined; readonly input: unknown } | undefined
+  /**
+   * Answer with this value as JSON: as a call to the tool a request forces (how Anthropic is asked
+   * for an object), else as the text.
+   */
+  readonly json?: unknown
+  /** What a `think` answer thinks before its text (a sentence about the text unless said). */
+  readonly thinking?: string | undefined
+  /** Milliseconds between the pieces of a streamed `think` answer (none unless said): a model seen thinking for a while. */
+  readonly pause?: number | undefined
+}
+
 /** What one request carried, as far as a reply needs it. */
 export interface Asked {
   readonly route: Route
