@@ -5,8 +5,20 @@
  * @since 0.1.0
  */
 import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import type * as Failure from "./Failure.js"
+
+/** A field left out, both when made and when decoded, is `value`. */
+function withDefault<S extends Schema.Codec<unknown, unknown> & Schema.WithoutConstructorDefault>(
+  schema: S,
+  value: S["Type"] & S["~type.make.in"]
+): Schema.withDecodingDefaultType<Schema.withConstructorDefault<S>> {
+  return schema.pipe(
+    Schema.withConstructorDefault(Effect.succeed(value)),
+    Schema.withDecodingDefaultType(Effect.succeed(value))
+  ) as never
+}
 
 /**
  * One kind's answer.
@@ -28,17 +40,17 @@ import type * as Failure from "./Failure.js"
  * @category models
  */
 export class Answer extends Schema.Class<Answer>("@fallback/core/Answer")({
-  here: Schema.optionalWith(Schema.Array(Schema.DurationFromMillis), { default: () => [] }),
-  atLeast: Schema.optionalWith(Schema.DurationFromMillis, { default: () => Duration.zero }),
-  retryAfter: Schema.optionalWith(Schema.Literal("waits", "moves"), { default: () => "waits" as const }),
-  step: Schema.optionalWith(Schema.Boolean, { default: () => false }),
-  reopen: Schema.optionalWith(Schema.Boolean, { default: () => false }),
-  accounts: Schema.optionalWith(Schema.Boolean, { default: () => false }),
-  places: Schema.optionalWith(Schema.Boolean, { default: () => false }),
+  here: withDefault(Schema.Array(Schema.DurationFromMillis), []),
+  atLeast: withDefault(Schema.DurationFromMillis, Duration.zero),
+  retryAfter: withDefault(Schema.Literals(["waits", "moves"]), "waits"),
+  step: withDefault(Schema.Boolean, false),
+  reopen: withDefault(Schema.Boolean, false),
+  accounts: withDefault(Schema.Boolean, false),
+  places: withDefault(Schema.Boolean, false),
   cooldown: Schema.optional(Schema.DurationFromMillis),
   coolsOn: Schema.optional(Schema.Array(Schema.Int)),
-  once: Schema.optionalWith(Schema.Boolean, { default: () => false }),
-  counts: Schema.optionalWith(Schema.Boolean, { default: () => true })
+  once: withDefault(Schema.Boolean, false),
+  counts: withDefault(Schema.Boolean, true)
 }) {}
 
 /**

@@ -240,15 +240,23 @@ export const providerOf = (backend: Backend, place: Place.Place): string =>
   modelAt(backend, place).provider ?? backend.cli
 
 /**
+ * What the {@link Backends} service holds: the backends by CLI name, and all of them.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Service {
+  readonly get: (cli: string) => Option.Option<Backend>
+  readonly all: ReadonlyArray<Backend>
+}
+
+/**
  * The backends a program can run turns with, by CLI name.
  *
  * @since 0.1.0
  * @category services
  */
-export class Backends extends Context.Tag("@fallback/core/Backends")<Backends, {
-  readonly get: (cli: string) => Option.Option<Backend>
-  readonly all: ReadonlyArray<Backend>
-}>() {
+export class Backends extends Context.Service<Backends, Service>()("@fallback/core/Backends") {
   /**
    * The given backends; a later one of the same CLI wins.
    *
@@ -256,6 +264,6 @@ export class Backends extends Context.Tag("@fallback/core/Backends")<Backends, {
    */
   static readonly layer = (backends: ReadonlyArray<Backend>): Layer.Layer<Backends> => {
     const byCli = new Map(backends.map((backend) => [backend.cli, backend]))
-    return Layer.succeed(Backends, Backends.of({ get: (cli) => Option.fromNullable(byCli.get(cli)), all: backends }))
+    return Layer.succeed(Backends, Backends.of({ get: (cli) => Option.fromNullishOr(byCli.get(cli)), all: backends }))
   }
 }

@@ -7,6 +7,7 @@
 import * as DateTime from "effect/DateTime"
 import * as Match from "effect/Match"
 import * as Schema from "effect/Schema"
+import * as SchemaTransformation from "effect/SchemaTransformation"
 import { printable } from "./internal/echo.js"
 import { excerpt, redact } from "./internal/secret.js"
 import { wait } from "./internal/words.js"
@@ -21,11 +22,12 @@ const SaidText = Schema.String.pipe(Schema.brand("@fallback/core/Said"))
  * @since 0.1.0
  * @category schemas
  */
-export const Said: Schema.Schema<typeof SaidText.Type, string> = Schema.transform(Schema.String, SaidText, {
-  strict: true,
-  decode: (text) => SaidText.make(printable(excerpt(redact(text)))),
-  encode: (said) => said
-})
+export const Said: Schema.Codec<typeof SaidText.Type, string> = Schema.String.pipe(
+  Schema.decodeTo(
+    SaidText,
+    SchemaTransformation.transform({ decode: (text: string): string => mask(text), encode: (said: string) => said })
+  )
+)
 
 /**
  * @since 0.1.0
@@ -39,7 +41,11 @@ export type Said = typeof SaidText.Type
  * @since 0.1.0
  * @category constructors
  */
-export const said = (text: string): Said => SaidText.make(printable(excerpt(redact(text))))
+export const said = (text: string): Said => mask(text)
+
+function mask(text: string): Said {
+  return printable(excerpt(redact(text))) as Said
+}
 
 const where = { place: Place, said: Said }
 
@@ -51,7 +57,7 @@ const where = { place: Place, said: Said }
  * @since 0.1.0
  * @category models
  */
-export const TooMany = Schema.Literal("rate-limit", "overloaded")
+export const TooMany = Schema.Literals(["rate-limit", "overloaded"])
 
 /**
  * Too many requests: HTTP 429, RESOURCE_EXHAUSTED, overloaded / 529 (with `reason: "overloaded"`).
@@ -77,7 +83,7 @@ export class RateLimited extends Schema.TaggedError<RateLimited>("@fallback/core
  */
 export class QuotaExhausted extends Schema.TaggedError<QuotaExhausted>("@fallback/core/QuotaExhausted")(
   "QuotaExhausted",
-  { ...where, until: Schema.optional(Schema.DateTimeUtc) }
+  { ...where, until: Schema.optional(Schema.DateTimeUtcFromString) }
 ) {
   override get message(): string {
     return describe(this)
@@ -225,7 +231,7 @@ export class Refused extends Schema.TaggedError<Refused>("@fallback/core/Refused
  * @since 0.1.0
  * @category models
  */
-export const Phase = Schema.Literal("first-byte", "whole-send", "provider")
+export const Phase = Schema.Literals(["first-byte", "whole-send", "provider"])
 
 /**
  * The turn ran out of time in the given phase; `after` is how long it had (zero for `provider`,
@@ -277,7 +283,7 @@ export class Unknown extends Schema.TaggedError<Unknown>("@fallback/core/Unknown
  * @since 0.1.0
  * @category schemas
  */
-export const Failure = Schema.Union(
+export const Failure = Schema.Union([
   RateLimited,
   QuotaExhausted,
   AuthRefused,
@@ -292,7 +298,7 @@ export const Failure = Schema.Union(
   Unknown,
   ArgumentsRefused,
   Refused
-)
+])
 
 /**
  * @since 0.1.0
@@ -315,7 +321,7 @@ export type Kind = Failure["_tag"]
  * @since 0.1.0
  * @category constants
  */
-export const kinds: ReadonlyArray<Kind> = Failure.members.map((member) => member._tag)
+export const kinds: ReadonlyArray<Kind> = Failure.members.map((member) => member.fields._tag.schema.literal)
 
 /**
  * Whether a value is a failure of any kind.

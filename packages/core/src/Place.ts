@@ -7,10 +7,11 @@
  *
  * @since 0.1.0
  */
-import * as Either from "effect/Either"
-import { pipe } from "effect/Function"
-import * as ParseResult from "effect/ParseResult"
+import * as Effect from "effect/Effect"
+import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
+import * as SchemaGetter from "effect/SchemaGetter"
+import * as SchemaIssue from "effect/SchemaIssue"
 import { echo } from "./internal/echo.js"
 import * as internal from "./internal/place.js"
 
@@ -37,8 +38,8 @@ export const pattern =
  * @since 0.1.0
  * @category schemas
  */
-export const Cli = Schema.String.pipe(
-  Schema.pattern(internal.cliPattern, { message: () => "a CLI holds only lowercase letters, digits and \"-\"" })
+export const Cli = Schema.String.check(
+  Schema.isPattern(internal.cliPattern, { message: "a CLI holds only lowercase letters, digits and \"-\"" })
 )
 
 /**
@@ -48,12 +49,12 @@ export const Cli = Schema.String.pipe(
  * @since 0.1.0
  * @category schemas
  */
-export const Account = Schema.String.pipe(
-  Schema.pattern(internal.accountPattern, {
-    message: (issue) =>
-      internal.accountProblem(String(issue.actual)) ??
-        "an account starts with a letter or a digit and holds up to 64 letters, digits, \".\", \"_\" and \"-\""
-  })
+export const Account = Schema.String.check(
+  Schema.makeFilter((account: string) =>
+    internal.accountPattern.test(account) ||
+    (internal.accountProblem(account) ??
+      "an account starts with a letter or a digit and holds up to 64 letters, digits, \".\", \"_\" and \"-\"")
+  )
 )
 
 /**
@@ -63,9 +64,9 @@ export const Account = Schema.String.pipe(
  * @since 0.1.0
  * @category schemas
  */
-export const Model = Schema.String.pipe(
-  Schema.pattern(internal.modelPattern, {
-    message: () => "a model is not empty, does not start with \"-\" and holds no spaces or control characters"
+export const Model = Schema.String.check(
+  Schema.isPattern(internal.modelPattern, {
+    message: "a model is not empty, does not start with \"-\" and holds no spaces or control characters"
   })
 )
 
@@ -95,7 +96,7 @@ export class Place extends Schema.Class<Place>("@fallback/core/Place")({
  */
 export class InvalidPlace extends Schema.TaggedError<InvalidPlace>("@fallback/core/InvalidPlace")("InvalidPlace", {
   input: Schema.String,
-  part: Schema.Literal("cli", "account", "model"),
+  part: Schema.Literals(["cli", "account", "model"]),
   reason: Schema.String
 }) {
   override get message(): string {
@@ -109,12 +110,11 @@ export class InvalidPlace extends Schema.TaggedError<InvalidPlace>("@fallback/co
  * @since 0.1.0
  * @category constructors
  */
-export const parse = (input: string): Either.Either<Place, InvalidPlace> =>
-  pipe(
-    internal.split(input),
-    Either.map((parts) => new Place(parts.account === undefined ? { cli: parts.cli, model: parts.model } : parts)),
-    Either.mapLeft((problem) => new InvalidPlace({ input, ...problem }))
-  )
+export const parse = (input: string): Result.Result<Place, InvalidPlace> =>
+  Result.mapBoth(internal.split(input), {
+    onSuccess: (parts) => new Place(parts.account === undefined ? { cli: parts.cli, model: parts.model } : parts),
+    onFailure: (problem) => new InvalidPlace({ input, ...problem })
+  })
 
 /**
  * Writes a place as `CLI[@ACCOUNT]/MODEL`; `format(parse(s))` is `s` for every valid `s`.
@@ -137,12 +137,16 @@ const formatted = new WeakMap<Place, string>()
  * @since 0.1.0
  * @category schemas
  */
-export const FromString: Schema.Schema<Place, string> = Schema.transformOrFail(
-  Schema.String.annotations({ message: () => `a place, written ${form}` }),
-  Place,
-  {
-    strict: true,
-    decode: (input, _, ast) => Either.mapLeft(parse(input), (error) => new ParseResult.Type(ast, input, error.message)),
-    encode: (place) => ParseResult.succeed(format(place))
-  }
-).annotations({ identifier: "Place", description: `a place, written ${form}`, jsonSchema: { pattern: pattern.source } })
+export const FromString: Schema.Codec<Place, string> = Schema.String.annotate({
+  expected: `a place, written ${form}`
+}).pipe(
+  Schema.decodeTo(Schema.instanceOf(Place), {
+    decode: SchemaGetter.transformEffect((input: string) =>
+      Result.match(parse(input), {
+        onSuccess: Effect.succeed,
+        onFailure: (error) => Effect.fail(new SchemaIssue.InvalidValue({ message: error.message }, input))
+      })
+    ),
+    encode: SchemaGetter.transform(format)
+  })
+).annotate({ identifier: "Place", description: `a place, written ${form}` })

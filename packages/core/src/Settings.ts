@@ -5,8 +5,9 @@
  *
  * @since 0.1.0
  */
-import * as Either from "effect/Either"
+import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
+import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
 import * as internal from "./internal/permission.js"
 
@@ -29,14 +30,15 @@ import * as internal from "./internal/permission.js"
  * @since 0.1.0
  * @category models
  */
-export const Permission = Schema.Literal("read-only", "ask", "edit", "full").annotations({
-  identifier: "Permission",
-  description: "the permission rung: read-only, ask, edit or full (narrowest first)",
-  message: (issue) => ({
-    message: internal.refusedWord(String((issue as { readonly actual?: unknown }).actual)),
-    override: true
+export const Permission: Schema.Codec<"read-only" | "ask" | "edit" | "full", string> = Schema.String.check(
+  Schema.makeFilter((word: string) => internal.isRung(word) || internal.refusedWord(word), undefined, true)
+).pipe(
+  Schema.refine(internal.isRung),
+  Schema.annotate({
+    identifier: "Permission",
+    description: "the permission rung: read-only, ask, edit or full (narrowest first)"
   })
-})
+)
 
 /**
  * @since 0.1.0
@@ -82,8 +84,8 @@ export class InvalidPermission extends Schema.TaggedError<InvalidPermission>("@f
  * @since 0.1.0
  * @category constructors
  */
-export const parsePermission = (word: string): Either.Either<Permission, InvalidPermission> =>
-  internal.isRung(word) ? Either.right(word) : Either.left(new InvalidPermission({ word }))
+export const parsePermission = (word: string): Result.Result<Permission, InvalidPermission> =>
+  internal.isRung(word) ? Result.succeed(word) : Result.fail(new InvalidPermission({ word }))
 
 /**
  * An agent's settings. Each is carried to every backend that honours it; a backend that does not
@@ -93,11 +95,20 @@ export const parsePermission = (word: string): Either.Either<Permission, Invalid
  * @category models
  */
 export class Settings extends Schema.Class<Settings>("@fallback/core/Settings")({
-  effort: Schema.optional(Schema.String.annotations({ description: "how hard the agent thinks" })),
+  effort: Schema.optional(Schema.String.annotate({ description: "how hard the agent thinks" })),
   permission: Schema.optional(Permission),
-  webSearch: Schema.optionalWith(Schema.Boolean, { default: () => true }),
-  skills: Schema.optionalWith(Schema.Array(Schema.String), { default: () => [] }),
-  callbacks: Schema.optionalWith(Schema.Array(Schema.String), { default: () => [] })
+  webSearch: Schema.Boolean.pipe(
+    Schema.withConstructorDefault(Effect.succeed(true)),
+    Schema.withDecodingDefaultType(Effect.succeed(true))
+  ),
+  skills: Schema.Array(Schema.String).pipe(
+    Schema.withConstructorDefault(Effect.succeed([])),
+    Schema.withDecodingDefaultType(Effect.succeed([]))
+  ),
+  callbacks: Schema.Array(Schema.String).pipe(
+    Schema.withConstructorDefault(Effect.succeed([])),
+    Schema.withDecodingDefaultType(Effect.succeed([]))
+  )
 }) {}
 
 /**

@@ -23,7 +23,7 @@ const ownWords: Readonly<Record<string, { readonly cli: string; readonly rung: S
 const list = `the rungs, narrowest first: ${rungs.join(", ")}`
 
 /** @internal */
-export const isRung = (word: unknown): word is Settings.Permission =>
+export const isRung = (word: string): word is Settings.Permission =>
   typeof word === "string" && (rungs as ReadonlyArray<string>).includes(word)
 
 /** @internal */

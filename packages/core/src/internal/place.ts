@@ -1,4 +1,4 @@
-import * as Either from "effect/Either"
+import * as Result from "effect/Result"
 import { echo, unprintable } from "./echo.js"
 
 /** @internal */
@@ -55,7 +55,7 @@ export interface Parts {
   readonly model: string
 }
 
-const problem = (part: Part, reason: string): Either.Either<never, Problem> => Either.left({ part, reason })
+const problem = (part: Part, reason: string): Result.Result<never, Problem> => Result.fail({ part, reason })
 
 /**
  * Splits `CLI[@ACCOUNT]/MODEL`: the first `/` ends the CLI part and the first `@` before it
@@ -63,7 +63,7 @@ const problem = (part: Part, reason: string): Either.Either<never, Problem> => E
  *
  * @internal
  */
-export const split = (input: string): Either.Either<Parts, Problem> => {
+export const split = (input: string): Result.Result<Parts, Problem> => {
   const slash = input.indexOf("/")
   if (slash === -1) {
     return problem("model", "there is no \"/\" and so no model")
@@ -93,7 +93,7 @@ export const split = (input: string): Either.Either<Parts, Problem> => {
   if (!modelPattern.test(model)) {
     return problem("model", `the model ${echo(model)} may not hold spaces`)
   }
-  return Either.right({ cli, account, model })
+  return Result.succeed({ cli, account, model })
 }
 
 /** @internal */
