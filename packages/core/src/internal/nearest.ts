@@ -1,10 +1,21 @@
-const distance = (a: string, b: string): number => {
+/**
+ * The edits between two names (optimal string alignment): a letter put in, left out or changed,
+ * or two neighbours swapped, each one edit.
+ *
+ * @internal
+ */
+export const distance = (a: string, b: string): number => {
+  let before: Array<number> = []
   let previous = Array.from({ length: b.length + 1 }, (_, j) => j)
   for (let i = 1; i <= a.length; i++) {
     const current = [i]
     for (let j = 1; j <= b.length; j++) {
-      current[j] = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1))
+      const same = a[i - 1] === b[j - 1]
+      let d = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + (same ? 0 : 1))
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) d = Math.min(d, before[j - 2]! + 1)
+      current[j] = d
     }
+    before = previous
     previous = current
   }
   return previous[b.length]!

@@ -1,0 +1,72 @@
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
+import * as Option from "effect/Option"
+
+/** @internal */
+export const longestTimer = 2_147_483_647
+
+/** @internal */
+export const joinBy = <A, E>(fiber: Fiber.Fiber<A, E>, at: number): Effect.Effect<Option.Option<A>, E> =>
+  Number.isFinite(at)
+    ? Effect.clockWith((clock) =>
+      Effect.timeoutOption(Fiber.join(fiber), Duration.millis(Math.max(0, at - clock.currentTimeMillisUnsafe())))
+    ).pipe(Effect.onInterrupt(() => Fiber.interrupt(fiber)))
+    : Effect.asSome(Fiber.join(fiber)).pipe(Effect.onInterrupt(() => Fiber.interrupt(fiber)))
+
+/** @internal */
+export const cutAt = <A, E, E2, R>(
+  self: Effect.Effect<A, E, R>,
+  at: number,
+  late: () => E2
+): Effect.Effect<A, E | E2, R> =>
+  Number.isFinite(at)
+    ? Effect.flatMap(Effect.forkChild(self, { startImmediately: true }), (fiber): Effect.Effect<A, E | E2> => {
+      const done = fiber.pollUnsafe()
+      if (done !== undefined) return done
+      return Effect.flatMap(
+        joinBy(fiber, at),
+        (got) =>
+          Option.isSome(got)
+            ? Effect.succeed(got.value)
+            : Effect.andThen(Fiber.interrupt(fiber), Effect.failSync(late))
+      )
+    })
+    : self
+
+/** @internal */
+export const cutAfter = <A, E, E2, R>(
+  self: Effect.Effect<A, E, R>,
+  after: Duration.Input,
+  late: (after: Duration.Duration) => E2
+): Effect.Effect<A, E | E2, R> => {
+  const duration = Duration.fromInputUnsafe(after)
+  return Duration.isFinite(duration)
+    ? Effect.clockWith((clock) =>
+      cutAt(self, clock.currentTimeMillisUnsafe() + Duration.toMillis(duration), () => late(duration))
+    )
+    : self
+}
+
+// The timers of the platform the engine runs on (Node, Bun, Deno, a browser all have them).
+declare const setTimeout: (run: () => void, millis: number) => unknown
+declare const clearTimeout: (timer: unknown) => void
+declare const Date: { now(): number }
+
+/** @internal */
+export const timerAt = (at: number, run: () => void, now: () => number = Date.now): { cancel: () => void } => {
+  let timer: unknown
+  let cancelled = false
+  const step = () => {
+    if (cancelled) return
+    const left = at - now()
+    timer = left > longestTimer ? setTimeout(step, longestTimer) : setTimeout(run, Math.max(0, left))
+  }
+  if (Number.isFinite(at)) step()
+  return {
+    cancel: () => {
+      cancelled = true
+      clearTimeout(timer)
+    }
+  }
+}
