@@ -127,3 +127,17 @@ export * as Telemetry from "./Telemetry.js"
  * @since 0.1.0
  */
 export * as Classify from "./Classify.js"
+
+/**
+ * The one race of an effect against a time, on whatever Clock it runs with.
+ *
+ * @since 0.1.0
+ */
+export * as Deadline from "./Deadline.js"
+
+/**
+ * The names a misspelt one may have meant: the one edit-distance rule.
+ *
+ * @since 0.1.0
+ */
+export * as Nearest from "./Nearest.js"
