@@ -5,7 +5,10 @@
  *
  * @since 0.1.0
  */
-import { Backend, Failure, Place, type Settings } from "@fallback/core"
+import * as Backend from "@fallback/core/Backend"
+import * as Failure from "@fallback/core/Failure"
+import * as Place from "@fallback/core/Place"
+import type * as Settings from "@fallback/core/Settings"
 import * as Context from "effect/Context"
 import * as Data from "effect/Data"
 import * as Duration from "effect/Duration"

@@ -1,19 +1,19 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Agent, Backend, Compactor, Failure, Health, Place, Preset, Settings, Steps } from "@fallback/core"
-import { Chunk, Duration, Effect, Exit, Fiber, Layer, Option, Scope, Stream, TestClock } from "effect"
+import { Duration, Effect, Exit, Fiber, Layer, Option, Scope, Stream } from "effect"
+import { TestClock } from "effect/testing"
 import { Scripted } from "../src/index.js"
 import { Heard, texts, world } from "./world.js"
 
 const [a, b, c, d] = ["claude/a", "codex/b", "gemini/c", "opencode/d"]
 
-const collect = (agent: Agent.Agent, prompt: string) =>
-  Stream.runCollect(agent.turn(prompt)).pipe(Effect.map(Chunk.toArray))
+const collect = (agent: Agent.Agent, prompt: string) => Stream.runCollect(agent.turn(prompt))
 
 describe("Agent", () => {
   it.effect("laziness: a chain of 4 places whose first answers builds no stand-in", () =>
     Effect.gen(function*() {
       const scope = yield* Scope.make()
-      const agent = yield* Scope.extend(Agent.make(a), scope)
+      const agent = yield* Scope.provide(Agent.make(a), scope)
       expect(yield* Agent.ask(agent, "one")).toBe(`ok from ${a}`)
       expect(yield* Agent.ask(agent, "two")).toBe(`ok from ${a}`)
       const scripted = yield* Scripted.Scripted
@@ -25,7 +25,7 @@ describe("Agent", () => {
   it.effect("laziness: moving twice builds exactly 2 stand-ins, once each, released when the agent's scope closes", () =>
     Effect.gen(function*() {
       const scope = yield* Scope.make()
-      const agent = yield* Scope.extend(Agent.make(a), scope)
+      const agent = yield* Scope.provide(Agent.make(a), scope)
       expect(yield* Agent.ask(agent, "one")).toBe(`ok from ${c}`)
       expect(yield* Agent.ask(agent, "two")).toBe(`ok from ${c}`)
       expect(yield* Agent.ask(agent, "three")).toBe(`ok from ${c}`)
@@ -39,7 +39,7 @@ describe("Agent", () => {
       chain: [a, b, c, d]
     }))))
 
-  it.scoped("moved stays moved: later turns go straight to where the agent moved", () =>
+  it.effect("moved stays moved: later turns go straight to where the agent moved", () =>
     Effect.gen(function*() {
       const agent = yield* Agent.make("claude@work/a")
       yield* Agent.ask(agent, "one")
@@ -54,7 +54,7 @@ describe("Agent", () => {
       accounts: { claude: ["work", "home"] }
     }))))
 
-  it.scoped("an account left behind is not walked back to: the chain goes on from where the agent is", () =>
+  it.effect("an account left behind is not walked back to: the chain goes on from where the agent is", () =>
     Effect.gen(function*() {
       const agent = yield* Agent.make("claude@work/a")
       expect(yield* Agent.ask(agent, "one")).toBe("ok from claude@home/a")
@@ -73,7 +73,7 @@ describe("Agent", () => {
       accounts: { claude: ["work", "home"] }
     }))))
 
-  it.scoped("a backend that names the kind is believed, whatever its message says", () =>
+  it.effect("a backend that names the kind is believed, whatever its message says", () =>
     Effect.gen(function*() {
       const agent = yield* Agent.make("claude@work/a")
       expect(yield* Agent.ask(agent, "hi")).toBe(`ok from ${b}`)
@@ -90,7 +90,7 @@ describe("Agent", () => {
       accounts: { claude: ["work", "home"] }
     }))))
 
-  it.scoped("the account chain carries the conversation: resumed by session id, history kept", () =>
+  it.effect("the account chain carries the conversation: resumed by session id, history kept", () =>
     Effect.gen(function*() {
       const agent = yield* Agent.make("claude@work/a")
       yield* Agent.ask(agent, "one")
@@ -103,7 +103,7 @@ describe("Agent", () => {
       accounts: { claude: ["work", "home"] }
     }))))
 
-  it.scoped("a turn that fails after trying a stand-in leaves the agent's conversation and history as they were", () =>
+  it.effect("a turn that fails after trying a stand-in leaves the agent's conversation and history as they were", () =>
     Effect.gen(function*() {
       const agent = yield* Agent.make("claude@work/a")
       yield* Agent.ask(agent, "one")
@@ -123,7 +123,7 @@ describe("Agent", () => {
       accounts: { claude: ["work", "home"] }
     }))))
 
-  it.scoped("the place chain starts the stand-in fresh: a new session, no history carried", () =>
+  it.effect("the place chain starts the stand-in fresh: a new session, no history carried", () =>
     Effect.gen(function*() {
       const agent = yield* Agent.make(a)
       yield* Agent.ask(agent, "one")
@@ -137,7 +137,7 @@ describe("Agent", () => {
       chain: [a, b]
     }))))
 
-  it.scoped("no replay: a failure after the first content surfaces with what was delivered, and nothing moves", () =>
+  it.effect("no replay: a failure after the first content surfaces with what was delivered, and nothing moves", () =>
     Effect.gen(function*() {
       const agent = yield* Agent.make(a)
       const delivered: Array<Backend.Event> = []
@@ -145,16 +145,14 @@ describe("Agent", () => {
         Effect.exit
       )
       expect(texts(delivered)).toEqual(["part 1 ", "part 2 "])
-      expect(Exit.isFailure(exit) && Exit.causeOption(exit).pipe(Option.map((cause) => cause._tag))).toEqual(
-        Option.some("Fail")
-      )
+      expect(Exit.isFailure(exit) && exit.cause.reasons.map((reason) => reason._tag)).toEqual(["Fail"])
       const scripted = yield* Scripted.Scripted
       expect(scripted.seen(a).turns).toBe(1)
       expect(scripted.seen(b).turns).toBe(0)
       expect((yield* Heard).notices).toEqual([])
     }).pipe(Effect.provide(world({ script: { places: { [a]: [Scripted.die(2, "Unknown")] } }, chain: [a, b] }))))
 
-  it.scoped("a stream that stalls after its first content ends at the turn's deadline with what was delivered", () =>
+  it.effect("a stream that stalls after its first content ends at the turn's deadline with what was delivered", () =>
     Effect.gen(function*() {
       const agent = yield* Agent.make(a, undefined, {
         budget: { deadline: Duration.minutes(15), attempts: 20 },
@@ -164,10 +162,10 @@ describe("Agent", () => {
       const fiber = yield* Stream.runForEach(agent.turn("hi"), (event) => Effect.sync(() => delivered.push(event)))
         .pipe(
           Effect.flip,
-          Effect.fork
+          Effect.forkChild
         )
       yield* TestClock.adjust(Duration.minutes(15).pipe(Duration.subtract(Duration.millis(1))))
-      expect(Option.isNone(yield* Fiber.poll(fiber))).toBe(true)
+      expect(fiber.pollUnsafe()).toBeUndefined()
       yield* TestClock.adjust(Duration.millis(1))
       const failure = yield* Fiber.join(fiber)
       expect(failure).toMatchObject({ _tag: "Timeout", phase: "whole-send" })
@@ -229,14 +227,14 @@ describe("Agent", () => {
     }).pipe(Effect.scoped, Effect.provide(world({ script: { places: { [a]: [Scripted.stall(1)] } }, chain: [a, b] }))))
 
   for (const preset of [Preset.primary, Preset.breaker]) {
-    it.scoped(`${preset.name}: a stream quiet for 2 minutes after its first content ends Unresponsive with what it delivered, announced at 1 minute`, () =>
+    it.effect(`${preset.name}: a stream quiet for 2 minutes after its first content ends Unresponsive with what it delivered, announced at 1 minute`, () =>
       Effect.gen(function*() {
         const agent = yield* Agent.make(a, undefined, preset.options)
         const delivered: Array<Backend.Event> = []
         const fiber = yield* Stream.runForEach(agent.turn("hi"), (event) => Effect.sync(() => delivered.push(event)))
           .pipe(
             Effect.flip,
-            Effect.fork
+            Effect.forkChild
           )
         yield* TestClock.adjust("59999 millis")
         expect((yield* Heard).notices).toEqual([])
@@ -245,7 +243,7 @@ describe("Agent", () => {
           "claude has sent nothing for 1m since its answer began; it ends at 2m with what it sent"
         ])
         yield* TestClock.adjust("59999 millis")
-        expect(Option.isNone(yield* Fiber.poll(fiber))).toBe(true)
+        expect(fiber.pollUnsafe()).toBeUndefined()
         yield* TestClock.adjust("1 millis")
         expect(yield* Fiber.join(fiber)).toMatchObject({ _tag: "Unresponsive" })
         expect(texts(delivered)).toEqual(["part 1 "])
@@ -255,12 +253,12 @@ describe("Agent", () => {
       }).pipe(Effect.provide(world({ script: { places: { [a]: [Scripted.stall(1)] } }, chain: [a, b] }))))
   }
 
-  it.scoped("the idle limit is a setting: given 10 s, a quiet answer ends at 10 s, announced at 5 s", () =>
+  it.effect("the idle limit is a setting: given 10 s, a quiet answer ends at 10 s, announced at 5 s", () =>
     Effect.gen(function*() {
       const agent = yield* Agent.make(a, undefined, { idle: Option.some(Duration.seconds(10)) })
-      const fiber = yield* Effect.fork(Effect.flip(Agent.ask(agent, "hi")))
+      const fiber = yield* Effect.forkChild(Effect.flip(Agent.ask(agent, "hi")))
       yield* TestClock.adjust("9999 millis")
-      expect(Option.isNone(yield* Fiber.poll(fiber))).toBe(true)
+      expect(fiber.pollUnsafe()).toBeUndefined()
       yield* TestClock.adjust("1 millis")
       expect(yield* Fiber.join(fiber)).toMatchObject({ _tag: "Unresponsive" })
       expect((yield* Heard).timed()).toEqual(["5000 Stalled"])
@@ -268,12 +266,12 @@ describe("Agent", () => {
 
   // 000: "The flow sees one turn either way. ... the transcript says where it was picked up."
   for (const whole of [false, true]) {
-    it.scoped(`a move is an event of the turn itself, before the answer${whole ? ", in a whole reply" : ", in its stream"}`, () =>
+    it.effect(`a move is an event of the turn itself, before the answer${whole ? ", in a whole reply" : ", in its stream"}`, () =>
       Effect.gen(function*() {
         const agent = yield* Agent.make("claude@work/a")
         const events = whole
           ? yield* agent.reply("hi")
-          : Chunk.toReadonlyArray(yield* Stream.runCollect(agent.turn("hi")))
+          : yield* Stream.runCollect(agent.turn("hi"))
         const moves = events.filter((event) => event._tag === "Moved")
         expect(moves.map((move) => [Place.format(move.from), Place.format(move.to), move.by, move.failure._tag]))
           .toEqual([
@@ -299,11 +297,11 @@ describe("Agent", () => {
   // the idle limit from running out.
   const thinking = (seconds: number) => Backend.Event.Thinking({ text: `thought at ${seconds} s ` })
   for (const whole of [false, true]) {
-    it.scoped(`a turn that thinks for 45 s past the 30 s first byte, then answers, lands${whole ? ", taken whole" : ""}`, () =>
+    it.effect(`a turn that thinks for 45 s past the 30 s first byte, then answers, lands${whole ? ", taken whole" : ""}`, () =>
       Effect.gen(function*() {
         const agent = yield* Agent.make(a)
-        const fiber = yield* Effect.fork(
-          whole ? agent.reply("hi") : Effect.map(Stream.runCollect(agent.turn("hi")), Chunk.toReadonlyArray)
+        const fiber = yield* Effect.forkChild(
+          whole ? agent.reply("hi") : Stream.runCollect(agent.turn("hi"))
         )
         yield* TestClock.adjust("1 minute")
         const events = yield* Fiber.join(fiber)
@@ -334,10 +332,10 @@ describe("Agent", () => {
       }))))
   }
 
-  it.scoped("thinking keeps a quiet answer alive: pieces 25 s apart under a 60 s idle limit, for 3 minutes, land", () =>
+  it.effect("thinking keeps a quiet answer alive: pieces 25 s apart under a 60 s idle limit, for 3 minutes, land", () =>
     Effect.gen(function*() {
       const agent = yield* Agent.make(a, undefined, { idle: Option.some(Duration.minutes(1)) })
-      const fiber = yield* Effect.fork(Agent.ask(agent, "hi"))
+      const fiber = yield* Effect.forkChild(Agent.ask(agent, "hi"))
       yield* TestClock.adjust("10 minutes")
       expect(yield* Fiber.join(fiber)).toBe("answer")
       expect((yield* Heard).notices).toEqual([])
@@ -358,13 +356,13 @@ describe("Agent", () => {
 
   // The commit point: a streamed turn hands its thinking to the caller as it comes, so a failure
   // after it surfaces with what was delivered, and nothing moves (nothing is replayed).
-  it.scoped("a streamed turn that showed its thinking and then fails surfaces the failure; nothing moves", () =>
+  it.effect("a streamed turn that showed its thinking and then fails surfaces the failure; nothing moves", () =>
     Effect.gen(function*() {
       const agent = yield* Agent.make(a)
       const delivered: Array<Backend.Event> = []
       const exit = yield* Stream.runForEach(agent.turn("hi"), (event) => Effect.sync(() => delivered.push(event))).pipe(
         Effect.exit,
-        Effect.fork,
+        Effect.forkChild,
         Effect.tap(() => TestClock.adjust("1 minute")),
         Effect.flatMap(Fiber.join)
       )
@@ -382,10 +380,10 @@ describe("Agent", () => {
       chain: [a, b]
     }))))
 
-  it.scoped("session events before the first content are held back, and a hang after them still fails over", () =>
+  it.effect("session events before the first content are held back, and a hang after them still fails over", () =>
     Effect.gen(function*() {
       const agent = yield* Agent.make(a)
-      const fiber = yield* Effect.fork(collect(agent, "hi"))
+      const fiber = yield* Effect.forkChild(collect(agent, "hi"))
       yield* TestClock.adjust("30 seconds")
       const events = yield* Fiber.join(fiber)
       expect(events.map((e) => e._tag)).toEqual(["Moved", "SessionStarted", "Text", "Result"])
@@ -394,7 +392,7 @@ describe("Agent", () => {
 
   // 000, step 5: "configured exactly as the agent it left — carrying its effort, its permission rung,
   // the skills the flow gave it and the callbacks the agent is offering."
-  it.scoped("every setting reaches the stand-in unchanged", () =>
+  it.effect("every setting reaches the stand-in unchanged", () =>
     Effect.gen(function*() {
       const settings = new Settings.Settings({
         effort: "high",
@@ -418,7 +416,7 @@ describe("Agent", () => {
       [{ skills: ["review"] }, { skills: false }, "codex cannot be given skills (review)"]
     ] as const
   ) {
-    it.scoped(`a move to a backend that cannot honour ${Object.keys(setting)[0]} stops with the notice`, () =>
+    it.effect(`a move to a backend that cannot honour ${Object.keys(setting)[0]} stops with the notice`, () =>
       Effect.gen(function*() {
         const agent = yield* Agent.make(a, new Settings.Settings(setting))
         expect((yield* Effect.flip(Agent.ask(agent, "hi")))._tag).toBe("ModelNotFound")
@@ -433,7 +431,7 @@ describe("Agent", () => {
   }
 
   // 000: "a setting quietly ignored would be a setting that lies" — at the first place too.
-  it.scoped("an agent is not made at a place whose backend cannot honour its settings, and nothing is opened", () =>
+  it.effect("an agent is not made at a place whose backend cannot honour its settings, and nothing is opened", () =>
     Effect.gen(function*() {
       const refused = yield* Effect.flip(Agent.make(b, new Settings.Settings({ skills: ["review"] })))
       expect(refused).toBeInstanceOf(Agent.SettingsRefused)
@@ -447,7 +445,7 @@ describe("Agent", () => {
       Effect.provide(world({ script: { places: {}, capabilities: { codex: { skills: false } } }, chain: [a, b] }))
     ))
 
-  it.scoped("a setting the next backend cannot honour stops the walk: the turn fails as it failed, with a notice", () =>
+  it.effect("a setting the next backend cannot honour stops the walk: the turn fails as it failed, with a notice", () =>
     Effect.gen(function*() {
       const agent = yield* Agent.make(a, new Settings.Settings({ webSearch: false }))
       const failure = yield* Effect.flip(Agent.ask(agent, "hi"))
@@ -461,7 +459,7 @@ describe("Agent", () => {
       chain: [a, b]
     }))))
 
-  it.scoped("callbacks offered do not move to a backend that cannot be given them", () =>
+  it.effect("callbacks offered do not move to a backend that cannot be given them", () =>
     Effect.gen(function*() {
       const agent = yield* Agent.make(a, new Settings.Settings({ callbacks: ["approve"] }))
       expect((yield* Effect.flip(Agent.ask(agent, "hi")))._tag).toBe("ModelNotFound")
@@ -471,7 +469,7 @@ describe("Agent", () => {
       chain: [a, b]
     }))))
 
-  it.scoped("ContextTooLong is taken once whatever a chain says", () =>
+  it.effect("ContextTooLong is taken once whatever a chain says", () =>
     Effect.gen(function*() {
       const agent = yield* Agent.make("claude@work/a")
       expect((yield* Effect.flip(Agent.ask(agent, "hi")))._tag).toBe("ContextTooLong")
@@ -497,7 +495,7 @@ describe("Agent", () => {
         })
     })
 
-  it.scoped("with a Compactor: compact and resend, then trim the oldest exchange and resend", () =>
+  it.effect("with a Compactor: compact and resend, then trim the oldest exchange and resend", () =>
     Effect.gen(function*() {
       const agent = yield* Agent.make(a)
       for (const prompt of ["1", "2", "3", "4", "5"]) yield* Agent.ask(agent, prompt)
@@ -523,7 +521,7 @@ describe("Agent", () => {
       Effect.provide(once({ done: false }))
     ))
 
-  it.scoped("with a Compactor, a prompt too long on its own fails once nothing is left to trim", () =>
+  it.effect("with a Compactor, a prompt too long on its own fails once nothing is left to trim", () =>
     Effect.gen(function*() {
       const agent = yield* Agent.make(a)
       yield* Agent.ask(agent, "1")
@@ -538,7 +536,7 @@ describe("Agent", () => {
       Effect.provide(once({ done: true }))
     ))
 
-  it.scoped("a turn that lands looks nothing up: no steps read, no notice, no health written", () =>
+  it.effect("a turn that lands looks nothing up: no steps read, no notice, no health written", () =>
     Effect.gen(function*() {
       const agent = yield* Agent.make(a)
       yield* Agent.ask(agent, "hi")
@@ -548,9 +546,9 @@ describe("Agent", () => {
       expect(yield* Effect.flatMap(Health.Health, (health) => health.snapshot)).toEqual([])
     }).pipe(Effect.provide(counted), Effect.provide(world({ script: { places: {} }, chain: [a, b] }))))
 
-  it.scoped("a cooling place is skipped by the next agent without a request", () =>
+  it.effect("a cooling place is skipped by the next agent without a request", () =>
     Effect.gen(function*() {
-      const first = yield* Effect.fork(Agent.ask(yield* Agent.make("claude@work/a"), "hi"))
+      const first = yield* Effect.forkChild(Agent.ask(yield* Agent.make("claude@work/a"), "hi"))
       yield* TestClock.adjust("30 seconds")
       yield* Fiber.join(first)
       const second = yield* Agent.make("claude@work/a")
@@ -565,7 +563,7 @@ describe("Agent", () => {
       accounts: { claude: ["work", "home"] }
     }))))
 
-  it.scoped("a failure that no step answers ends the turn with a notice", () =>
+  it.effect("a failure that no step answers ends the turn with a notice", () =>
     Effect.gen(function*() {
       const agent = yield* Agent.make(a)
       expect(yield* Effect.flip(Agent.ask(agent, "hi"))).toBeInstanceOf(Failure.Unknown)

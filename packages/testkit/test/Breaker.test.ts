@@ -7,7 +7,8 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Agent, Health, Place, Preset } from "@fallback/core"
-import { ConfigProvider, Duration, Effect, Exit, Fiber, TestClock } from "effect"
+import { ConfigProvider, Duration, Effect, Exit, Fiber } from "effect"
+import { TestClock } from "effect/testing"
 import { Scripted } from "../src/index.js"
 import { Heard, world } from "./world.js"
 
@@ -20,7 +21,7 @@ const capabilities = {
 
 const opus = Place.Place.make({ cli: "claude", model: "claude-opus-5" })
 const listed = (list: string) =>
-  Effect.withConfigProvider(ConfigProvider.fromMap(new Map([["LLM_FALLBACK_MODELS", list]])))
+  Effect.provideService(ConfigProvider.ConfigProvider, ConfigProvider.fromEnv({ env: { LLM_FALLBACK_MODELS: list } }))
 
 /** Starting the breaker preset with a list: what start fails with. */
 const start = (list: string) =>
@@ -42,32 +43,32 @@ const seen = (place: string) => Effect.map(Scripted.Scripted, (scripted) => scri
 const ask = (prompt: string) => Effect.flatMap(agent, (agent) => Agent.ask(agent, prompt))
 
 describe("breaker preset (003)", () => {
-  it.scoped("the models of LLM_FALLBACK_MODELS are tried in order after the requested one", () =>
+  it.effect("the models of LLM_FALLBACK_MODELS are tried in order after the requested one", () =>
     Effect.gen(function*() {
       expect(yield* ask("hi")).toBe(`ok from ${gpt}`)
       expect([(yield* seen(requested)).turns, (yield* seen(sonnet)).turns, (yield* seen(gpt)).turns]).toEqual([1, 1, 1])
       expect((yield* Scripted.Scripted).asked()).toEqual([requested, sonnet, gpt])
     }).pipe(breaker({ [requested]: [Scripted.fail("Unknown")], [sonnet]: [Scripted.fail("RateLimited")] })))
 
-  it.scoped("unset or empty disables failover", () =>
+  it.effect("unset or empty disables failover", () =>
     Effect.gen(function*() {
       expect((yield* Effect.flip(ask("hi")))._tag).toBe("Unknown")
       expect((yield* Scripted.Scripted).asked()).toEqual([requested])
     }).pipe(breaker({ [requested]: [Scripted.fail("Unknown")] }, "")))
 
-  it.scoped("a typo fails start, naming the nearest models", () =>
+  it.effect("a typo fails start, naming the nearest models", () =>
     Effect.gen(function*() {
       expect((yield* start("claude-sonet-5")).message).toBe(
         "LLM_FALLBACK_MODELS names \"claude-sonet-5\", which no configured backend serves (did you mean claude-sonnet-5 or claude-opus-5?)"
       )
     }))
 
-  it.scoped("a model listed twice fails start", () =>
+  it.effect("a model listed twice fails start", () =>
     Effect.gen(function*() {
       expect((yield* start("gpt-5,gpt-5"))._tag).toBe("RepeatedModel")
     }))
 
-  it.scoped("5 failures in a row park a model for 60 s; then exactly one trial; its failure parks it again at once; its success clears it", () =>
+  it.effect("5 failures in a row park a model for 60 s; then exactly one trial; its failure parks it again at once; its success clears it", () =>
     Effect.gen(function*() {
       for (let i = 0; i < 5; i++) expect(yield* ask(`turn ${i}`)).toBe(`ok from ${sonnet}`)
       expect((yield* seen(requested)).turns).toBe(5)
@@ -101,7 +102,7 @@ describe("breaker preset (003)", () => {
       ]
     })))
 
-  it.scoped("a single success clears the count: a model that fails now and then is never tripped", () =>
+  it.effect("a single success clears the count: a model that fails now and then is never tripped", () =>
     Effect.gen(function*() {
       for (let i = 0; i < 9; i++) yield* ask(`turn ${i}`)
       expect((yield* seen(requested)).turns).toBe(9)
@@ -114,9 +115,9 @@ describe("breaker preset (003)", () => {
       ]
     })))
 
-  it.scoped("a model that has not opened a stream within 30 s yields to the next", () =>
+  it.effect("a model that has not opened a stream within 30 s yields to the next", () =>
     Effect.gen(function*() {
-      const fiber = yield* Effect.fork(ask("hi"))
+      const fiber = yield* Effect.forkChild(ask("hi"))
       yield* TestClock.adjust("29999 millis")
       expect((yield* seen(sonnet)).turns).toBe(0)
       yield* TestClock.adjust("1 millis")
@@ -124,15 +125,15 @@ describe("breaker preset (003)", () => {
       expect((yield* seen(sonnet)).at).toEqual([30_000])
     }).pipe(breaker({ [requested]: [Scripted.hang] })))
 
-  it.scoped("a stream that opens within 30 s is waited for", () =>
+  it.effect("a stream that opens within 30 s is waited for", () =>
     Effect.gen(function*() {
-      const fiber = yield* Effect.fork(ask("hi"))
+      const fiber = yield* Effect.forkChild(ask("hi"))
       yield* TestClock.adjust("29 seconds")
       expect(yield* Fiber.join(fiber)).toBe("slow but there")
       expect((yield* seen(sonnet)).turns).toBe(0)
     }).pipe(breaker({ [requested]: [Scripted.delay("29 seconds", Scripted.answer("slow but there"))] })))
 
-  it.scoped("only failures before the response starts fail over: a failure partway through surfaces as a run error", () =>
+  it.effect("only failures before the response starts fail over: a failure partway through surfaces as a run error", () =>
     Effect.gen(function*() {
       const exit = yield* Effect.exit(ask("hi"))
       expect(Exit.isFailure(exit)).toBe(true)

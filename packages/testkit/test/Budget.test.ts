@@ -1,36 +1,38 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Agent, Failure, Health, Place, Policy, Preset } from "@fallback/core"
-import { Clock, Duration, Effect, Either, FastCheck as fc, Fiber, Option, TestClock } from "effect"
+import { Arbitrary, Clock, Duration, Effect, Fiber, Option, Result, Schema } from "effect"
+import { TestClock } from "effect/testing"
 import { Scripted } from "../src/index.js"
-import { world } from "./world.js"
+import { anyOf, between, oneOf, shuffled, world } from "./world.js"
 
 const pool = ["claude@work/a", "codex/b", "gemini/c", "opencode/d", "claude@home/a"]
 
-const outcome: fc.Arbitrary<Scripted.Outcome> = fc.oneof(
-  fc.constantFrom(...Failure.kinds).map((kind) => Scripted.fail(kind)),
-  fc.constant(Scripted.hang),
-  fc.constant(Scripted.answer("fine")),
-  fc.nat({ max: 3 }).map((after) => Scripted.die(after, "Unknown")),
-  fc.tuple(fc.integer({ min: 0, max: 200_000 }), fc.constantFrom(...Failure.kinds)).map(([millis, kind]) =>
-    Scripted.delay(Duration.millis(millis), Scripted.fail(kind))
+const outcome: Arbitrary.Arbitrary<Scripted.Outcome> = anyOf(
+  Arbitrary.map(oneOf(Failure.kinds), (kind) => Scripted.fail(kind)),
+  Arbitrary.Constant(Scripted.hang),
+  Arbitrary.Constant(Scripted.answer("fine")),
+  Arbitrary.map(between(0, 3), (after) => Scripted.die(after, "Unknown")),
+  Arbitrary.map(
+    Arbitrary.all([between(0, 200_000), oneOf(Failure.kinds)]),
+    ([millis, kind]) => Scripted.delay(Duration.millis(millis), Scripted.fail(kind))
   ),
-  fc.integer({ min: 0, max: 200_000 }).map((millis) => Scripted.delay(Duration.millis(millis), Scripted.answer("late")))
+  Arbitrary.map(between(0, 200_000), (millis) => Scripted.delay(Duration.millis(millis), Scripted.answer("late")))
 )
 
 const presets = { primary: Preset.primary, escalating: Preset.escalating, breaker: Preset.breaker }
 
-const configuration = fc.record({
-  preset: fc.constantFrom("primary" as const, "escalating" as const, "breaker" as const),
-  chain: fc.shuffledSubarray(pool.slice(0, 4), { minLength: 1 }),
-  scripts: fc.array(fc.array(outcome, { minLength: 1, maxLength: 4 }), { minLength: 5, maxLength: 5 }),
-  retrying: fc.array(
-    fc.tuple(fc.nat({ max: 6 }), fc.constantFrom(...Policy.names), fc.nat({ max: 90 })),
+const configuration = Arbitrary.all({
+  preset: oneOf(["primary", "escalating", "breaker"] as const),
+  chain: shuffled(pool.slice(0, 4), 1),
+  scripts: Arbitrary.array(Arbitrary.array(outcome, { minLength: 1, maxLength: 4 }), { minLength: 5, maxLength: 5 }),
+  retrying: Arbitrary.array(
+    Arbitrary.all([between(0, 6), oneOf(Policy.names), between(0, 90)]),
     { minLength: 5, maxLength: 5 }
   ),
-  deadline: fc.integer({ min: 1, max: 900 }),
-  attempts: fc.integer({ min: 1, max: 12 }),
-  parked: fc.nat({ max: 4 }),
-  whole: fc.boolean()
+  deadline: between(1, 900),
+  attempts: between(1, 12),
+  parked: between(0, 4),
+  whole: Arbitrary.schema(Schema.Boolean)
 })
 
 describe("one budget per turn", () => {
@@ -39,7 +41,7 @@ describe("one budget per turn", () => {
     [configuration],
     ([config]) =>
       Effect.gen(function*() {
-        const parked = Place.Place.make(Either.getOrThrow(Place.parse(pool[config.parked]!)))
+        const parked = Place.Place.make(Result.getOrThrow(Place.parse(pool[config.parked]!)))
         const health = yield* Health.Health
         for (let i = 0; i < 5; i++) {
           yield* health.failed(parked, {
@@ -53,7 +55,7 @@ describe("one budget per turn", () => {
           ...presets[config.preset].options,
           budget: { deadline, attempts: config.attempts }
         })
-        const fiber = yield* Effect.fork(Effect.zip(Effect.exit(Agent.ask(agent, "go")), Clock.currentTimeMillis))
+        const fiber = yield* Effect.forkChild(Effect.zip(Effect.exit(Agent.ask(agent, "go")), Clock.currentTimeMillis))
         yield* TestClock.adjust("3 hours")
         const [, endedAt] = yield* Fiber.join(fiber)
         const scripted = yield* Scripted.Scripted
@@ -78,6 +80,6 @@ describe("one budget per turn", () => {
         })),
         Effect.scoped
       ),
-    { fastCheck: { numRuns: 100 } }
+    { arbitrary: { runs: 100 } }
   )
 })

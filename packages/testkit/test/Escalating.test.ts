@@ -9,9 +9,10 @@
 import { describe, expect, it } from "@effect/vitest"
 import type { Answer } from "@fallback/core"
 import { Agent, Compactor, Failure, Health, Preset, Steps } from "@fallback/core"
-import { Cause, Duration, Effect, Exit, FastCheck, Fiber, Layer, Option, Stream, TestClock } from "effect"
+import { Arbitrary, Cause, Duration, Effect, Exit, Fiber, Layer, Option, Stream } from "effect"
+import { TestClock } from "effect/testing"
 import { Scripted } from "../src/index.js"
-import { Heard, type Setup, world } from "./world.js"
+import { anyOf, Heard, type Setup, world } from "./world.js"
 
 const [a, a2, s, b] = ["claude/a", "claude/a2", "gemini/s", "codex/b"]
 const capabilities = {
@@ -26,7 +27,7 @@ const escalating = (setup: Omit<Setup, "breaker">) =>
 const turn = (prompt = "hello", options: Partial<Agent.Options> = {}) =>
   Effect.gen(function*() {
     const agent = yield* Agent.make(a, undefined, { ...Preset.escalating.options, ...options })
-    const fiber = yield* Effect.fork(Agent.ask(agent, prompt))
+    const fiber = yield* Effect.forkChild(Agent.ask(agent, prompt))
     yield* TestClock.adjust("1 hour")
     return yield* Fiber.await(fiber)
   })
@@ -34,7 +35,7 @@ const turn = (prompt = "hello", options: Partial<Agent.Options> = {}) =>
 const seen = (place: string) => Effect.map(Scripted.Scripted, (scripted) => scripted.seen(place))
 
 describe("escalating preset (002)", () => {
-  it.scoped("timeout: up to 3 attempts on the same model, 15 s apart, then the next model", () =>
+  it.effect("timeout: up to 3 attempts on the same model, 15 s apart, then the next model", () =>
     Effect.gen(function*() {
       expect(yield* turn()).toEqual(Exit.succeed(`ok from ${b}`))
       expect((yield* seen(a)).at).toEqual([0, 15_000, 30_000])
@@ -42,7 +43,7 @@ describe("escalating preset (002)", () => {
       expect((yield* Heard).timed()).toEqual(["0 Retrying", "15000 Retrying", "30000 Moving"])
     }).pipe(Effect.provide(escalating({ script: { places: { [a]: [Scripted.fail("Timeout")] } }, chain: [a, b] }))))
 
-  it.scoped("send timeout: an attempt is given 600 s, whose probes keep answering, before it times out", () =>
+  it.effect("send timeout: an attempt is given 600 s, whose probes keep answering, before it times out", () =>
     Effect.gen(function*() {
       expect(yield* turn()).toEqual(Exit.succeed(`ok from ${b}`))
       expect((yield* seen(a)).at).toEqual([0, 615_000, 1_230_000])
@@ -51,13 +52,13 @@ describe("escalating preset (002)", () => {
     }).pipe(Effect.provide(escalating({ script: { places: { [a]: [Scripted.hang] } }, chain: [a, b] }))))
 
   // "AgentSendTimeoutSec | limits.agent_send_timeout_seconds in config.json, default 600": a setting.
-  it.scoped("send timeout: the ceiling is a setting; given 100 s, an attempt times out at 100 s", () =>
+  it.effect("send timeout: the ceiling is a setting; given 100 s, an attempt times out at 100 s", () =>
     Effect.gen(function*() {
       expect(yield* turn("hello", { send: Option.some(Duration.seconds(100)) })).toEqual(Exit.succeed(`ok from ${b}`))
       expect((yield* seen(a)).at).toEqual([0, 115_000, 230_000])
     }).pipe(Effect.provide(escalating({ script: { places: { [a]: [Scripted.hang] } }, chain: [a, b] }))))
 
-  it.scoped("rate limit: a 30-minute cooldown, the same model again after 5 s, 10 s, 15 s, then the next", () =>
+  it.effect("rate limit: a 30-minute cooldown, the same model again after 5 s, 10 s, 15 s, then the next", () =>
     Effect.gen(function*() {
       expect(yield* turn()).toEqual(Exit.succeed(`ok from ${b}`))
       expect((yield* seen(a)).at).toEqual([0, 5_000, 15_000, 30_000])
@@ -75,7 +76,7 @@ describe("escalating preset (002)", () => {
       ])
     }).pipe(Effect.provide(escalating({ script: { places: { [a]: [Scripted.fail("RateLimited")] } }, chain: [a, b] }))))
 
-  it.scoped("quota: a 30-minute cooldown and the next model at once; the cooled model is skipped until it ends", () =>
+  it.effect("quota: a 30-minute cooldown and the next model at once; the cooled model is skipped until it ends", () =>
     Effect.gen(function*() {
       expect(yield* turn()).toEqual(Exit.succeed(`ok from ${b}`))
       expect((yield* seen(a)).at).toEqual([0])
@@ -93,7 +94,7 @@ describe("escalating preset (002)", () => {
   // "Quota exhausted (HTTP 402 / 403 or a quota / billing message) | Register a 30-minute cooldown and
   // switch to the next fallback immediately"; a 401 is "Any other error | Switch to the next fallback model".
   for (const [status, cooling] of [[401, Option.none()], [403, Option.some(30 * 60_000)]] as const) {
-    it.scoped(`refused credentials with ${status}: the next model at once, ${status === 401 ? "no cooldown" : "a 30-minute cooldown"}`, () =>
+    it.effect(`refused credentials with ${status}: the next model at once, ${status === 401 ? "no cooldown" : "a 30-minute cooldown"}`, () =>
       Effect.gen(function*() {
         expect(yield* turn()).toEqual(Exit.succeed(`ok from ${b}`))
         expect((yield* seen(a)).at).toEqual([0])
@@ -113,10 +114,10 @@ describe("escalating preset (002)", () => {
   }
 
   // "rebuilds the list for up to 3 rounds (maxFallbackRounds)": each round reads the chain again.
-  it.scoped("the candidate list is rebuilt each round: a step written during a round is what the next round walks", () =>
+  it.effect("the candidate list is rebuilt each round: a step written during a round is what the next round walks", () =>
     Effect.gen(function*() {
       const agent = yield* Agent.make(a, undefined, Preset.escalating.options)
-      const fiber = yield* Effect.fork(Agent.ask(agent, "hello"))
+      const fiber = yield* Effect.forkChild(Agent.ask(agent, "hello"))
       yield* TestClock.adjust("5 seconds")
       yield* Effect.orDie((yield* Steps.Steps).points(a, "gemini/c"))
       yield* TestClock.adjust("1 hour")
@@ -128,7 +129,7 @@ describe("escalating preset (002)", () => {
       chain: [a, b]
     }))))
 
-  it.scoped("context too long: compact and resend; trim the oldest exchange and resend; abort when nothing is left", () =>
+  it.effect("context too long: compact and resend; trim the oldest exchange and resend; abort when nothing is left", () =>
     Effect.gen(function*() {
       const agent = yield* Agent.make(a, undefined, Preset.escalating.options)
       for (const prompt of ["1", "2", "3"]) yield* Agent.ask(agent, prompt)
@@ -167,7 +168,7 @@ describe("escalating preset (002)", () => {
       }))
     ))
 
-  it.scoped("a hung stream: probed at 30 s, a failed probe retried every 10 s, the model switched after 3 failures", () =>
+  it.effect("a hung stream: probed at 30 s, a failed probe retried every 10 s, the model switched after 3 failures", () =>
     Effect.gen(function*() {
       expect(yield* turn()).toEqual(Exit.succeed(`ok from ${b}`))
       expect((yield* seen(b)).at).toEqual([80_000])
@@ -178,11 +179,11 @@ describe("escalating preset (002)", () => {
       chain: [a, b]
     }))))
 
-  it.scoped("a stream that stalls after its first content is probed the same way, and fails with what it delivered", () =>
+  it.effect("a stream that stalls after its first content is probed the same way, and fails with what it delivered", () =>
     Effect.gen(function*() {
       const agent = yield* Agent.make(a, undefined, Preset.escalating.options)
       const delivered: Array<string> = []
-      const fiber = yield* Effect.fork(
+      const fiber = yield* Effect.forkChild(
         Stream.runForEach(
           agent.turn("hi"),
           (event) => Effect.sync(() => event._tag === "Text" && delivered.push(event.text))
@@ -192,7 +193,7 @@ describe("escalating preset (002)", () => {
       yield* TestClock.adjust("1 hour")
       const exit = yield* Fiber.join(fiber)
       expect(delivered).toEqual(["part 1 ", "part 2 "])
-      expect(exit._tag === "Failure" && Cause.failureOption(exit.cause)).toEqual(
+      expect(exit._tag === "Failure" && Cause.findErrorOption(exit.cause)).toEqual(
         Option.some(expect.objectContaining({ _tag: "Unresponsive" }))
       )
       expect((yield* Heard).timed()).toEqual(["60000 Probing", "70000 Probing", "80000 Probing"])
@@ -202,22 +203,22 @@ describe("escalating preset (002)", () => {
       chain: [a, b]
     }))))
 
-  it.scoped("the 600 s send ceiling holds after the first content too: a slow answer fails as a timeout, not replayed", () =>
+  it.effect("the 600 s send ceiling holds after the first content too: a slow answer fails as a timeout, not replayed", () =>
     Effect.gen(function*() {
       const agent = yield* Agent.make(a, undefined, Preset.escalating.options)
-      const fiber = yield* Effect.fork(Effect.exit(Agent.ask(agent, "hi")))
+      const fiber = yield* Effect.forkChild(Effect.exit(Agent.ask(agent, "hi")))
       yield* TestClock.adjust("599999 millis")
-      expect(fiber.unsafePoll()).toBe(null)
+      expect(fiber.pollUnsafe()).toBeUndefined()
       yield* TestClock.adjust("1 millis")
       const exit = yield* Fiber.join(fiber)
-      expect(exit._tag === "Failure" && Cause.failureOption(exit.cause)).toEqual(
+      expect(exit._tag === "Failure" && Cause.findErrorOption(exit.cause)).toEqual(
         Option.some(expect.objectContaining({ _tag: "Timeout", phase: "whole-send" }))
       )
       expect((yield* seen(a)).turns).toBe(1)
       expect((yield* seen(b)).opens).toBe(0)
     }).pipe(Effect.provide(escalating({ script: { places: { [a]: [Scripted.stall(1)] } }, chain: [a, b] }))))
 
-  it.scoped("candidates: the failed model's provider and a too-small context window are skipped", () =>
+  it.effect("candidates: the failed model's provider and a too-small context window are skipped", () =>
     Effect.gen(function*() {
       expect(yield* turn("a prompt of some sixty characters, more than ten tokens long")).toEqual(
         Exit.succeed(`ok from ${b}`)
@@ -231,7 +232,7 @@ describe("escalating preset (002)", () => {
       Effect.provide(escalating({ script: { places: { [a]: [Scripted.fail("Unknown")] } }, chain: [a, a2, s, b] }))
     ))
 
-  it.scoped("candidates are health-checked within 10 s before use", () =>
+  it.effect("candidates are health-checked within 10 s before use", () =>
     Effect.gen(function*() {
       expect(yield* turn()).toEqual(Exit.succeed(`ok from ${b}`))
       expect((yield* seen("gemini/c")).checks).toBe(1)
@@ -242,7 +243,7 @@ describe("escalating preset (002)", () => {
       chain: [a, "gemini/c", b]
     }))))
 
-  it.scoped("the candidate list is rebuilt for up to 3 rounds", () =>
+  it.effect("the candidate list is rebuilt for up to 3 rounds", () =>
     Effect.gen(function*() {
       expect(yield* turn()).toEqual(Exit.succeed(`ok from ${b}`))
       expect((yield* seen(b)).checks).toBe(3)
@@ -251,7 +252,7 @@ describe("escalating preset (002)", () => {
       chain: [a, b]
     }))))
 
-  it.scoped("after 3 rounds with no healthy candidate the turn aborts", () =>
+  it.effect("after 3 rounds with no healthy candidate the turn aborts", () =>
     Effect.gen(function*() {
       const exit = yield* turn()
       expect(Exit.isFailure(exit)).toBe(true)
@@ -263,7 +264,7 @@ describe("escalating preset (002)", () => {
       chain: [a, b]
     }))))
 
-  it.scoped("a session pinned to a model never falls back", () =>
+  it.effect("a session pinned to a model never falls back", () =>
     Effect.gen(function*() {
       const exit = yield* turn("hello", { fallback: false })
       expect(Exit.isFailure(exit)).toBe(true)
@@ -272,7 +273,7 @@ describe("escalating preset (002)", () => {
       expect((yield* Heard).lines().at(-1)).toMatch(/the turn fails here: the agent is pinned to its place$/)
     }).pipe(Effect.provide(escalating({ script: { places: { [a]: [Scripted.fail("RateLimited")] } }, chain: [a, b] }))))
 
-  it.scoped("switching starts the stand-in fresh: no history, no session carried", () =>
+  it.effect("switching starts the stand-in fresh: no history, no session carried", () =>
     Effect.gen(function*() {
       const agent = yield* Agent.make(a, undefined, Preset.escalating.options)
       yield* Agent.ask(agent, "one")
@@ -308,7 +309,7 @@ describe("escalating preset (002)", () => {
       ]
     ] as const
   ) {
-    it.scoped(`rate limit: ${name}`, () =>
+    it.effect(`rate limit: ${name}`, () =>
       Effect.gen(function*() {
         expect(yield* turn()).toEqual(Exit.succeed(`ok from ${b}`))
         expect((yield* seen(a)).at).toEqual(atA)
@@ -328,7 +329,7 @@ describe("escalating preset (002)", () => {
   // out") is a Timeout, in whichever phase it came, and takes that rule, not the watchdog's switch.
   for (const phase of Failure.Phase.literals) {
     for (const said of ["HTTP 408 Request Timeout", "connect ETIMEDOUT 127.0.0.1:443", "the request timed out"]) {
-      it.scoped(`timeout: a ${phase} Timeout the provider reported ("${said}") takes 3 attempts 15 s apart`, () =>
+      it.effect(`timeout: a ${phase} Timeout the provider reported ("${said}") takes 3 attempts 15 s apart`, () =>
         Effect.gen(function*() {
           expect(yield* turn()).toEqual(Exit.succeed(`ok from ${b}`))
           expect((yield* seen(a)).at).toEqual([0, 15_000, 30_000])
@@ -351,7 +352,7 @@ describe("escalating preset (002)", () => {
   // 002, "Timeout | Up to MaxSendTimeoutRetries (3) attempts on the same model" and "Rate limit | … retry
   // the same model after 5 s, 10 s, then 15 s": each kind's goes are counted on their own, so a model
   // that alternates them is still left at its third timeout, not tried without end.
-  it.scoped("timeouts and rate limits in turn: each counted on its own, the model left at its third timeout", () =>
+  it.effect("timeouts and rate limits in turn: each counted on its own, the model left at its third timeout", () =>
     Effect.gen(function*() {
       expect(yield* turn()).toEqual(Exit.succeed(`ok from ${b}`))
       expect((yield* seen(a)).at).toEqual([0, 15_000, 20_000, 35_000, 45_000])
@@ -382,7 +383,7 @@ describe("escalating preset (002)", () => {
       ["a whole reply that never answers", true, Scripted.hang]
     ] as const
   ) {
-    it.scoped(`the watchdog switches ${name}: probes at 30 s, 60 s, 70 s, 80 s, then the next model`, () =>
+    it.effect(`the watchdog switches ${name}: probes at 30 s, 60 s, 70 s, 80 s, then the next model`, () =>
       Effect.gen(function*() {
         expect(yield* turn()).toEqual(Exit.succeed(`ok from ${b}`))
         expect((yield* seen(a)).turns).toBe(1)
@@ -424,10 +425,10 @@ describe("escalating preset (002)", () => {
   })
 
   // "two hanging places needing 1,830 s each ran past" the old 1 h budget.
-  it.scoped("two hanging places take 1,830 s each, and the third answers at 3,660 s", () =>
+  it.effect("two hanging places take 1,830 s each, and the third answers at 3,660 s", () =>
     Effect.gen(function*() {
       const agent = yield* Agent.make(a, undefined, Preset.escalating.options)
-      const fiber = yield* Effect.fork(Effect.exit(Agent.ask(agent, "hello")))
+      const fiber = yield* Effect.forkChild(Effect.exit(Agent.ask(agent, "hello")))
       yield* TestClock.adjust("2 hours")
       expect(yield* Fiber.join(fiber)).toEqual(Exit.succeed(`ok from ${b}`))
       expect((yield* seen(a)).at).toEqual([0, 615_000, 1_230_000])
@@ -438,23 +439,25 @@ describe("escalating preset (002)", () => {
       chain: [a, "opencode/o", b]
     }))))
 
-  const failing = FastCheck.constantFrom(
-    Scripted.hang,
-    Scripted.fail("Timeout"),
-    Scripted.fail("RateLimited"),
-    Scripted.delay("599 seconds", Scripted.fail("RateLimited"))
+  const failing = anyOf(
+    ...[
+      Scripted.hang,
+      Scripted.fail("Timeout"),
+      Scripted.fail("RateLimited"),
+      Scripted.delay("599 seconds", Scripted.fail("RateLimited"))
+    ].map((outcome) => Arbitrary.Constant(outcome))
   )
   const elsewhere = ["opencode/o", "gemini/g", "antigravity/x"]
 
   it.effect.prop(
     "any chain of failing places lands at its last, within the longest chain 002 allows, never cut by the budget",
-    [FastCheck.array(FastCheck.array(failing, { minLength: 1, maxLength: 8 }), { minLength: 1, maxLength: 3 })],
+    [Arbitrary.array(Arbitrary.array(failing, { minLength: 1, maxLength: 8 }), { minLength: 1, maxLength: 3 })],
     ([scripts]) => {
       const chain = [a, ...elsewhere.slice(0, scripts.length - 1), b]
       const failingPlaces = chain.slice(0, -1)
       return Effect.gen(function*() {
         const agent = yield* Agent.make(a, undefined, Preset.escalating.options)
-        const fiber = yield* Effect.fork(Effect.exit(Agent.ask(agent, "hello")))
+        const fiber = yield* Effect.forkChild(Effect.exit(Agent.ask(agent, "hello")))
         yield* TestClock.adjust("10 hours")
         expect(yield* Fiber.join(fiber)).toEqual(Exit.succeed(`ok from ${b}`))
         const longest = longestChain(Preset.escalating.options, chain.length)
@@ -471,7 +474,7 @@ describe("escalating preset (002)", () => {
         }))
       )
     },
-    { fastCheck: { numRuns: 8 } }
+    { arbitrary: { runs: 8 } }
   )
 
   it("its numbers", () => {

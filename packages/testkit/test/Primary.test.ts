@@ -4,7 +4,8 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Agent, Failure, Health, Place, Preset } from "@fallback/core"
-import { DateTime, Duration, Effect, Exit, Fiber, Option, TestClock } from "effect"
+import { DateTime, Duration, Effect, Exit, Fiber, Option } from "effect"
+import { TestClock } from "effect/testing"
 import { Scripted } from "../src/index.js"
 import { Heard, world } from "./world.js"
 
@@ -101,10 +102,10 @@ describe("primary preset (000): each kind's answer", () => {
   // Every row twice: with the sessions' streams, and with sessions that also answer whole (`reply`).
   for (const [row, whole] of rows.flatMap((row) => [[row, false], [row, true]] as const)) {
     const name = `${row.kind}${row.retrying ? ` with ${row.retrying[0]} ${row.retrying[1]} tries` : ""}`
-    it.scoped(whole ? `${name}, answered whole` : name, () =>
+    it.effect(whole ? `${name}, answered whole` : name, () =>
       Effect.gen(function*() {
         const agent = yield* Agent.make(work, undefined, Preset.primary.options)
-        const fiber = yield* Effect.fork(Agent.ask(agent, "hello"))
+        const fiber = yield* Effect.forkChild(Agent.ask(agent, "hello"))
         yield* TestClock.adjust("1 hour")
         const exit = yield* Fiber.await(fiber)
         const scripted = yield* Scripted.Scripted
@@ -127,10 +128,10 @@ describe("primary preset (000): each kind's answer", () => {
 
   // 000: "The time the retrying is given is checked before a wait rather than after it, so a turn
   // is never started knowing the time it was given is already spent."
-  it.scoped("the step's timeout is checked before each wait: no go starts past it", () =>
+  it.effect("the step's timeout is checked before each wait: no go starts past it", () =>
     Effect.gen(function*() {
       const agent = yield* Agent.make(work)
-      const fiber = yield* Effect.fork(Agent.ask(agent, "hello"))
+      const fiber = yield* Effect.forkChild(Agent.ask(agent, "hello"))
       yield* TestClock.adjust("1 minute")
       expect(yield* Fiber.join(fiber)).toBe(`ok from ${home}`)
       expect((yield* Scripted.Scripted).seen(work).at).toEqual([0, 1000, 2000])
@@ -147,10 +148,10 @@ describe("primary preset (000): each kind's answer", () => {
     }))))
 
   // 000: "fibonacci 1s, 1s, 2s, 3s, 5s": the engine's waits are the policy's Schedule.
-  it.scoped("the waits at a place are the step's policy: fibonacci through the engine", () =>
+  it.effect("the waits at a place are the step's policy: fibonacci through the engine", () =>
     Effect.gen(function*() {
       const agent = yield* Agent.make(work)
-      const fiber = yield* Effect.fork(Agent.ask(agent, "hello"))
+      const fiber = yield* Effect.forkChild(Agent.ask(agent, "hello"))
       yield* TestClock.adjust("1 minute")
       expect(yield* Fiber.join(fiber)).toBe(`ok from ${home}`)
       expect((yield* Scripted.Scripted).seen(work).at).toEqual([0, 1000, 2000, 4000, 7000, 12_000])
@@ -160,10 +161,10 @@ describe("primary preset (000): each kind's answer", () => {
       retrying: { [work]: [5, "fibonacci"] }
     }))))
 
-  it.scoped("the notices read as the reference page's lines", () =>
+  it.effect("the notices read as the reference page's lines", () =>
     Effect.gen(function*() {
       const agent = yield* Agent.make(work)
-      const fiber = yield* Effect.fork(Agent.ask(agent, "hello"))
+      const fiber = yield* Effect.forkChild(Agent.ask(agent, "hello"))
       yield* TestClock.adjust("1 minute")
       yield* Fiber.join(fiber)
       expect((yield* Heard).lines()).toEqual([
@@ -172,10 +173,10 @@ describe("primary preset (000): each kind's answer", () => {
       ])
     }).pipe(Effect.provide(setup(row("RateLimited")))))
 
-  it.scoped("a wait is announced before it starts, and a Retry-After longer than 30 s is honoured", () =>
+  it.effect("a wait is announced before it starts, and a Retry-After longer than 30 s is honoured", () =>
     Effect.gen(function*() {
       const agent = yield* Agent.make(work)
-      const fiber = yield* Effect.fork(Agent.ask(agent, "hello"))
+      const fiber = yield* Effect.forkChild(Agent.ask(agent, "hello"))
       yield* TestClock.adjust("0 millis")
       const heard = yield* Heard
       expect(heard.lines()[0]).toMatch(/trying again in 45s \(1 of 1\)$/)
@@ -197,10 +198,10 @@ describe("primary preset (000): each kind's answer", () => {
       accounts: { claude: ["work", "home"] }
     }))))
 
-  it.scoped("quota: with no time named, it is the rate limit's row: the place cools down as a rate limit does", () =>
+  it.effect("quota: with no time named, it is the rate limit's row: the place cools down as a rate limit does", () =>
     Effect.gen(function*() {
       const agent = yield* Agent.make(work)
-      const fiber = yield* Effect.fork(Agent.ask(agent, "hello"))
+      const fiber = yield* Effect.forkChild(Agent.ask(agent, "hello"))
       yield* TestClock.adjust("30 seconds")
       expect(yield* Fiber.join(fiber)).toBe(`ok from ${home}`)
       const [entry] = yield* Effect.flatMap(Health.Health, (health) => health.snapshot)
@@ -208,10 +209,10 @@ describe("primary preset (000): each kind's answer", () => {
       expect(entry!.coolingUntil).toEqual(Option.some(60_000))
     }).pipe(Effect.provide(setup(row("QuotaExhausted")))))
 
-  it.scoped("quota: the place cools down until the time the failure names", () =>
+  it.effect("quota: the place cools down until the time the failure names", () =>
     Effect.gen(function*() {
       const agent = yield* Agent.make(work)
-      const fiber = yield* Effect.fork(Agent.ask(agent, "hello"))
+      const fiber = yield* Effect.forkChild(Agent.ask(agent, "hello"))
       yield* TestClock.adjust("30 seconds")
       yield* Fiber.join(fiber)
       const [entry] = yield* Effect.flatMap(Health.Health, (health) => health.snapshot)
@@ -223,7 +224,7 @@ describe("primary preset (000): each kind's answer", () => {
             new Failure.QuotaExhausted({
               place,
               said: Failure.said("402"),
-              until: DateTime.unsafeMake(Duration.toMillis(Duration.hours(5)))
+              until: DateTime.makeUnsafe(Duration.toMillis(Duration.hours(5)))
             })
           )]
         }
@@ -231,7 +232,7 @@ describe("primary preset (000): each kind's answer", () => {
       accounts: { claude: ["work", "home"] }
     }))))
 
-  it.scoped("refused credentials: the notice says the account it left needs signing in", () =>
+  it.effect("refused credentials: the notice says the account it left needs signing in", () =>
     Effect.gen(function*() {
       const agent = yield* Agent.make(work)
       yield* Agent.ask(agent, "hello")
@@ -240,10 +241,10 @@ describe("primary preset (000): each kind's answer", () => {
       ])
     }).pipe(Effect.provide(setup(row("AuthRefused")))))
 
-  it.scoped("killed: the notice names the signal, and the session is reopened resuming its id", () =>
+  it.effect("killed: the notice names the signal, and the session is reopened resuming its id", () =>
     Effect.gen(function*() {
       const agent = yield* Agent.make(work)
-      const fiber = yield* Effect.fork(Agent.ask(agent, "hello"))
+      const fiber = yield* Effect.forkChild(Agent.ask(agent, "hello"))
       yield* TestClock.adjust("1 second")
       yield* Fiber.join(fiber)
       expect((yield* Heard).lines()[0]).toBe(
@@ -255,7 +256,7 @@ describe("primary preset (000): each kind's answer", () => {
       expect(seen.resumed).toEqual([undefined, `${work}#1`])
     }).pipe(Effect.provide(setup(row("Killed")))))
 
-  it.scoped("not installed: the failure says which line installs it", () =>
+  it.effect("not installed: the failure says which line installs it", () =>
     Effect.gen(function*() {
       const agent = yield* Agent.make(work)
       yield* Agent.ask(agent, "hello")
@@ -266,10 +267,10 @@ describe("primary preset (000): each kind's answer", () => {
 
   for (const whole of [false, true]) {
     // A first byte that does not come is "anything else" (000): the step's goes (none here), then the account chain.
-    it.scoped(`a first byte that does not come in 30 s yields to the next account${whole ? ", answered whole" : ""}`, () =>
+    it.effect(`a first byte that does not come in 30 s yields to the next account${whole ? ", answered whole" : ""}`, () =>
       Effect.gen(function*() {
         const agent = yield* Agent.make(work)
-        const fiber = yield* Effect.fork(Agent.ask(agent, "hello"))
+        const fiber = yield* Effect.forkChild(Agent.ask(agent, "hello"))
         yield* TestClock.adjust("29999 millis")
         expect((yield* Scripted.Scripted).seen(home).turns).toBe(0)
         yield* TestClock.adjust("1 millis")

@@ -6,9 +6,10 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Agent, Failure, Health, Notice, Preset } from "@fallback/core"
-import { Duration, Effect, Exit, Fiber, TestClock } from "effect"
+import { Duration, Effect, Exit, Fiber } from "effect"
+import { TestClock } from "effect/testing"
 import { Scripted } from "../src/index.js"
-import { Heard, world } from "./world.js"
+import { failedWith, Heard, world } from "./world.js"
 
 const work = "claude@work/opus"
 const home = "claude@home/opus"
@@ -28,7 +29,7 @@ const setup = (preset: Preset.Preset, places: Scripted.Script["places"]) =>
 const turn = (preset: Preset.Preset, prompt = "hello") =>
   Effect.gen(function*() {
     const agent = yield* Agent.make(work, undefined, preset.options)
-    const fiber = yield* Effect.fork(Agent.ask(agent, prompt))
+    const fiber = yield* Effect.forkChild(Agent.ask(agent, prompt))
     yield* TestClock.adjust("1 hour")
     return yield* Fiber.await(fiber)
   })
@@ -43,10 +44,10 @@ const refusedArguments = Scripted.fail((place) =>
 
 describe("arguments the CLI refused", () => {
   for (const preset of presets) {
-    it.scoped(`${preset.name}: one request, no retry, no other account or place, the CLI's words said`, () =>
+    it.effect(`${preset.name}: one request, no retry, no other account or place, the CLI's words said`, () =>
       Effect.gen(function*() {
         const exit = yield* turn(preset)
-        expect(Exit.isFailure(exit) && exit.cause._tag === "Fail" && exit.cause.error).toMatchObject({
+        expect(failedWith(exit)).toMatchObject({
           _tag: "ArgumentsRefused",
           argument: "--permission-mode yolo"
         })
@@ -61,7 +62,7 @@ describe("arguments the CLI refused", () => {
       }).pipe(Effect.provide(setup(preset, { [work]: [refusedArguments] }))))
 
     // 003: "5 failures in a row park a model 60 s": a refusal of fallback's arguments is none of them.
-    it.scoped(`${preset.name}: six in a row park nothing and count nothing against the place`, () =>
+    it.effect(`${preset.name}: six in a row park nothing and count nothing against the place`, () =>
       Effect.gen(function*() {
         for (let i = 0; i < 6; i++) expect(Exit.isFailure(yield* turn(preset, `turn ${i}`))).toBe(true)
         const scripted = yield* Scripted.Scripted
@@ -80,10 +81,10 @@ describe("arguments the CLI refused", () => {
 
 describe("a prompt refused by content policy", () => {
   for (const preset of presets) {
-    it.scoped(`${preset.name}: taken once, whatever the chain says, with the provider's reason`, () =>
+    it.effect(`${preset.name}: taken once, whatever the chain says, with the provider's reason`, () =>
       Effect.gen(function*() {
         const exit = yield* turn(preset)
-        expect(Exit.isFailure(exit) && exit.cause._tag === "Fail" && exit.cause.error.message).toBe(
+        expect(failedWith(exit)?.message).toBe(
           "claude@work refused the prompt by its content policy: 400: content_policy_violation: rejected by the safety system"
         )
         expect((yield* Scripted.Scripted).requests()).toBe(1)
@@ -103,7 +104,7 @@ describe("a prompt refused by content policy", () => {
 
 // 002: "Timeout: Up to MaxSendTimeoutRetries (3) attempts on the same model, spaced by
 // SendTimeoutRetryInterval (15 s)": the provider's own timeout (408, 504, ETIMEDOUT) is that row.
-it.scoped("escalating: a provider's own timeout takes 3 attempts 15 s apart, then the next model", () =>
+it.effect("escalating: a provider's own timeout takes 3 attempts 15 s apart, then the next model", () =>
   Effect.gen(function*() {
     expect(yield* turn(Preset.escalating)).toEqual(Exit.succeed(`ok from ${codex}`))
     const scripted = yield* Scripted.Scripted
@@ -137,7 +138,7 @@ describe("what failed is remembered by the next agent", () => {
       return yield* Agent.ask(agent, "again")
     })
 
-  it.scoped("primary: a refused account is skipped by the next agent for a day, with how to clear it", () =>
+  it.effect("primary: a refused account is skipped by the next agent for a day, with how to clear it", () =>
     Effect.gen(function*() {
       expect(yield* turn(Preset.primary)).toEqual(Exit.succeed(`ok from ${home}`))
       const scripted = yield* Scripted.Scripted
@@ -160,7 +161,7 @@ describe("what failed is remembered by the next agent", () => {
       )
     ))
 
-  it.scoped("primary: a retired model is skipped by the next agent for a day", () =>
+  it.effect("primary: a retired model is skipped by the next agent for a day", () =>
     Effect.gen(function*() {
       expect(yield* turn(Preset.primary)).toEqual(Exit.succeed(`ok from ${codex}`))
       const scripted = yield* Scripted.Scripted
@@ -174,7 +175,7 @@ describe("what failed is remembered by the next agent", () => {
       )
     ))
 
-  it.scoped("primary: `status --clear` (the health cleared) lets the next agent ask the refused account again", () =>
+  it.effect("primary: `status --clear` (the health cleared) lets the next agent ask the refused account again", () =>
     Effect.gen(function*() {
       yield* turn(Preset.primary)
       yield* Effect.flatMap(Health.Health, (health) => health.clear())
@@ -187,7 +188,7 @@ describe("what failed is remembered by the next agent", () => {
     ))
 
   // 002: a 401 is "any other error": it switches to the next fallback, registering no cooldown.
-  it.scoped("escalating keeps 002's reading: a 401 cools nothing, so the next agent asks there again", () =>
+  it.effect("escalating keeps 002's reading: a 401 cools nothing, so the next agent asks there again", () =>
     Effect.gen(function*() {
       expect(yield* turn(Preset.escalating)).toEqual(Exit.succeed(`ok from ${codex}`))
       expect(yield* later(Preset.escalating, 0)).toBe(`ok from ${work}`)

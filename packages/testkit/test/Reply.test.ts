@@ -5,7 +5,8 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Agent, Backend, Failure, Health, Notice, Place, Steps } from "@fallback/core"
-import { Duration, Effect, Fiber, Layer, Option, Stream, TestClock } from "effect"
+import { Duration, Effect, Fiber, Layer, Option, Stream } from "effect"
+import { TestClock } from "effect/testing"
 import { Fibers } from "../src/index.js"
 
 /** What a place's session saw. */
@@ -94,18 +95,18 @@ const world = (
 describe("turns answered whole", () => {
   const seen = new Map<string, Seen>()
 
-  it.scoped("a landing turn at a held session forks no fiber, opens nothing, writes no health and publishes no notice", () =>
+  it.effect("a landing turn at a held session forks no fiber, opens nothing, writes no health and publishes no notice", () =>
     Effect.gen(function*() {
       const agent = yield* Agent.make("claude/a")
       expect(yield* Agent.ask(agent, "first")).toBe("ok from claude/a")
       const before = { ...counted }
-      expect(yield* Fibers.started(Effect.repeatN(Agent.ask(agent, "again"), 99))).toBe(0)
+      expect(yield* Fibers.started(Effect.repeat(Agent.ask(agent, "again"), { times: 99 }))).toBe(0)
       expect(counted).toEqual(before)
       expect(seen.get("claude/a")!.opens).toBe(1)
       expect(seen.has("codex/b")).toBe(false)
     }).pipe(Effect.provide(world(["claude/a", "codex/b", "gemini/c"], seen))))
 
-  it.scoped("a reply is given the first byte's 30 s and the turn's 15 min, on the Clock", () =>
+  it.effect("a reply is given the first byte's 30 s and the turn's 15 min, on the Clock", () =>
     Effect.gen(function*() {
       const mine = new Map<string, Seen>()
       yield* TestClock.setTime(1_000)
@@ -119,7 +120,7 @@ describe("turns answered whole", () => {
       expect(mine.get("claude/a")!.limits[1]).toEqual({ by: 11_000, whole: 11_000, deadline: 901_000 })
     }))
 
-  it.scoped("a failed reply delivered nothing: the turn moves to the next place and answers there", () =>
+  it.effect("a failed reply delivered nothing: the turn moves to the next place and answers there", () =>
     Effect.gen(function*() {
       const mine = new Map<string, Seen>()
       const agent = yield* Agent.make("claude/down").pipe(Effect.provide(world(["claude/down", "codex/b"], mine)))
@@ -129,7 +130,7 @@ describe("turns answered whole", () => {
       expect(mine.get("claude/down")!.limits).toHaveLength(1)
     }))
 
-  it.scoped("a reply that does not keep its limits is not taken when the first byte is limited: the stream is read", () =>
+  it.effect("a reply that does not keep its limits is not taken when the first byte is limited: the stream is read", () =>
     Effect.gen(function*() {
       const mine = new Map<string, Seen>()
       const agent = yield* Agent.make("claude/a").pipe(
@@ -139,23 +140,23 @@ describe("turns answered whole", () => {
       expect(mine.get("claude/a")!.limits).toEqual([])
     }))
 
-  it.scoped("with no first-byte limit, the engine times a reply that does not keep its limits by the deadline", () =>
+  it.effect("with no first-byte limit, the engine times a reply that does not keep its limits by the deadline", () =>
     Effect.gen(function*() {
       const mine = new Map<string, Seen>()
       const agent = yield* Agent.make("claude/hang", undefined, {
         firstByte: Option.none(),
         budget: { deadline: Duration.minutes(2), attempts: 20 }
       }).pipe(Effect.provide(world(["claude/hang", "codex/b"], mine, { limits: false, conversation: false })))
-      const fiber = yield* Effect.fork(Effect.either(Agent.ask(agent, "hi")))
+      const fiber = yield* Effect.forkChild(Effect.result(Agent.ask(agent, "hi")))
       yield* TestClock.adjust("119999 millis")
-      expect(fiber.unsafePoll()).toBeNull()
+      expect(fiber.pollUnsafe()).toBeUndefined()
       yield* TestClock.adjust("1 millis")
       const failed = yield* Fiber.join(fiber)
-      expect(failed._tag === "Left" && failed.left._tag).toBe("Timeout")
+      expect(failed._tag === "Failure" && failed.failure._tag).toBe("Timeout")
       expect(mine.get("claude/hang")!.limits).toEqual([{ by: 120_000, whole: 120_000, deadline: 120_000 }])
     }))
 
-  it.scoped("the engine's timer is what costs a fiber: a reply that keeps its limits is not raced", () =>
+  it.effect("the engine's timer is what costs a fiber: a reply that keeps its limits is not raced", () =>
     Effect.gen(function*() {
       const unlimited = { firstByte: Option.none() }
       const timed = yield* Agent.make("claude/a", undefined, unlimited).pipe(
@@ -168,7 +169,7 @@ describe("turns answered whole", () => {
       expect(yield* Fibers.started(Agent.ask(kept, "hi"))).toBe(0)
     }))
 
-  it.scoped("the agent keeps the conversation for a backend that does not, and none for one that does", () =>
+  it.effect("the agent keeps the conversation for a backend that does not, and none for one that does", () =>
     Effect.gen(function*() {
       const kept = new Map<string, Seen>()
       const own = new Map<string, Seen>()

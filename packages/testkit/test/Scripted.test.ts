@@ -1,8 +1,10 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Backend, Place, Settings } from "@fallback/core"
+import * as Backend from "@fallback/core/Backend"
+import * as Place from "@fallback/core/Place"
+import * as Settings from "@fallback/core/Settings"
 import { Effect, Exit, Fiber, Option, Stream } from "effect"
 import { TestClock } from "effect/testing"
-import { Scripted } from "../src/index.js"
+import * as Scripted from "../src/Scripted.js"
 
 const place = Place.Place.make({ cli: "claude", account: "work", model: "opus" })
 const prompt: Backend.Prompt = { text: "hi", history: [] }
@@ -13,7 +15,8 @@ const turns = (outcomes: ReadonlyArray<Scripted.Outcome>, count: number) =>
     const session = yield* backend.open(place, Option.none(), Settings.plain, {})
     const exits = []
     for (let i = 0; i < count; i++) {
-      exits.push(yield* Effect.exit(Stream.runCollect(session.turn(prompt)).pipe(Effect.map((events) => events.map((e) => e._tag)))))
+      const tags = Stream.runCollect(session.turn(prompt)).pipe(Effect.map((events) => events.map((e) => e._tag)))
+      exits.push(yield* Effect.exit(tags))
     }
     return exits
   }).pipe(Effect.provide(Scripted.Scripted.layer({ places: { "claude@work/opus": outcomes } })))
@@ -51,12 +54,12 @@ describe("Scripted", () => {
       expect(Exit.isFailure(died!)).toBe(true)
       const fiber = yield* Effect.forkChild(turns([Scripted.delay("5 seconds", Scripted.answer("late"))], 1))
       yield* TestClock.adjust("4999 millis")
-      expect(fiber.pollUnsafe()).toBe(null)
+      expect(fiber.pollUnsafe()).toBeUndefined()
       yield* TestClock.adjust("1 millis")
       expect((yield* Fiber.join(fiber))[0]!._tag).toBe("Success")
       const hung = yield* Effect.forkChild(turns([Scripted.hang], 1))
       yield* TestClock.adjust("1 hour")
-      expect(hung.pollUnsafe()).toBe(null)
+      expect(hung.pollUnsafe()).toBeUndefined()
     }))
 
   it.effect("its health checks follow their script", () =>

@@ -9,21 +9,10 @@ import type { Place } from "@fallback/core"
 import { Agent, Backend, Failure, Notice, Place as PlaceModule, Secret, Telemetry } from "@fallback/core"
 import { SpanKind } from "@opentelemetry/api"
 import { InMemorySpanExporter, type ReadableSpan, SimpleSpanProcessor } from "@opentelemetry/sdk-trace-base"
-import {
-  Chunk,
-  Duration,
-  Effect,
-  Either,
-  FastCheck,
-  Fiber,
-  Logger,
-  Metric,
-  MetricState,
-  Stream,
-  TestClock
-} from "effect"
+import { Arbitrary, Duration, Effect, Fiber, Logger, Metric, References, Result, Schema, Stream } from "effect"
+import { TestClock } from "effect/testing"
 import { Scripted } from "../src/index.js"
-import { world } from "./world.js"
+import { anyOf, between, oneOf, world } from "./world.js"
 
 /** A world with its own places, so the global metrics of one test are not another's. */
 const outage = (id: string) => {
@@ -53,13 +42,13 @@ type Mode = "whole" | "streamed"
 const take = (agent: Agent.Agent, mode: Mode) =>
   mode === "whole"
     ? Agent.ask(agent, "fix it")
-    : Effect.map(Stream.runCollect(agent.turn("fix it")), (events) => Backend.textOf(Chunk.toReadonlyArray(events)))
+    : Effect.map(Stream.runCollect(agent.turn("fix it")), Backend.textOf)
 
 /** Takes one turn at `work`, the clock moved on (a minute) while it recovers. */
-const turnAt = (work: string, mode: Mode, recovery: Duration.DurationInput = "1 minute") =>
+const turnAt = (work: string, mode: Mode, recovery: Duration.Input = "1 minute") =>
   Effect.gen(function*() {
     const agent = yield* Agent.make(work)
-    const fiber = yield* Effect.fork(take(agent, mode))
+    const fiber = yield* Effect.forkChild(take(agent, mode))
     yield* TestClock.adjust(recovery)
     return yield* Fiber.join(fiber)
   }).pipe(Effect.scoped)
@@ -231,16 +220,16 @@ describe("spans of a recovering turn", () => {
       const span = native.span
       yield* Effect.acquireRelease(
         Effect.sync(() => {
-          ;(native as { span: typeof span }).span = (name, ...rest) => {
-            names.push(name)
-            return span(name, ...rest)
+          ;(native as { span: typeof span }).span = function(options) {
+            names.push(options.name)
+            return span.call(this, options)
           }
         }),
         () => Effect.sync(() => void ((native as { span: typeof span }).span = span))
       )
       const agent = yield* Agent.make(work)
       names.length = 0
-      const fiber = yield* Effect.fork(Agent.ask(agent, "fix it"))
+      const fiber = yield* Effect.forkChild(Agent.ask(agent, "fix it"))
       yield* TestClock.adjust("1 minute")
       expect(yield* Fiber.join(fiber)).toBe("done")
       expect(names).toEqual([])
@@ -248,25 +237,26 @@ describe("spans of a recovering turn", () => {
 })
 
 /** A metric's series whose labels include `labels`, as a snapshot has them. */
-const series = (name: string, labels: Record<string, string>) =>
-  Metric.snapshot.pipe(Effect.map((pairs) =>
-    pairs.filter((pair) =>
-      pair.metricKey.name === name &&
-      Object.entries(labels).every(([key, value]) =>
-        pair.metricKey.tags.some((tag) => tag.key === key && tag.value === value)
-      )
-    ).map((pair) => pair.metricState)
+const snapshots = (name: string, labels: Record<string, string>) =>
+  Metric.snapshot.pipe(Effect.map((all) =>
+    all.filter((snapshot) =>
+      snapshot.id === name &&
+      Object.entries(labels).every(([key, value]) => snapshot.attributes?.[key] === value)
+    )
   ))
+
+const series = (name: string, labels: Record<string, string>) =>
+  Effect.map(snapshots(name, labels), (all) => all.map((snapshot) => snapshot.state))
 
 const count = (name: string, labels: Record<string, string>) =>
   Effect.map(
-    series(name, labels),
-    (states) =>
-      states.reduce((total, state) =>
-        total + (MetricState.isCounterState(state)
-          ? Number(state.count)
-          : MetricState.isHistogramState(state)
-          ? state.count
+    snapshots(name, labels),
+    (all) =>
+      all.reduce((total, snapshot) =>
+        total + (snapshot.type === "Counter"
+          ? Number(snapshot.state.count)
+          : snapshot.type === "Histogram"
+          ? snapshot.state.count
           : 0), 0)
   )
 
@@ -307,7 +297,7 @@ describe("metrics of a recovering turn", () => {
       })
       const parked = Effect.map(
         series("fallback.breaker.parked", { "fallback.place": flaky }),
-        (states) => states.map((state) => (state as MetricState.MetricState.Gauge<number>).value)
+        (states) => states.map((state) => (state as Metric.GaugeState<number>).value)
       )
       yield* Effect.gen(function*() {
         const agent = yield* Agent.make(flaky)
@@ -330,14 +320,16 @@ describe("notices in a program's logger", () => {
     const exporter = new InMemorySpanExporter()
     const held = "plain-canary-value-4417"
     Secret.hold(held)
-    const at = Either.getOrThrow(PlaceModule.parse("claude@work/opus-held"))
+    const at = Result.getOrThrow(PlaceModule.parse("claude@work/opus-held"))
     const notice = Notice.Notice.Stopping({
       place: at,
       failure: new Failure.Unknown({ place: at, said: Failure.said("refused") }),
       reason: `the next place wants ${held}`
     })
     const logged: Array<unknown> = []
-    const mine = Logger.make(({ annotations, message }) => logged.push([message, Object.fromEntries(annotations)]))
+    const mine = Logger.make(({ fiber, message }) =>
+      logged.push([message, { ...fiber.getRef(References.CurrentLogAnnotations) }])
+    )
     return Effect.gen(function*() {
       yield* Telemetry.noticed(notice).pipe(Effect.withSpan("outer"))
       const exported = JSON.stringify(exporter.getFinishedSpans().map((span) => span.events))
@@ -348,23 +340,23 @@ describe("notices in a program's logger", () => {
       expect(JSON.stringify(logged)).not.toContain(held)
     }).pipe(
       (effect) => traced(exporter, effect),
-      Effect.provide(Logger.replace(Logger.defaultLogger, mine))
+      Effect.provide(Logger.layer([mine]))
     )
   })
   it.effect("a replaced logger gets every notice with its annotations; Effect's console logger gets none", () =>
     Effect.gen(function*() {
       const { layer, work } = outage("logs")
       const logged: Array<{ message: unknown; level: string; annotations: Record<string, unknown> }> = []
-      const mine = Logger.make(({ annotations, logLevel, message }) =>
+      const mine = Logger.make(({ fiber, logLevel, message }) =>
         logged.push({
           message: Array.isArray(message) ? message[0] : message,
-          level: logLevel.label,
-          annotations: Object.fromEntries(annotations)
+          level: logLevel.toUpperCase(),
+          annotations: { ...fiber.getRef(References.CurrentLogAnnotations) }
         })
       )
       yield* turnAt(work, "whole").pipe(
         Effect.provide(layer),
-        Effect.provide(Logger.replace(Logger.defaultLogger, mine))
+        Effect.provide(Logger.layer([mine]))
       )
       expect(
         logged.map(({ annotations, level }) => [level, annotations["fallback.notice"], annotations["fallback.place"]])
@@ -382,15 +374,15 @@ describe("notices in a program's logger", () => {
 
 describe("a property of every turn", () => {
   const kinds = ["RateLimited", "AuthRefused", "ModelNotFound", "StoreBusy", "Unknown", "Timeout"] as const
-  const outcome = FastCheck.oneof(FastCheck.constant<"answer">("answer"), FastCheck.constantFrom(...kinds))
+  const outcome = anyOf<"answer" | typeof kinds[number]>(Arbitrary.Constant("answer"), oneOf(kinds))
   it.effect.prop(
     "every attempt span has exactly one outcome, and the attempts counted are the requests the backends saw",
     {
-      script: FastCheck.array(FastCheck.array(outcome, { minLength: 1, maxLength: 4 }), { minLength: 3, maxLength: 3 }),
-      mode: FastCheck.constantFrom<Mode>("whole", "streamed"),
-      whole: FastCheck.boolean(),
-      tracer: FastCheck.boolean(),
-      turns: FastCheck.integer({ min: 1, max: 3 })
+      script: Arbitrary.array(Arbitrary.array(outcome, { minLength: 1, maxLength: 4 }), { minLength: 3, maxLength: 3 }),
+      mode: oneOf<Mode>(["whole", "streamed"]),
+      whole: Arbitrary.schema(Schema.Boolean),
+      tracer: Arbitrary.schema(Schema.Boolean),
+      turns: between(1, 3)
     },
     ({ mode, script, tracer, turns, whole }) => {
       const id = Math.random().toString(36).slice(2)
@@ -401,7 +393,7 @@ describe("a property of every turn", () => {
       const test = Effect.gen(function*() {
         const agent = yield* Agent.make(places[0]!, undefined, { moved: "returns" })
         for (let i = 0; i < turns; i++) {
-          const fiber = yield* Effect.fork(Effect.either(take(agent, mode)))
+          const fiber = yield* Effect.forkChild(Effect.result(take(agent, mode)))
           yield* TestClock.adjust("20 minutes")
           yield* Fiber.join(fiber)
         }
@@ -431,6 +423,6 @@ describe("a property of every turn", () => {
         }))
       )
     },
-    { fastCheck: { numRuns: 60 } }
+    { arbitrary: { runs: 60 } }
   )
 })

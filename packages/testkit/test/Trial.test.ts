@@ -4,7 +4,8 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Agent, Health, Place, Preset } from "@fallback/core"
-import { ConfigProvider, Effect, Fiber, Stream, TestClock } from "effect"
+import { ConfigProvider, Effect, Fiber, Stream } from "effect"
+import { TestClock } from "effect/testing"
 
 import { Scripted } from "../src/index.js"
 import { world } from "./world.js"
@@ -18,18 +19,21 @@ const inBreaker = (places: Scripted.Script["places"]) => <A, E, R>(effect: Effec
   effect.pipe(
     Effect.provide(Preset.breakerSteps(opus)),
     Effect.provide(world({ script: { places, capabilities }, breaker: Preset.breaker.breaker })),
-    Effect.withConfigProvider(ConfigProvider.fromMap(new Map([["LLM_FALLBACK_MODELS", "claude-sonnet-5"]])))
+    Effect.provideService(
+      ConfigProvider.ConfigProvider,
+      ConfigProvider.fromEnv({ env: { LLM_FALLBACK_MODELS: "claude-sonnet-5" } })
+    )
   )
 
 const seen = (place: string) => Effect.map(Scripted.Scripted, (scripted) => scripted.seen(place))
 
 describe("the trial after a park", () => {
-  it.scoped("a trial handed to a turn that is interrupted before it ends is given back: the next turn takes it", () =>
+  it.effect("a trial handed to a turn that is interrupted before it ends is given back: the next turn takes it", () =>
     Effect.gen(function*() {
       const agent = yield* Agent.make(requested, undefined, Preset.breaker.options)
       for (let i = 0; i < 5; i++) expect(yield* Agent.ask(agent, `turn ${i}`)).toBe(`ok from ${sonnet}`)
       yield* TestClock.adjust("60 seconds")
-      const trial = yield* Effect.fork(Agent.ask(agent, "the trial, interrupted"))
+      const trial = yield* Effect.forkChild(Agent.ask(agent, "the trial, interrupted"))
       yield* TestClock.adjust("1 second")
       expect((yield* seen(requested)).turns).toBe(6)
       expect((yield* (yield* Health.Health).snapshot)[0]!.breaker).toBe("trial")
@@ -45,12 +49,12 @@ describe("the trial after a park", () => {
       ]
     })))
 
-  it.scoped("the same when the trial's turn is read as a stream", () =>
+  it.effect("the same when the trial's turn is read as a stream", () =>
     Effect.gen(function*() {
       const agent = yield* Agent.make(requested, undefined, Preset.breaker.options)
       for (let i = 0; i < 5; i++) expect(yield* Agent.ask(agent, `turn ${i}`)).toBe(`ok from ${sonnet}`)
       yield* TestClock.adjust("60 seconds")
-      const trial = yield* Effect.fork(Stream.runCollect(agent.turn("the trial, interrupted")))
+      const trial = yield* Effect.forkChild(Stream.runCollect(agent.turn("the trial, interrupted")))
       yield* TestClock.adjust("1 second")
       expect((yield* seen(requested)).turns).toBe(6)
       expect((yield* (yield* Health.Health).snapshot)[0]!.breaker).toBe("trial")
@@ -65,13 +69,13 @@ describe("the trial after a park", () => {
       ]
     })))
 
-  it.scoped("without the interruption, the trial is out: another turn skips the place", () =>
+  it.effect("without the interruption, the trial is out: another turn skips the place", () =>
     Effect.gen(function*() {
       const agent = yield* Agent.make(requested, undefined, Preset.breaker.options)
       const other = yield* Agent.make(requested, undefined, Preset.breaker.options)
       for (let i = 0; i < 5; i++) yield* Agent.ask(agent, `turn ${i}`)
       yield* TestClock.adjust("60 seconds")
-      const trial = yield* Effect.fork(Agent.ask(agent, "the trial, slow"))
+      const trial = yield* Effect.forkChild(Agent.ask(agent, "the trial, slow"))
       yield* TestClock.adjust("1 second")
       expect(yield* Agent.ask(other, "skips the place")).toBe(`ok from ${sonnet}`)
       expect((yield* seen(requested)).turns).toBe(6)
