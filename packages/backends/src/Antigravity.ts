@@ -9,8 +9,8 @@
  */
 import type { Backend, Place } from "@fallback/core"
 import type * as Cli from "./Cli.js"
-import * as internal from "./internal/antigravity.js"
-import * as backend from "./internal/backend.js"
+import * as internal from "./internal/cli/antigravity.js"
+import * as backend from "./internal/cli/backend.js"
 
 /**
  * How to install it.

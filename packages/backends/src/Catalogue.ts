@@ -7,7 +7,7 @@
  *
  * @since 0.1.0
  */
-import * as internal from "./internal/catalogue.js"
+import * as internal from "./internal/cli/catalogue.js"
 
 /**
  * The CLIs the catalogue has a list for.

@@ -5,8 +5,8 @@
  */
 import type { Backend, Place } from "@fallback/core"
 import type * as Cli from "./Cli.js"
-import * as backend from "./internal/backend.js"
-import * as internal from "./internal/claude.js"
+import * as backend from "./internal/cli/backend.js"
+import * as internal from "./internal/cli/claude.js"
 
 /**
  * The command line that installs it.

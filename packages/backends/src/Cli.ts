@@ -6,7 +6,7 @@
  */
 import type { Backend, Failure, Settings } from "@fallback/core"
 import type * as Duration from "effect/Duration"
-import type * as Either from "effect/Either"
+import type * as Result from "effect/Result"
 
 /**
  * A run of a CLI once it has ended: its exit status or the signal that ended it, all it printed,
@@ -42,7 +42,7 @@ export interface Turned {
  * @since 0.1.0
  * @category models
  */
-export type Outcome = Either.Either<Turned, Failure.Failure>
+export type Outcome = Result.Result<Turned, Failure.Failure>
 
 /**
  * Options of a CLI backend.
@@ -62,7 +62,7 @@ export interface Options {
   readonly bin?: string | undefined
   readonly cwd?: string | undefined
   readonly env?: Readonly<Record<string, string>> | undefined
-  readonly grace?: Duration.DurationInput | undefined
+  readonly grace?: Duration.Input | undefined
   readonly retries?: boolean | undefined
   readonly record?: ((finished: Finished) => void) | undefined
   readonly models?: ReadonlyArray<string> | undefined

@@ -5,8 +5,8 @@
  */
 import type { Backend, Place } from "@fallback/core"
 import type * as Cli from "./Cli.js"
-import * as backend from "./internal/backend.js"
-import * as internal from "./internal/codex.js"
+import * as backend from "./internal/cli/backend.js"
+import * as internal from "./internal/cli/codex.js"
 
 /**
  * The command line that installs it.

@@ -1,9 +1,8 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Antigravity } from "@fallback/backends"
 import { Place, Settings } from "@fallback/core"
-import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
+import * as Result from "effect/Result"
 import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
 import * as path from "node:path"
@@ -43,7 +42,7 @@ const turn = (dir: string, status: string | undefined) =>
       env: { HOME: dir, ...(status === undefined ? {} : { FAKE_STATUS: status }) }
     })
     const session = yield* backend.open(place, Option.none(), Settings.plain, {})
-    return yield* Stream.runCollect(session.turn({ text: "hi", history: [] })).pipe(Effect.either)
+    return yield* Stream.runCollect(session.turn({ text: "hi", history: [] })).pipe(Effect.result)
   }))
 
 describe("Antigravity", () => {
@@ -51,9 +50,9 @@ describe("Antigravity", () => {
     Effect.gen(function*() {
       const dir = folder()
       fake(dir)
-      expect((yield* turn(dir, "429")).pipe(Either.flip, Either.getOrThrow)._tag).toBe("RateLimited")
-      expect((yield* turn(dir, "401")).pipe(Either.flip, Either.getOrThrow)._tag).toBe("AuthRefused")
-      expect((yield* turn(dir, "404")).pipe(Either.flip, Either.getOrThrow)._tag).toBe("ModelNotFound")
+      expect((yield* turn(dir, "429")).pipe(Result.flip, Result.getOrThrow)._tag).toBe("RateLimited")
+      expect((yield* turn(dir, "401")).pipe(Result.flip, Result.getOrThrow)._tag).toBe("AuthRefused")
+      expect((yield* turn(dir, "404")).pipe(Result.flip, Result.getOrThrow)._tag).toBe("ModelNotFound")
     }))
 
   it.live("only what the log gained during the run counts: an old 429 there does not make a later answer fail", () =>
@@ -62,19 +61,19 @@ describe("Antigravity", () => {
       fake(dir)
       yield* turn(dir, "429")
       const answered = yield* turn(dir, undefined)
-      expect(Either.isRight(answered)).toBe(true)
-      expect(Chunk.toReadonlyArray(Either.getOrThrow(answered)).at(-1)).toMatchObject({ _tag: "Result", text: "hi" })
+      expect(Result.isSuccess(answered)).toBe(true)
+      expect((Result.getOrThrow(answered)).at(-1)).toMatchObject({ _tag: "Result", text: "hi" })
     }))
 
   it("readOutcome: no log, or a log with no status, leaves an Unknown saying it terminated", () => {
     const finished = { exitCode: 1, signal: null, stdout: "", stderr: terminated }
-    const noLog = Either.getOrThrow(Either.flip(Antigravity.readOutcome(finished, place)))
+    const noLog = Result.getOrThrow(Result.flip(Antigravity.readOutcome(finished, place)))
     expect(noLog._tag).toBe("Unknown")
     expect(noLog.said).toContain("terminated")
     const quietLog = Antigravity.readOutcome({ ...finished, log: "INFO started\nINFO stopping" }, place)
-    expect(Either.getOrThrow(Either.flip(quietLog))._tag).toBe("Unknown")
+    expect(Result.getOrThrow(Result.flip(quietLog))._tag).toBe("Unknown")
     const statusLog = Antigravity.readOutcome({ ...finished, log: "{\"level\":\"error\",\"statusCode\":503}" }, place)
-    expect(Either.getOrThrow(Either.flip(statusLog))._tag).toBe("RateLimited")
+    expect(Result.getOrThrow(Result.flip(statusLog))._tag).toBe("RateLimited")
   })
 
   it("a log is not read over what the streams already named", () => {
@@ -87,12 +86,12 @@ describe("Antigravity", () => {
       { exitCode: 1, signal: null, stdout, stderr: terminated, log: "HTTP 401" },
       place
     )
-    expect(Either.getOrThrow(Either.flip(outcome))._tag).toBe("QuotaExhausted")
+    expect(Result.getOrThrow(Result.flip(outcome))._tag).toBe("QuotaExhausted")
   })
 
   it.live("not there at all is NotInstalled, saying how to get it", () =>
     Effect.gen(function*() {
-      const failure = (yield* turn(folder(), undefined)).pipe(Either.flip, Either.getOrThrow)
+      const failure = (yield* turn(folder(), undefined)).pipe(Result.flip, Result.getOrThrow)
       expect(failure).toMatchObject({ _tag: "NotInstalled", install: Antigravity.install })
     }))
 })

@@ -7,10 +7,10 @@ import { describe, expect, it } from "@effect/vitest"
 import { Claude, Codex, Gemini, OpenCode } from "@fallback/backends"
 import { type Backend, Place, Settings } from "@fallback/core"
 import * as Effect from "effect/Effect"
-import * as FastCheck from "effect/FastCheck"
 import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
-import { byMessage, refusedArgument } from "../src/internal/classify.js"
+import { byMessage, refusedArgument } from "@fallback/core/Classify"
+import { matching } from "./arbitraries.js"
 import { folder, printing } from "./fakes.js"
 
 const geminiUsage = `Usage: gemini [options] [command]
@@ -83,7 +83,7 @@ const cases: ReadonlyArray<Case> = [
 
 describe("a CLI's usage error", () => {
   for (const row of cases) {
-    it.scopedLive(`${row.cli} printing "${row.stderr.trim().split("\n").at(-1)}" is ArgumentsRefused naming ${row.argument}`, () =>
+    it.live(`${row.cli} printing "${row.stderr.trim().split("\n").at(-1)}" is ArgumentsRefused naming ${row.argument}`, () =>
       Effect.gen(function*() {
         const dir = folder()
         const bin = printing(dir, row.cli, { stderr: row.stderr, exitCode: row.exitCode })
@@ -95,7 +95,7 @@ describe("a CLI's usage error", () => {
       }))
   }
 
-  it.scopedLive("quotes the CLI's words with any key in them masked", () =>
+  it.live("quotes the CLI's words with any key in them masked", () =>
     Effect.gen(function*() {
       const dir = folder()
       const key = "sk-proj-abcdefghijklmnop1234567890"
@@ -122,8 +122,8 @@ describe("a CLI's usage error", () => {
     ) expect(byMessage(words, place)._tag).not.toBe("ArgumentsRefused")
   })
 
-  const flag = FastCheck.stringMatching(/^--[a-z][a-z-]{0,20}$/)
-  const value = FastCheck.stringMatching(/^[A-Za-z0-9_.-]{1,20}$/)
+  const flag = matching(/^--[a-z][a-z-]{0,20}$/)
+  const value = matching(/^[A-Za-z0-9_.-]{1,20}$/)
 
   it.prop(
     "commander, clap and yargs name the flag and the value refused, whatever they are",

@@ -1,12 +1,11 @@
 import { describe, expect, it } from "@effect/vitest"
-import * as Chunk from "effect/Chunk"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import * as Stream from "effect/Stream"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import * as Child from "../src/internal/child.js"
+import * as Child from "../src/internal/cli/child.js"
 import { alive, executable, folder } from "./fakes.js"
 
 const run = (bin: string, grace = Duration.seconds(2)) =>
@@ -18,7 +17,7 @@ const run = (bin: string, grace = Duration.seconds(2)) =>
       cwd: process.cwd()
     }, grace)
     const lines = yield* Stream.runCollect(child.lines)
-    return { lines: Chunk.toReadonlyArray(lines), ended: yield* child.ended }
+    return { lines: (lines), ended: yield* child.ended }
   }))
 
 const pidFile = async (file: string): Promise<number> => {
@@ -89,7 +88,7 @@ describe("Child", () => {
           JSON.stringify(pids)
         }, String(process.pid)); setInterval(() => {}, 1000)`
       )
-      const fiber = yield* Effect.fork(run(bin, Duration.millis(300)))
+      const fiber = yield* Effect.forkChild(run(bin, Duration.millis(300)))
       const pid = yield* Effect.promise(() => pidFile(pids))
       // A close that waited on the child would never return: the stand-in runs until killed.
       yield* Fiber.interrupt(fiber)
@@ -108,7 +107,7 @@ const grandchild = spawn(process.execPath, ["-e", "process.on('SIGTERM', () => {
 require("node:fs").writeFileSync(${JSON.stringify(pids)}, String(grandchild.pid))
 setInterval(() => {}, 1000)`
       )
-      const fiber = yield* Effect.fork(run(bin, Duration.millis(300)))
+      const fiber = yield* Effect.forkChild(run(bin, Duration.millis(300)))
       const pid = yield* Effect.promise(() => pidFile(pids))
       expect(alive(pid)).toBe(true)
       yield* Fiber.interrupt(fiber)

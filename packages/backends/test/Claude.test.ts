@@ -2,8 +2,8 @@ import { describe, expect, it } from "@effect/vitest"
 import { Claude } from "@fallback/backends"
 import { Failure, Place, Settings } from "@fallback/core"
 import * as Duration from "effect/Duration"
-import * as Either from "effect/Either"
-import * as FastCheck from "effect/FastCheck"
+import * as Result from "effect/Result"
+import { exitStatus, streamLines, text } from "./arbitraries.js"
 
 const place = new Place.Place({ cli: "claude", account: "work", model: "claude-sonnet-4-5" })
 const lines = (...events: ReadonlyArray<object>) => events.map((event) => JSON.stringify(event)).join("\n")
@@ -11,7 +11,7 @@ const init = { type: "system", subtype: "init", session_id: "s-1", model: "claud
 const judged = (finished: Partial<Parameters<typeof Claude.readOutcome>[0]>) =>
   Claude.readOutcome({ exitCode: 1, signal: null, stdout: "", stderr: "", ...finished }, place)
 const kind = (finished: Partial<Parameters<typeof Claude.readOutcome>[0]>) =>
-  Either.match(judged(finished), { onLeft: (failure) => failure._tag, onRight: () => "answer" })
+  Result.match(judged(finished), { onFailure: (failure) => failure._tag, onSuccess: () => "answer" })
 
 describe("Claude.argv", () => {
   it("one turn: print mode, the model, stream-json with --verbose and each piece as it comes, and the prompt as the last argument after --", () => {
@@ -62,8 +62,8 @@ describe("Claude.readOutcome", () => {
         }
       )
     })
-    expect(Either.isRight(outcome)).toBe(true)
-    const events = Either.getOrThrow(outcome).events
+    expect(Result.isSuccess(outcome)).toBe(true)
+    const events = Result.getOrThrow(outcome).events
     expect(events.map((event) => event._tag)).toEqual(["SessionStarted", "Text", "Result"])
     expect(events.at(-1)).toMatchObject({ text: "hi", usage: { input: 5, output: 2 } })
   })
@@ -98,7 +98,7 @@ describe("Claude.readOutcome", () => {
   })
 
   it("a retry in progress already names the failure, even though the run was stopped for it", () => {
-    const failure = Either.flip(judged({
+    const failure = Result.flip(judged({
       exitCode: 143,
       stdout: lines(init, {
         type: "system",
@@ -110,27 +110,27 @@ describe("Claude.readOutcome", () => {
         error: "rate_limit"
       })
     }))
-    expect(Either.getOrThrow(failure)._tag).toBe("RateLimited")
+    expect(Result.getOrThrow(failure)._tag).toBe("RateLimited")
   })
 
   it("a kill is Killed naming the signal; 143 with no result is its trapped SIGTERM", () => {
-    expect(Either.getOrThrow(Either.flip(judged({ exitCode: null, signal: "SIGKILL", stdout: lines(init) }))))
+    expect(Result.getOrThrow(Result.flip(judged({ exitCode: null, signal: "SIGKILL", stdout: lines(init) }))))
       .toMatchObject({ _tag: "Killed", signal: "SIGKILL" })
-    expect(Either.getOrThrow(Either.flip(judged({ exitCode: 143, stdout: lines(init) })))).toMatchObject({
+    expect(Result.getOrThrow(Result.flip(judged({ exitCode: 143, stdout: lines(init) })))).toMatchObject({
       _tag: "Killed",
       signal: "SIGTERM"
     })
   })
 
   it("the stub a skipped postinstall leaves is NotInstalled with the npm line", () => {
-    const failure = Either.getOrThrow(
-      Either.flip(judged({ stderr: "Error: claude native binary not installed.\n\nEither postinstall did not run" }))
+    const failure = Result.getOrThrow(
+      Result.flip(judged({ stderr: "Error: claude native binary not installed.\n\nEither postinstall did not run" }))
     )
     expect(failure).toMatchObject({ _tag: "NotInstalled", install: Claude.install })
   })
 
   it("an unknown session to resume is an Unknown failure quoting the CLI", () => {
-    const failure = Either.getOrThrow(Either.flip(judged({
+    const failure = Result.getOrThrow(Result.flip(judged({
       stdout: lines({
         type: "result",
         subtype: "error_during_execution",
@@ -144,7 +144,7 @@ describe("Claude.readOutcome", () => {
   })
 
   it("a key the CLI echoes back is masked in what the failure says", () => {
-    const failure = Either.getOrThrow(Either.flip(judged({
+    const failure = Result.getOrThrow(Result.flip(judged({
       stdout: lines({
         type: "result",
         is_error: true,
@@ -156,22 +156,19 @@ describe("Claude.readOutcome", () => {
   })
 
   it("a rate limit that says how long to wait carries it", () => {
-    const failure = Either.getOrThrow(Either.flip(judged({
+    const failure = Result.getOrThrow(Result.flip(judged({
       stdout: lines({ type: "result", is_error: true, api_error_status: 429, result: "rate limited; retry-after: 30" })
     })))
     expect(failure).toBeInstanceOf(Failure.RateLimited)
     expect((failure as Failure.RateLimited).retryAfter).toEqual(Duration.seconds(30))
   })
 
-  it("never throws, and never lands without its result line", () => {
-    FastCheck.assert(FastCheck.property(
-      FastCheck.array(FastCheck.oneof(FastCheck.string(), FastCheck.json(), FastCheck.constant(JSON.stringify(init)))),
-      FastCheck.string(),
-      FastCheck.option(FastCheck.integer({ min: 0, max: 255 }), { nil: null }),
-      (stdout, stderr, exitCode) => {
-        const outcome = Claude.readOutcome({ exitCode, signal: null, stdout: stdout.join("\n"), stderr }, place)
-        return Either.isLeft(outcome) || stdout.some((line) => line.includes("result"))
-      }
-    ))
-  })
+  it.prop(
+    "never throws, and never lands without its result line",
+    [streamLines(JSON.stringify(init)), text, exitStatus],
+    ([stdout, stderr, exitCode]) => {
+      const outcome = Claude.readOutcome({ exitCode, signal: null, stdout: stdout.join("\n"), stderr }, place)
+      return Result.isFailure(outcome) || stdout.some((line) => line.includes("result"))
+    }
+  )
 })

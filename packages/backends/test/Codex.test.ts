@@ -1,16 +1,16 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Codex } from "@fallback/backends"
 import { Place, Settings } from "@fallback/core"
-import * as Either from "effect/Either"
-import * as FastCheck from "effect/FastCheck"
+import * as Result from "effect/Result"
+import { streamLines, text } from "./arbitraries.js"
 
 const place = new Place.Place({ cli: "codex", model: "gpt-5.5" })
 const lines = (...events: ReadonlyArray<object>) => events.map((event) => JSON.stringify(event)).join("\n")
 const started = { type: "thread.started", thread_id: "t-1" }
 const kind = (finished: Partial<Parameters<typeof Codex.readOutcome>[0]>) =>
-  Either.match(Codex.readOutcome({ exitCode: 1, signal: null, stdout: "", stderr: "", ...finished }, place), {
-    onLeft: (failure) => failure._tag,
-    onRight: () => "answer"
+  Result.match(Codex.readOutcome({ exitCode: 1, signal: null, stdout: "", stderr: "", ...finished }, place), {
+    onFailure: (failure) => failure._tag,
+    onSuccess: () => "answer"
   })
 
 describe("Codex.argv", () => {
@@ -47,8 +47,8 @@ describe("Codex.readOutcome", () => {
         usage: { input_tokens: 3, output_tokens: 1 }
       })
     }, place)
-    expect(Either.getOrThrow(outcome).sessionId).toBe("t-1")
-    expect(Either.getOrThrow(outcome).events.at(-1)).toMatchObject({
+    expect(Result.getOrThrow(outcome).sessionId).toBe("t-1")
+    expect(Result.getOrThrow(outcome).events.at(-1)).toMatchObject({
       _tag: "Result",
       text: "hi",
       usage: { input: 3, output: 1 }
@@ -109,19 +109,15 @@ describe("Codex.readOutcome", () => {
     expect(kind({ stderr: "Missing optional dependency @openai/codex-linux-x64" })).toBe("NotInstalled")
   })
 
-  it("never throws, and never lands without turn.completed", () => {
-    FastCheck.assert(
-      FastCheck.property(
-        FastCheck.array(FastCheck.oneof(FastCheck.string(), FastCheck.json())),
-        FastCheck.string(),
-        (stdout, stderr) =>
-          Either.isLeft(Codex.readOutcome({
-            exitCode: 0,
-            signal: null,
-            stdout: stdout.filter((line) => !line.includes("turn.completed")).join("\n"),
-            stderr
-          }, place))
-      )
-    )
-  })
+  it.prop(
+    "never throws, and never lands without turn.completed",
+    [streamLines(), text],
+    ([stdout, stderr]) =>
+        Result.isFailure(Codex.readOutcome({
+          exitCode: 0,
+          signal: null,
+          stdout: stdout.filter((line) => !line.includes("turn.completed")).join("\n"),
+          stderr
+        }, place))
+  )
 })

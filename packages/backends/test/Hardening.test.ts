@@ -3,16 +3,15 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { ConfigFile, Secret } from "@fallback/core"
-import * as Chunk from "effect/Chunk"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
+import * as Result from "effect/Result"
 import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import * as Child from "../src/internal/child.js"
-import { environment } from "../src/internal/environment.js"
+import * as Child from "../src/internal/cli/child.js"
+import { environment } from "../src/internal/cli/environment.js"
 import { alive, executable, folder } from "./fakes.js"
 
 const run = (bin: string, args: ReadonlyArray<string> = []) =>
@@ -22,7 +21,7 @@ const run = (bin: string, args: ReadonlyArray<string> = []) =>
       Duration.seconds(2)
     )
     const lines = yield* Stream.runCollect(child.lines)
-    return { lines: Chunk.toReadonlyArray(lines), ended: yield* child.ended }
+    return { lines: (lines), ended: yield* child.ended }
   }))
 
 describe("a CLI's run", () => {
@@ -84,8 +83,8 @@ process.stdout.write("\\nafter\\n")`
 
   it.live("a prompt node cannot pass (a NUL byte) is a child that did not start, not a crash (#15)", () =>
     Effect.gen(function*() {
-      const exit = yield* Effect.either(run(process.execPath, ["-e", "0", "a\u0000b"]))
-      expect(Either.isLeft(exit) && exit.left._tag).toBe("Unstarted")
+      const exit = yield* Effect.result(run(process.execPath, ["-e", "0", "a\u0000b"]))
+      expect(Result.isFailure(exit) && exit.failure._tag).toBe("Unstarted")
     }))
 })
 
@@ -94,7 +93,7 @@ const cli = { passes: ["ANTHROPIC_API_KEY"], quiet: {}, home: (dir: string) => (
 describe("an account's environment", () => {
   it("expands ~ in configDir as doctor does (#14)", () => {
     const account = new ConfigFile.Account({ name: "work", configDir: "~/.claude-work" })
-    const env = Either.getOrThrow(environment({ HOME: "/home/u" }, Option.some(account), cli, {}))
+    const env = Result.getOrThrow(environment({ HOME: "/home/u" }, Option.some(account), cli, {}))
     expect(env.CLAUDE_CONFIG_DIR).toBe("/home/u/.claude-work")
     expect(ConfigFile.expandHome("~", "/home/u")).toBe("/home/u")
     expect(ConfigFile.expandHome("~other/x", "/home/u")).toBe("~other/x")

@@ -9,16 +9,16 @@ import { describe, expect, it } from "@effect/vitest"
 import { Claude, Codex, Gemini, OpenCode } from "@fallback/backends"
 import type { Backend } from "@fallback/core"
 import { Place, Settings } from "@fallback/core"
-import * as Chunk from "effect/Chunk"
+import * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
-import * as TestClock from "effect/TestClock"
+import * as TestClock from "effect/testing/TestClock"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { landingGrace } from "../src/internal/backend.js"
+import { landingGrace } from "../src/internal/cli/backend.js"
 import { alive, executable, folder } from "./fakes.js"
 
 /**
@@ -154,10 +154,31 @@ const turnOf = (at: Case, mode: string, lines: ReadonlyArray<object> = at.lines)
   })
 
 const collected = (turn: Stream.Stream<Backend.Event, unknown>) =>
-  Effect.map(Stream.runCollect(turn), Chunk.toReadonlyArray)
+  Stream.runCollect(turn)
+
+/**
+ * The TestClock, counting the sleeps started on it by what runs `within` it: v4's TestClock does
+ * not list its pending sleeps, and a test must not move the clock before the grace has started.
+ */
+const countingSleeps = Effect.gen(function*() {
+  const clock = yield* Clock.Clock
+  let started = 0
+  const counting: Clock.Clock = {
+    ...clock,
+    sleep: (duration) =>
+      Effect.suspend(() => {
+        started += 1
+        return clock.sleep(duration)
+      })
+  }
+  return {
+    started: () => started,
+    within: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.provideService(effect, Clock.Clock, counting)
+  }
+})
 
 describe("a CLI that lingers after its result", () => {
-  it.scopedLive.each(["hang", "stubborn", "traps", "holder"])(
+  it.live.each(["hang", "stubborn", "traps", "holder"])(
     "claude prints a success result and stays running (%s): the turn lands with the answer, its group is gone",
     (mode) =>
       Effect.gen(function*() {
@@ -168,7 +189,7 @@ describe("a CLI that lingers after its result", () => {
       })
   )
 
-  it.scopedLive.each(others.map((at) => [at.cli, at] as const))(
+  it.live.each(others.map((at) => [at.cli, at] as const))(
     "%s prints its success marker and stays running: the turn lands with the answer, its group is gone",
     ([, at]) =>
       Effect.gen(function*() {
@@ -179,31 +200,33 @@ describe("a CLI that lingers after its result", () => {
       })
   )
 
-  it.scoped("the CLI has the whole landing grace to exit by itself, and is ended as it runs out", () =>
+  it.effect("the CLI has the whole landing grace to exit by itself, and is ended as it runs out", () =>
     Effect.gen(function*() {
       const { dir, turn } = yield* turnOf(claude, "hang")
-      const fiber = yield* Effect.fork(collected(turn))
+      const sleeps = yield* countingSleeps
+      const fiber = yield* Effect.forkChild(sleeps.within(collected(turn)))
       const pids = yield* pidsOf(dir)
       // the grace starts on the Effect clock once the result line is read
       let waited = 0
-      while ((yield* TestClock.sleeps()).length === 0 && waited++ < 1000) yield* pause(20)
+      while (sleeps.started() === 0 && waited++ < 1000) yield* pause(20)
       yield* TestClock.adjust(Duration.subtract(landingGrace, Duration.millis(1)))
       yield* pause(100)
       expect(alive(pids.cli)).toBe(true)
-      expect(Option.isNone(yield* Fiber.poll(fiber))).toBe(true)
+      expect(fiber.pollUnsafe()).toBeUndefined()
       yield* TestClock.adjust(Duration.millis(1))
       const events = yield* Fiber.join(fiber)
       expect(events.at(-1)).toMatchObject({ _tag: "Result", text: "the answer" })
       expect(yield* allGone(pids)).toBe(true)
     }))
 
-  it.scoped("claude's result that says failure (a 429), then lingering: after the grace its group is ended and the turn fails as the result says", () =>
+  it.effect("claude's result that says failure (a 429), then lingering: after the grace its group is ended and the turn fails as the result says", () =>
     Effect.gen(function*() {
       const { dir, turn } = yield* turnOf({ ...claude, lines: rateLimited }, "hang")
-      const fiber = yield* Effect.fork(Effect.flip(collected(turn)))
+      const sleeps = yield* countingSleeps
+      const fiber = yield* Effect.forkChild(sleeps.within(Effect.flip(collected(turn))))
       const pids = yield* pidsOf(dir)
       let waited = 0
-      while ((yield* TestClock.sleeps()).length === 0 && waited++ < 1000) yield* pause(20)
+      while (sleeps.started() === 0 && waited++ < 1000) yield* pause(20)
       yield* TestClock.adjust(landingGrace)
       const failure = yield* Fiber.join(fiber)
       expect(failure).toMatchObject({ _tag: "RateLimited" })
@@ -213,18 +236,18 @@ describe("a CLI that lingers after its result", () => {
   const unlanded: ReadonlyArray<readonly [string, Case]> = [
     ["opencode's step that ends to call tools", { ...others[2]!, lines: others[2]!.lines.slice(0, 2) }]
   ]
-  it.scoped.each(unlanded)(
+  it.effect.each(unlanded)(
     "%s is not landed: the CLI is left to the turn's deadline, then its group is ended",
     ([, at]) =>
       Effect.gen(function*() {
         const { dir, turn } = yield* turnOf(at, "hang")
-        const fiber = yield* Effect.fork(Effect.either(collected(turn)))
+        const fiber = yield* Effect.forkChild(Effect.result(collected(turn)))
         const pids = yield* pidsOf(dir)
         yield* pause(500)
         yield* TestClock.adjust(Duration.times(landingGrace, 10))
         yield* pause(200)
         expect(alive(pids.cli)).toBe(true)
-        expect(Option.isNone(yield* Fiber.poll(fiber))).toBe(true)
+        expect(fiber.pollUnsafe()).toBeUndefined()
         yield* Fiber.interrupt(fiber)
         expect(yield* allGone(pids)).toBe(true)
       })

@@ -3,8 +3,8 @@ import { OpenCode } from "@fallback/backends"
 import { Place, Settings } from "@fallback/core"
 import * as DateTime from "effect/DateTime"
 import * as Duration from "effect/Duration"
-import * as Either from "effect/Either"
-import * as FastCheck from "effect/FastCheck"
+import * as Result from "effect/Result"
+import { streamLines, text } from "./arbitraries.js"
 
 const place = new Place.Place({ cli: "opencode", model: "mock/mock-model" })
 const lines = (...events: ReadonlyArray<object>) => events.map((event) => JSON.stringify(event)).join("\n")
@@ -13,7 +13,7 @@ const error = (name: string, data: object) => ({ type: "error", sessionID: "ses_
 const judged = (finished: Partial<Parameters<typeof OpenCode.readOutcome>[0]>) =>
   OpenCode.readOutcome({ exitCode: 1, signal: null, stdout: "", stderr: "", ...finished }, place)
 const kind = (finished: Partial<Parameters<typeof OpenCode.readOutcome>[0]>) =>
-  Either.match(judged(finished), { onLeft: (failure) => failure._tag, onRight: () => "answer" })
+  Result.match(judged(finished), { onFailure: (failure) => failure._tag, onSuccess: () => "answer" })
 
 describe("OpenCode.argv", () => {
   it("run --format json with the model, the session to continue, and the prompt after --", () => {
@@ -41,8 +41,8 @@ describe("OpenCode.readOutcome", () => {
         part: { reason: "stop", tokens: { input: 4, output: 1 } }
       })
     })
-    expect(Either.getOrThrow(outcome).sessionId).toBe("ses_1")
-    expect(Either.getOrThrow(outcome).events.at(-1)).toMatchObject({
+    expect(Result.getOrThrow(outcome).sessionId).toBe("ses_1")
+    expect(Result.getOrThrow(outcome).events.at(-1)).toMatchObject({
       _tag: "Result",
       text: "hi",
       usage: { input: 4, output: 1 }
@@ -77,7 +77,7 @@ describe("OpenCode.readOutcome", () => {
         )
       })
     ).toBe("ConnectionLost")
-    const limited = Either.getOrThrow(Either.flip(judged({
+    const limited = Result.getOrThrow(Result.flip(judged({
       stdout: lines(
         start,
         error("APIError", { message: "Too Many Requests", statusCode: 429, responseHeaders: { "retry-after": "12" } })
@@ -87,7 +87,7 @@ describe("OpenCode.readOutcome", () => {
   })
 
   it("a spent quota comes back when the reset headers say, counted from the response's own date", () => {
-    const quota = Either.getOrThrow(Either.flip(judged({
+    const quota = Result.getOrThrow(Result.flip(judged({
       stdout: lines(
         start,
         error("APIError", {
@@ -101,7 +101,7 @@ describe("OpenCode.readOutcome", () => {
         })
       )
     })))
-    expect(quota).toMatchObject({ _tag: "QuotaExhausted", until: DateTime.unsafeMake("2026-11-30T07:05:01.000Z") })
+    expect(quota).toMatchObject({ _tag: "QuotaExhausted", until: DateTime.makeUnsafe("2026-11-30T07:05:01.000Z") })
   })
 
   it("stderr with its colour codes: a locked database is StoreBusy; an unknown session is Unknown", () => {
@@ -110,19 +110,15 @@ describe("OpenCode.readOutcome", () => {
     expect(kind({ stderr: "Error: opencode-ai's postinstall script was not run." })).toBe("NotInstalled")
   })
 
-  it("never throws, and never lands without step_finish", () => {
-    FastCheck.assert(
-      FastCheck.property(
-        FastCheck.array(FastCheck.oneof(FastCheck.string(), FastCheck.json())),
-        FastCheck.string(),
-        (stdout, stderr) =>
-          Either.isLeft(OpenCode.readOutcome({
-            exitCode: 0,
-            signal: null,
-            stdout: stdout.filter((line) => !line.includes("step_finish")).join("\n"),
-            stderr
-          }, place))
-      )
-    )
-  })
+  it.prop(
+    "never throws, and never lands without step_finish",
+    [streamLines(), text],
+    ([stdout, stderr]) =>
+        Result.isFailure(OpenCode.readOutcome({
+          exitCode: 0,
+          signal: null,
+          stdout: stdout.filter((line) => !line.includes("step_finish")).join("\n"),
+          stderr
+        }, place))
+  )
 })

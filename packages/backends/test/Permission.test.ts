@@ -169,7 +169,7 @@ describe("permission rungs at each CLI, run as a real process", () => {
         })
         continue
       }
-      it.scopedLive(`${cli} at ${rung} is given exactly ${JSON.stringify(expected)}`, () =>
+      it.live(`${cli} at ${rung} is given exactly ${JSON.stringify(expected)}`, () =>
         Effect.gen(function*() {
           const plain = yield* turnAt(cli, Settings.plain)
           const given = yield* turnAt(cli, new Settings.Settings({ permission: rung }))
@@ -184,7 +184,7 @@ describe("permission rungs at each CLI, run as a real process", () => {
     }
   }
 
-  it.scopedLive("no rung maps to a wider mode at any CLI than at claude for the same rung, nor to a narrower one", () =>
+  it.live("no rung maps to a wider mode at any CLI than at claude for the same rung, nor to a narrower one", () =>
     Effect.gen(function*() {
       // what each CLI is actually given, run by run, not the table above
       const mappedAt = (cli: Cli, rung: Settings.Permission) =>
@@ -205,7 +205,7 @@ describe("permission rungs at each CLI, run as a real process", () => {
       }
     }))
 
-  it.scopedLive("opencode with web search off is denied it at its rung, whatever the rung allows", () =>
+  it.live("opencode with web search off is denied it at its rung, whatever the rung allows", () =>
     Effect.gen(function*() {
       const given = yield* turnAt("opencode", new Settings.Settings({ permission: "edit", webSearch: false }))
       expect(JSON.parse(given.config!).permission.websearch).toBe("deny")
@@ -243,25 +243,25 @@ describe("a chain claude → codex → gemini", () => {
     heard.length = 0
     return Effect.gen(function*() {
       const agent = yield* Agent.make("claude/claude-sonnet-4-5", new Settings.Settings({ permission: rung }))
-      const answer = yield* Effect.either(Agent.ask(agent, "hi"))
+      const answer = yield* Effect.result(Agent.ask(agent, "hi"))
       return { answer, dirs, runs: { claude: runs(dirs.claude), codex: runs(dirs.codex), gemini: runs(dirs.gemini) } }
     }).pipe(Effect.provide(world(dirs)))
   }
 
-  it.scopedLive("at read-only, which gemini cannot express, stops at gemini: it is never run, and the turn says why", () =>
+  it.live("at read-only, which gemini cannot express, stops at gemini: it is never run, and the turn says why", () =>
     Effect.gen(function*() {
       const { answer, runs } = yield* turn("read-only")
       expect(runs.claude[0]!.args.join(" ")).toContain("--permission-mode plan")
       expect(runs.codex[0]!.args.join(" ")).toContain(`--sandbox read-only -c ${never}`)
       expect(runs.gemini).toEqual([])
-      expect(answer._tag).toBe("Left")
+      expect(answer._tag).toBe("Failure")
       expect(heard.at(-1)).toMatch(/gemini cannot run at the permission rung read-only exactly/)
     }))
 
-  it.scopedLive("at full, which each of them expresses, reaches gemini at yolo and is answered", () =>
+  it.live("at full, which each of them expresses, reaches gemini at yolo and is answered", () =>
     Effect.gen(function*() {
       const { answer, runs } = yield* turn("full")
-      expect(answer._tag).toBe("Right")
+      expect(answer._tag).toBe("Success")
       expect(runs.codex[0]!.args.join(" ")).toContain(`--sandbox danger-full-access -c ${never}`)
       expect(runs.gemini[0]!.args.join(" ")).toContain("--approval-mode yolo")
     }))

@@ -10,21 +10,20 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Claude, Codex } from "@fallback/backends"
 import { Agent, Backend, Health, Notice, Place, Settings, Steps } from "@fallback/core"
-import * as Chunk from "effect/Chunk"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
+import * as Result from "effect/Result"
 import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
-import * as TestClock from "effect/TestClock"
+import * as TestClock from "effect/testing/TestClock"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { anthropic } from "../src/internal/httpAnthropic.js"
-import { openAi } from "../src/internal/httpOpenAi.js"
-import { SseParser } from "../src/internal/httpSse.js"
-import { readEvents, type Wire } from "../src/internal/httpWire.js"
+import { anthropic } from "../src/internal/http/anthropic.js"
+import { openAi } from "../src/internal/http/openAi.js"
+import { SseParser } from "../src/internal/http/sse.js"
+import { readEvents, type Wire } from "../src/internal/http/wire.js"
 import { folder, given, printing } from "./fakes.js"
 
 interface Recorded {
@@ -75,7 +74,7 @@ const at: ReadonlyArray<number> = (() => {
 /** What the claude backend streams for the recorded lines kept: each line's events at its time, then the judged result. */
 const played = (keep: (line: string) => boolean) => {
   const kept = lines.flatMap((line, i) => keep(line) ? [[line, at[i]!] as const] : [])
-  const result = Either.getOrThrow(
+  const result = Result.getOrThrow(
     Claude.readOutcome({ ...recorded, stdout: kept.map(([line]) => line).join("\n") }, claude)
   )
     .events.filter((event) => event._tag === "Result")
@@ -83,7 +82,7 @@ const played = (keep: (line: string) => boolean) => {
   const timed = kept.map(([line, when], i) => [when - (kept[i - 1]?.[1] ?? 0), read(line)] as const)
   return Stream.fromIterable(timed).pipe(
     Stream.mapEffect(([wait, events]) => Effect.as(Effect.sleep(Duration.millis(wait)), events)),
-    Stream.flattenIterables,
+    Stream.flattenIterable,
     Stream.concat(Stream.fromIterable(result))
   )
 }
@@ -157,12 +156,12 @@ describe(`a claude turn that thinks first (recorded: real claude ${recorded.vers
     expect(Backend.textOf(events)).toBe(answer)
   })
 
-  it.scopedLive("the claude backend, running a real child that prints the stream, gives each piece once, then the result", () =>
+  it.live("the claude backend, running a real child that prints the stream, gives each piece once, then the result", () =>
     Effect.gen(function*() {
       const dir = folder()
       const backend = Claude.make({ bin: printing(dir, "claude", { stdout: recorded.stdout }), cwd: dir })
       const session = yield* backend.open(claude, Option.none(), Settings.plain, {})
-      const events = Chunk.toReadonlyArray(yield* Stream.runCollect(session.turn({ text: "how long?", history: [] })))
+      const events = (yield* Stream.runCollect(session.turn({ text: "how long?", history: [] })))
       const tags = events.map((event) => event._tag)
       expect(tags.slice(0, 2)).toEqual(["SessionStarted", "Thinking"])
       expect(tags.filter((tag) => tag === "Thinking")).toHaveLength(lines.filter(isThinkingPiece).length)
@@ -179,17 +178,17 @@ describe(`a claude turn that thinks first (recorded: real claude ${recorded.vers
 
   for (const whole of [false, true]) {
     // The primary design's 30 s first byte (Agent.defaults): the thinking meets it, the text comes at 45 s.
-    it.scoped(`thinking from 2 s to 42 s, past the 30 s first byte, then answering at 45 s, lands at claude${whole ? ", taken whole" : ", streamed"}`, () => {
+    it.effect(`thinking from 2 s to 42 s, past the 30 s first byte, then answering at 45 s, lands at claude${whole ? ", taken whole" : ", streamed"}`, () => {
       const { layer, opened } = world(all)
       return Effect.gen(function*() {
         const agent = yield* Agent.make(claude)
-        const fiber = yield* Effect.fork(
+        const fiber = yield* Effect.forkChild(
           whole
             ? agent.reply("how long?")
-            : Effect.map(Stream.runCollect(agent.turn("how long?")), Chunk.toReadonlyArray)
+            : Stream.runCollect(agent.turn("how long?"))
         )
         yield* TestClock.adjust("30 seconds")
-        expect(fiber.unsafePoll()).toBe(null)
+        expect(fiber.pollUnsafe()).toBeUndefined()
         yield* TestClock.adjust("30 seconds")
         const events = yield* Fiber.join(fiber)
         expect(Backend.textOf(events)).toBe(answer)
@@ -200,13 +199,13 @@ describe(`a claude turn that thinks first (recorded: real claude ${recorded.vers
     })
   }
 
-  it.scoped("the same lines with the thinking lines taken out are cut at 30 s and moved: what the thinking prevents", () => {
+  it.effect("the same lines with the thinking lines taken out are cut at 30 s and moved: what the thinking prevents", () => {
     const { layer, opened } = world(thoughtless)
     return Effect.gen(function*() {
       const agent = yield* Agent.make(claude)
-      const fiber = yield* Effect.fork(agent.reply("how long?"))
+      const fiber = yield* Effect.forkChild(agent.reply("how long?"))
       yield* TestClock.adjust("29 seconds")
-      expect(fiber.unsafePoll()).toBe(null)
+      expect(fiber.pollUnsafe()).toBeUndefined()
       expect(opened).toEqual(["claude"])
       yield* TestClock.adjust("31 seconds")
       const events = yield* Fiber.join(fiber)
@@ -216,11 +215,11 @@ describe(`a claude turn that thinks first (recorded: real claude ${recorded.vers
     }).pipe(Effect.provide(layer))
   })
 
-  it.scoped("thinking keeps the idle limit from running out: quiet 20 s at a time under a 25 s idle limit, it lands", () => {
+  it.effect("thinking keeps the idle limit from running out: quiet 20 s at a time under a 25 s idle limit, it lands", () => {
     const { layer } = world(all)
     return Effect.gen(function*() {
       const agent = yield* Agent.make(claude, undefined, { idle: Option.some(Duration.seconds(25)) })
-      const fiber = yield* Effect.fork(Effect.map(Stream.runCollect(agent.turn("how long?")), Chunk.toReadonlyArray))
+      const fiber = yield* Effect.forkChild(Stream.runCollect(agent.turn("how long?")))
       yield* TestClock.adjust("60 seconds")
       expect(Backend.textOf(yield* Fiber.join(fiber))).toBe(answer)
     }).pipe(Effect.provide(layer))
@@ -237,7 +236,7 @@ describe("thinking as each backend gives it", () => {
       { type: "item.completed", item: { id: "item_1", type: "agent_message", text: "30 s." } },
       { type: "turn.completed", usage: { input_tokens: 10, output_tokens: 3 } }
     ].map((event) => JSON.stringify(event)).join("\n")
-    const events = Either.getOrThrow(Codex.readOutcome({ exitCode: 0, signal: null, stdout, stderr: "" }, place)).events
+    const events = Result.getOrThrow(Codex.readOutcome({ exitCode: 0, signal: null, stdout, stderr: "" }, place)).events
     expect(events.map((event) => event._tag)).toEqual(["SessionStarted", "Thinking", "Text", "Result"])
     expect(events[1]).toMatchObject({ text: "**Weighing the limit**" })
     expect(Backend.textOf(events)).toBe("30 s.")

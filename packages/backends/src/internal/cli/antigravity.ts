@@ -1,9 +1,9 @@
 import { Failure } from "@fallback/core"
 import type { Place } from "@fallback/core"
-import * as Either from "effect/Either"
-import type * as Cli from "../Cli.js"
+import * as Result from "effect/Result"
+import type * as Cli from "../../Cli.js"
 import type { Description } from "./backend.js"
-import * as Classify from "./classify.js"
+import * as Classify from "@fallback/core/Classify"
 import * as gemini from "./gemini.js"
 
 /** @internal */
@@ -46,21 +46,21 @@ export const statusInLog = (log: string): { readonly status: number; readonly li
 export const readOutcome = (finished: Cli.Finished, place: Place.Place): Cli.Outcome => {
   const stderr = finished.stderr.split("\n").filter((line) => !terminated.test(line)).join("\n")
   const outcome = gemini.readOutcome({ ...finished, stderr }, place)
-  if (Either.isRight(outcome)) return outcome
-  const logged = outcome.left._tag === "Unknown" ? statusInLog(finished.log ?? "") : undefined
-  if (logged !== undefined) return Either.left(Classify.byStatus(logged.status, logged.line.slice(-400), place))
-  if (outcome.left._tag === "Unknown" && terminated.test(finished.stderr)) {
-    return Either.left(
+  if (Result.isSuccess(outcome)) return outcome
+  const logged = outcome.failure._tag === "Unknown" ? statusInLog(finished.log ?? "") : undefined
+  if (logged !== undefined) return Result.fail(Classify.byStatus(logged.status, logged.line.slice(-400), place))
+  if (outcome.failure._tag === "Unknown" && terminated.test(finished.stderr)) {
+    return Result.fail(
       new Failure.Unknown({
         place,
         said: Failure.said("Agent execution terminated due to error (its log names no HTTP status)")
       })
     )
   }
-  return Either.left(
-    outcome.left._tag === "NotInstalled"
-      ? new Failure.NotInstalled({ place, install, said: outcome.left.said })
-      : outcome.left
+  return Result.fail(
+    outcome.failure._tag === "NotInstalled"
+      ? new Failure.NotInstalled({ place, install, said: outcome.failure.said })
+      : outcome.failure
   )
 }
 

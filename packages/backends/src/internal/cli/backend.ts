@@ -1,12 +1,13 @@
 import { Backend, Failure, Notice, Settings } from "@fallback/core"
-import type { ConfigFile, Place } from "@fallback/core"
+import type * as Account from "@fallback/core/Account"
+import type { Place } from "@fallback/core"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
-import type * as Option from "effect/Option"
+import * as Option from "effect/Option"
+import * as Result from "effect/Result"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
-import type * as Cli from "../Cli.js"
+import type * as Cli from "../../Cli.js"
 import { carry } from "./carry.js"
 import * as Catalogue from "./catalogue.js"
 import * as Child from "./child.js"
@@ -124,31 +125,30 @@ export const notInstalled = (
  * @internal
  */
 export const make = (description: Description, options: Cli.Options): Backend.Backend => {
-  const grace = Duration.decode(options.grace ?? Duration.seconds(2))
+  const grace = Duration.fromInputUnsafe(options.grace ?? Duration.seconds(2))
   const homes = new Map<string, string>()
   // The exchanges of each session this backend ran, so a resume that finds none can carry them as text.
   const transcripts = new Map<string, ReadonlyArray<Backend.Exchange>>()
   const open = Effect.fn(`${description.module}.open`)(function*(
     place: Place.Place,
-    account: Option.Option<ConfigFile.Account>,
+    account: Option.Option<Account.Account>,
     settings: Settings.Settings,
     opening: Backend.Opening
   ) {
-    const env = yield* Either.match(
-      environment(process.env, account, { ...description, quiet: description.quiet(options) }, options.env ?? {}),
-      {
-        onLeft: (unset) =>
-          Effect.fail(
-            new Failure.AuthRefused({
-              place,
-              said: Failure.said(
-                `account ${unset.account} takes ${unset.variable} from ${unset.from}, which is not set`
-              )
-            })
-          ),
-        onRight: Effect.succeed
-      }
+    const found = environment(
+      process.env,
+      account,
+      { ...description, quiet: description.quiet(options) },
+      options.env ?? {}
     )
+    if (Result.isFailure(found)) {
+      const unset = found.failure
+      return yield* new Failure.AuthRefused({
+        place,
+        said: Failure.said(`account ${unset.account} takes ${unset.variable} from ${unset.from}, which is not set`)
+      })
+    }
+    const env = found.success
     const prepared = description.prepare === undefined ? env : { ...env, ...yield* description.prepare(settings, env) }
     const sessions = description.sessions?.(prepared)
     let current = opening.resume === undefined || opening.resume === "" ? undefined : opening.resume
@@ -161,18 +161,16 @@ export const make = (description: Description, options: Cli.Options): Backend.Ba
       if (sessions !== undefined) homes.set(id, sessions)
     }
     const turn = (prompt: Backend.Prompt): Stream.Stream<Backend.Event, Failure.Failure> =>
-      Stream.catchAll(once(prompt, prompt.text), (error) => {
+      Stream.catch(once(prompt, prompt.text), (error) => {
         if (error._tag !== "SessionLost") return Stream.fail(error)
         current = undefined
         const history = transcripts.get(error.id) ?? prompt.history
         return Stream.concat(
-          Stream.drain(Stream.fromEffect(
-            Effect.flatMap(
-              Notice.Notices,
-              (notices) => notices.publish(Notice.Notice.Fresh({ place, session: error.id }))
-            )
-          )),
-          Stream.catchAll(
+          Stream.fromEffectDrain(Effect.gen(function*() {
+            const notices = yield* Notice.Notices
+            yield* notices.publish(Notice.Notice.Fresh({ place, session: error.id }))
+          })),
+          Stream.catch(
             once(prompt, carried(history, prompt.text), history),
             (again) =>
               Stream.fail(
@@ -188,7 +186,7 @@ export const make = (description: Description, options: Cli.Options): Backend.Ba
       text: string,
       before?: ReadonlyArray<Backend.Exchange>
     ): Stream.Stream<Backend.Event, Failure.Failure | SessionLost> =>
-      Stream.unwrapScoped(Effect.gen(function*() {
+      Stream.unwrap(Effect.gen(function*() {
         const resumed = current
         const args = description.argv(
           { prompt: text, model: place.model, resume: current, settings },
@@ -211,13 +209,13 @@ export const make = (description: Description, options: Cli.Options): Backend.Ba
         let owedExit: number | undefined
         let landing = false
         const land = Effect.gen(function*() {
-          const exitedInTime = yield* Effect.timeout(child.ended, landingGrace).pipe(Effect.option)
-          if (exitedInTime._tag === "Some" || !(yield* child.running)) return
+          const exitedInTime = yield* Effect.timeoutOption(child.ended, landingGrace)
+          if (Option.isSome(exitedInTime) || !(yield* child.running)) return
           const says = description.readOutcome(
             { exitCode: 0, signal: null, stdout: stdout.text(), stderr: stderr.text() },
             place
           )
-          owedExit = Either.isLeft(says) ? 1 : 0
+          owedExit = Result.isFailure(says) ? 1 : 0
           yield* child.stop
         })
         const events = (fields: Json.Fields) =>
@@ -229,7 +227,7 @@ export const make = (description: Description, options: Cli.Options): Backend.Ba
             return true
           })
         const live = child.lines.pipe(
-          Stream.mapConcatEffect((line) => {
+          Stream.mapEffect((line): Effect.Effect<ReadonlyArray<Backend.Event>> => {
             if (line.stream === "stderr") stderr.push(line.text)
             else stdout.push(line.text)
             if (options.retries !== true && description.settled(line)) {
@@ -242,7 +240,8 @@ export const make = (description: Description, options: Cli.Options): Backend.Ba
             // Its result line: what it says stands even if the CLI then lingers.
             landing = true
             return Effect.as(Effect.forkIn(land, scope), events(fields))
-          })
+          }),
+          Stream.flattenIterable
         )
         const judged = Stream.fromIterableEffect(Effect.flatMap(child.ended, (ended) => {
           const finished = {
@@ -257,9 +256,9 @@ export const make = (description: Description, options: Cli.Options): Backend.Ba
             return Effect.fail(new SessionLost(resumed))
           }
           const outcome = description.readOutcome(finished, place)
-          return Either.match(outcome, {
-            onLeft: (failure) => Effect.fail<Failure.Failure | SessionLost>(failure),
-            onRight: (turned) => {
+          return Result.match(outcome, {
+            onFailure: (failure) => Effect.fail<Failure.Failure | SessionLost>(failure),
+            onSuccess: (turned) => {
               if (turned.sessionId !== undefined) known(turned.sessionId)
               const id = turned.sessionId ?? current
               if (id !== undefined) {

@@ -1,14 +1,15 @@
 import { Backend } from "@fallback/core"
 import type { Failure, Place } from "@fallback/core"
 import * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
+import * as Result from "effect/Result"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import type * as Cli from "../Cli.js"
+import type * as Cli from "../../Cli.js"
 import { atRung, type Description, type Rungs, rungsOf } from "./backend.js"
-import * as Classify from "./classify.js"
+import * as Classify from "@fallback/core/Classify"
+import { ended } from "./ended.js"
 import * as Json from "./json.js"
-import { landed } from "./turned.js"
+import { landed } from "./landed.js"
 
 /**
  * A model provider codex is pointed at: its base URL (ending in `/v1`) and the variable its key
@@ -199,16 +200,16 @@ export const readOutcome = (finished: Cli.Finished, place: Place.Place): Cli.Out
   }
   const failed = Json.last(events, (fields) => fields.type === "turn.failed")
   const failedMessage = Json.text(Json.field(failed, "error"), "message")
-  if (failedMessage !== undefined) return Either.left(judge(failedMessage, place))
+  if (failedMessage !== undefined) return Result.fail(judge(failedMessage, place))
   const error = Json.last(events, (fields) => fields.type === "error")
   const errorMessage = Json.text(error, "message")
   if (errorMessage !== undefined) {
     const inner = /^Reconnecting\.\.\. [^(]*\((.*)\)$/s.exec(errorMessage)
-    return Either.left(judge(inner === null ? errorMessage : inner[1]!, place))
+    return Result.fail(judge(inner === null ? errorMessage : inner[1]!, place))
   }
   const stderr = Classify.tail(finished.stderr.split("\n").filter((line) => !noise.test(line)).join("\n"))
-  return Either.left(
-    Classify.ended(finished, place, { install, message: stderr, without: "completing its turn", read: judge })
+  return Result.fail(
+    ended(finished, place, { install, message: stderr, without: "completing its turn", read: judge })
   )
 }
 

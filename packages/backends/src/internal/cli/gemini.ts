@@ -1,15 +1,16 @@
 import { Backend, Failure } from "@fallback/core"
 import type { Place } from "@fallback/core"
 import * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
+import * as Result from "effect/Result"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
-import type * as Cli from "../Cli.js"
+import type * as Cli from "../../Cli.js"
 import { atRung, type Description, type Rungs, rungsOf } from "./backend.js"
-import * as Classify from "./classify.js"
+import * as Classify from "@fallback/core/Classify"
+import { ended } from "./ended.js"
 import * as Json from "./json.js"
-import { landed } from "./turned.js"
+import { landed } from "./landed.js"
 
 /** @internal */
 export const install = "npm install -g @google/gemini-cli"
@@ -92,13 +93,13 @@ export const readOutcome = (finished: Cli.Finished, place: Place.Place): Cli.Out
   const message = Json.text(Json.field(result, "error"), "message") ??
     Json.text(Json.last(events, (fields) => fields.type === "error"), "message") ?? stderr
   const status = statusOfExit(finished.exitCode) ?? statusIn(message)
-  if (status !== undefined) return Either.left(Classify.byStatus(status, message, place))
+  if (status !== undefined) return Result.fail(Classify.byStatus(status, message, place))
   if (finished.exitCode === 41 && finished.signal === null) {
-    return Either.left(
+    return Result.fail(
       new Failure.AuthRefused({ place, said: Failure.said(message || "gemini could not authenticate") })
     )
   }
-  return Either.left(Classify.ended(finished, place, {
+  return Result.fail(ended(finished, place, {
     install,
     message,
     without: "its result",

@@ -1,6 +1,7 @@
-import * as ConfigFile from "@fallback/core/ConfigFile"
+import type * as Account from "@fallback/core/Account"
+import { expandHome } from "@fallback/core/ConfigFile"
 import * as Secret from "@fallback/core/Secret"
-import * as Either from "effect/Either"
+import * as Result from "effect/Result"
 import * as Option from "effect/Option"
 
 /** What every CLI needs from the parent's environment to run at all. */
@@ -33,19 +34,19 @@ export interface Unset {
  */
 export const environment = (
   parent: NodeJS.ProcessEnv,
-  account: Option.Option<ConfigFile.Account>,
+  account: Option.Option<Account.Account>,
   cli: {
     readonly passes: ReadonlyArray<string>
     readonly quiet: Readonly<Record<string, string>>
     readonly home: (configDir: string) => Readonly<Record<string, string>>
   },
   extra: Readonly<Record<string, string>>
-): Either.Either<Record<string, string>, Unset> => {
+): Result.Result<Record<string, string>, Unset> => {
   const base = { ...pick(basics, parent), NO_COLOR: "1", ...cli.quiet, ...extra }
   if (Option.isNone(account)) {
     const passed = pick(cli.passes, parent)
     for (const [name, value] of Object.entries(passed)) if (Secret.secretName(name)) Secret.hold(value)
-    return Either.right({ ...base, ...passed })
+    return Result.succeed({ ...base, ...passed })
   }
   const { configDir, env = {}, name } = account.value
   const variables: Record<string, string> = {}
@@ -54,14 +55,14 @@ export const environment = (
       variables[variable] = value
     } else {
       const found = parent[value.fromEnv]
-      if (found === undefined) return Either.left({ account: name, variable, from: value.fromEnv })
+      if (found === undefined) return Result.fail({ account: name, variable, from: value.fromEnv })
       Secret.hold(found)
       variables[variable] = found
     }
   }
-  return Either.right({
+  return Result.succeed({
     ...base,
-    ...(configDir === undefined ? {} : cli.home(ConfigFile.expandHome(configDir, parent.HOME ?? ""))),
+    ...(configDir === undefined ? {} : cli.home(expandHome(configDir, parent.HOME ?? ""))),
     ...variables
   })
 }

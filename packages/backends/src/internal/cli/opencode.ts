@@ -1,12 +1,13 @@
 import { Backend, Failure } from "@fallback/core"
 import type { Place, Settings } from "@fallback/core"
 import * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
-import type * as Cli from "../Cli.js"
+import * as Result from "effect/Result"
+import type * as Cli from "../../Cli.js"
 import { atRung, type Description, type Rungs, rungsOf } from "./backend.js"
-import * as Classify from "./classify.js"
+import * as Classify from "@fallback/core/Classify"
+import { ended } from "./ended.js"
 import * as Json from "./json.js"
-import { landed } from "./turned.js"
+import { landed } from "./landed.js"
 
 /** @internal */
 export const install = "npm install -g opencode-ai"
@@ -133,9 +134,9 @@ export const readOutcome = (finished: Cli.Finished, place: Place.Place): Cli.Out
     })
   }
   const reported = Json.field(error, "error")
-  if (reported !== undefined) return Either.left(judge(reported, place))
+  if (reported !== undefined) return Result.fail(judge(reported, place))
   const stderr = Classify.tail(finished.stderr.replace(ansi, ""))
-  return Either.left(Classify.ended(finished, place, { install, message: stderr, without: "finishing its step" }))
+  return Result.fail(ended(finished, place, { install, message: stderr, without: "finishing its step" }))
 }
 
 /** @internal */

@@ -1,15 +1,16 @@
 import { Backend, Failure } from "@fallback/core"
 import type { Place } from "@fallback/core"
 import * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
+import * as Result from "effect/Result"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
-import type * as Cli from "../Cli.js"
+import type * as Cli from "../../Cli.js"
 import { atRung, type Description, type Rungs, rungsOf } from "./backend.js"
-import * as Classify from "./classify.js"
+import * as Classify from "@fallback/core/Classify"
+import { ended } from "./ended.js"
 import * as Json from "./json.js"
-import { landed } from "./turned.js"
+import { landed } from "./landed.js"
 
 /** @internal */
 export const install = "npm install -g @anthropic-ai/claude-code"
@@ -189,7 +190,7 @@ export const readOutcome = (finished: Cli.Finished, place: Place.Place): Cli.Out
       output: Json.number(usage, "output_tokens") ?? 0
     })
   }
-  return Either.left(failure(finished, events, result, place))
+  return Result.fail(failure(finished, events, result, place))
 }
 
 const failure = (
@@ -218,7 +219,7 @@ const failure = (
       said: Failure.said(Json.text(retry, "error") ?? "claude could not connect to the API")
     })
   }
-  return Classify.ended(finished, place, {
+  return ended(finished, place, {
     install,
     message: result === undefined ? Classify.tail(finished.stderr) : said(result),
     without: "its result",

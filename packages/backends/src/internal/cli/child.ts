@@ -1,11 +1,12 @@
+import type * as Cause from "effect/Cause"
 import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
-import * as Mailbox from "effect/Mailbox"
+import * as Queue from "effect/Queue"
 import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
-import type * as Stream from "effect/Stream"
+import * as Stream from "effect/Stream"
 import { spawn } from "node:child_process"
 import { StringDecoder } from "node:string_decoder"
 
@@ -182,80 +183,82 @@ export const keptLines = () => {
  */
 export const start = (spec: Spec, grace: Duration.Duration): Effect.Effect<Child, Unstarted, Scope.Scope> =>
   Effect.acquireRelease(
-    Effect.async<Child, Unstarted>((resume) => {
-      const lines = Effect.runSync(Mailbox.make<Line>())
-      const ended = Effect.runSync(Deferred.make<Ended>())
-      const offer = (line: Line) => {
-        lines.unsafeOffer(line)
-      }
-      const out = lineReader("stdout", offer)
-      const err = lineReader("stderr", offer)
-      let child: ReturnType<typeof spawn>
-      try {
-        child = spawn(spec.bin, [...spec.args], {
-          cwd: spec.cwd,
-          env: spec.env,
-          detached: true,
-          stdio: ["ignore", "pipe", "pipe"]
-        })
-      } catch (error) {
-        // node refuses some arguments before starting anything (a NUL byte in one)
-        const code = (error as NodeJS.ErrnoException).code ?? "EINVAL"
-        return resume(Effect.fail(new Unstarted({ code, reason: (error as Error).message })))
-      }
-      const stdout = child.stdout!
-      const stderr = child.stderr!
-      stdout.on("data", out.push)
-      stderr.on("data", err.push)
-      let finished = false
-      let exited = false
-      let pipes: ReturnType<typeof setTimeout> | undefined = undefined
-      const finish = (exitCode: number | null, signal: NodeJS.Signals | null) => {
-        if (finished) return
-        finished = true
-        if (pipes !== undefined) clearTimeout(pipes)
-        out.flush()
-        err.flush()
-        lines.unsafeDone(Exit.void)
-        Deferred.unsafeDone(ended, Exit.succeed({ exitCode, signal }))
-      }
-      child.once("error", (error: NodeJS.ErrnoException) => {
-        if (child.pid === undefined) {
-          resume(Effect.fail(new Unstarted({ code: error.code ?? "UNKNOWN", reason: error.message })))
+    Effect.gen(function*() {
+      const lines = yield* Queue.unbounded<Line, Cause.Done>()
+      const ended = yield* Deferred.make<Ended>()
+      return yield* Effect.callback<Child, Unstarted>((resume) => {
+        const offer = (line: Line) => {
+          Queue.offerUnsafe(lines, line)
         }
-      })
-      child.once("exit", (exitCode, signal) => {
-        exited = true
-        if (child.pid !== undefined) signalGroup(child.pid, "SIGKILL")
-        // a process that left its group still holds the pipes: the turn ends without it
-        pipes = setTimeout(() => {
-          stdout.destroy()
-          stderr.destroy()
-          finish(exitCode, signal)
-        }, Duration.toMillis(pipeGrace))
-      })
-      child.once("close", (exitCode, signal) => finish(exitCode, signal))
-      child.once("spawn", () => {
-        const pid = child.pid!
-        const gone = Deferred.await(ended).pipe(Effect.interruptible)
-        resume(Effect.succeed({
-          pid,
-          lines: Mailbox.toStream(lines),
-          ended: Deferred.await(ended),
-          running: Effect.sync(() => !exited),
-          stop: Effect.suspend(() => {
-            if (Effect.runSync(Deferred.isDone(ended))) return Effect.void
-            signalGroup(pid, "SIGTERM")
-            return gone.pipe(
-              Effect.timeout(grace),
-              Effect.catchAll(() => {
-                signalGroup(pid, "SIGKILL")
-                return gone.pipe(Effect.timeout(Duration.seconds(5)), Effect.ignore)
-              }),
-              Effect.asVoid
-            )
+        const out = lineReader("stdout", offer)
+        const err = lineReader("stderr", offer)
+        let child: ReturnType<typeof spawn>
+        try {
+          child = spawn(spec.bin, [...spec.args], {
+            cwd: spec.cwd,
+            env: spec.env,
+            detached: true,
+            stdio: ["ignore", "pipe", "pipe"]
           })
-        }))
+        } catch (error) {
+          // node refuses some arguments before starting anything (a NUL byte in one)
+          const code = (error as NodeJS.ErrnoException).code ?? "EINVAL"
+          return resume(Effect.fail(new Unstarted({ code, reason: (error as Error).message })))
+        }
+        const stdout = child.stdout!
+        const stderr = child.stderr!
+        stdout.on("data", out.push)
+        stderr.on("data", err.push)
+        let finished = false
+        let exited = false
+        let pipes: ReturnType<typeof setTimeout> | undefined = undefined
+        const finish = (exitCode: number | null, signal: NodeJS.Signals | null) => {
+          if (finished) return
+          finished = true
+          if (pipes !== undefined) clearTimeout(pipes)
+          out.flush()
+          err.flush()
+          Queue.endUnsafe(lines)
+          Deferred.doneUnsafe(ended, Exit.succeed({ exitCode, signal }))
+        }
+        child.once("error", (error: NodeJS.ErrnoException) => {
+          if (child.pid === undefined) {
+            resume(Effect.fail(new Unstarted({ code: error.code ?? "UNKNOWN", reason: error.message })))
+          }
+        })
+        child.once("exit", (exitCode, signal) => {
+          exited = true
+          if (child.pid !== undefined) signalGroup(child.pid, "SIGKILL")
+          // a process that left its group still holds the pipes: the turn ends without it
+          pipes = setTimeout(() => {
+            stdout.destroy()
+            stderr.destroy()
+            finish(exitCode, signal)
+          }, Duration.toMillis(pipeGrace))
+        })
+        child.once("close", (exitCode, signal) => finish(exitCode, signal))
+        child.once("spawn", () => {
+          const pid = child.pid!
+          const gone = Deferred.await(ended).pipe(Effect.interruptible)
+          resume(Effect.succeed({
+            pid,
+            lines: Stream.fromQueue(lines),
+            ended: Deferred.await(ended),
+            running: Effect.sync(() => !exited),
+            stop: Effect.suspend(() => {
+              if (Deferred.isDoneUnsafe(ended)) return Effect.void
+              signalGroup(pid, "SIGTERM")
+              return gone.pipe(
+                Effect.timeout(grace),
+                Effect.catch(() => {
+                  signalGroup(pid, "SIGKILL")
+                  return gone.pipe(Effect.timeout(Duration.seconds(5)), Effect.ignore)
+                }),
+                Effect.asVoid
+              )
+            })
+          }))
+        })
       })
     }),
     (child) => child.stop
