@@ -13,7 +13,7 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import type * as Scope from "effect/Scope"
 import type * as Stream from "effect/Stream"
-import type * as ConfigFile from "./ConfigFile.js"
+import type * as Account from "./Account.js"
 import type * as Failure from "./Failure.js"
 import type * as Place from "./Place.js"
 import type * as Settings from "./Settings.js"
@@ -214,7 +214,7 @@ export interface Backend {
   readonly capabilities: Capabilities
   readonly open: (
     place: Place.Place,
-    account: Option.Option<ConfigFile.Account>,
+    account: Option.Option<Account.Account>,
     settings: Settings.Settings,
     opening: Opening
   ) => Effect.Effect<Session, Failure.Failure, Scope.Scope>

@@ -8,8 +8,19 @@
  */
 import * as Context from "effect/Context"
 import type * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import type * as Option from "effect/Option"
 import type * as Backend from "./Backend.js"
+
+/**
+ * What a compactor does: a shorter history for a prompt, or none when it cannot compact any further.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Service {
+  readonly compact: (prompt: Backend.Prompt) => Effect.Effect<Option.Option<ReadonlyArray<Backend.Exchange>>>
+}
 
 /**
  * Compacts a prompt's history: a shorter history, or none when it cannot compact any further.
@@ -17,6 +28,12 @@ import type * as Backend from "./Backend.js"
  * @since 0.1.0
  * @category services
  */
-export class Compactor extends Context.Tag("@fallback/core/Compactor")<Compactor, {
-  readonly compact: (prompt: Backend.Prompt) => Effect.Effect<Option.Option<ReadonlyArray<Backend.Exchange>>>
-}>() {}
+export class Compactor extends Context.Service<Compactor, Service>()("@fallback/core/Compactor") {
+  /**
+   * A compactor that shortens with `compact`.
+   *
+   * @since 0.1.0
+   */
+  static readonly layer = (compact: Service["compact"]): Layer.Layer<Compactor> =>
+    Layer.succeed(Compactor, Compactor.of({ compact }))
+}

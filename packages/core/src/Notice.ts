@@ -129,7 +129,7 @@ const until = (left: Duration.Duration | undefined, millis: number | undefined) 
     ? ` for another ${wait(left)}`
     : millis === undefined
     ? ""
-    : ` until ${DateTime.formatIso(DateTime.unsafeMake(millis))}`
+    : ` until ${DateTime.formatIso(DateTime.makeUnsafe(millis))}`
 
 const what = (failure: Failure.Failure, remedy: string | undefined) =>
   remedy === undefined ? Failure.describe(failure) : `${Failure.describe(failure)}; ${remedy}`
@@ -208,13 +208,21 @@ export interface Channel {
 }
 
 /**
- * Where notices go. With no layer given, each goes to stderr as a line; {@link Notices.layer}
+ * The service {@link Notices} holds (the same as {@link Channel}).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type Service = Channel
+
+/**
+ * Where notices go (a `Context.Reference`: a layer of it provides nothing new by type). With no layer given, each goes to stderr as a line; {@link Notices.layer}
  * publishes them to watchers and falls back to stderr while none watches.
  *
  * @since 0.1.0
  * @category services
  */
-export class Notices extends Context.Reference<Notices>()("@fallback/core/Notices", {
+export class Notices extends Context.Reference<Channel>("@fallback/core/Notices", {
   defaultValue: (): Channel => ({
     publish: (notice) => Console.error(format(notice)),
     watch: Effect.succeed(Stream.empty)
@@ -225,7 +233,7 @@ export class Notices extends Context.Reference<Notices>()("@fallback/core/Notice
    *
    * @since 0.1.0
    */
-  static readonly layer: Layer.Layer<Notices> = Layer.scoped(
+  static readonly layer: Layer.Layer<never> = Layer.effect(
     Notices,
     Effect.gen(function*() {
       const hub = yield* Effect.acquireRelease(PubSub.unbounded<Notice>(), PubSub.shutdown)
@@ -234,12 +242,12 @@ export class Notices extends Context.Reference<Notices>()("@fallback/core/Notice
         publish: (notice) =>
           Effect.flatMap(
             Ref.get(watchers),
-            (count) => count === 0 ? Console.error(format(notice)) : PubSub.publish(hub, notice)
+            (count) => count === 0 ? Console.error(format(notice)) : Effect.asVoid(PubSub.publish(hub, notice))
           ),
         watch: Effect.gen(function*() {
-          const queue = yield* PubSub.subscribe(hub)
+          const subscription = yield* PubSub.subscribe(hub)
           yield* Effect.acquireRelease(Ref.update(watchers, (n) => n + 1), () => Ref.update(watchers, (n) => n - 1))
-          return Stream.fromQueue(queue)
+          return Stream.fromSubscription(subscription)
         })
       }
       return channel

@@ -9,10 +9,12 @@
  */
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
 import { pipe } from "effect/Function"
-import * as Schedule from "effect/Schedule"
+import * as Random from "effect/Random"
+import * as Result from "effect/Result"
+import type * as Schedule from "effect/Schedule"
 import * as Schema from "effect/Schema"
+import * as SchemaTransformation from "effect/SchemaTransformation"
 import { echo } from "./internal/echo.js"
 import * as internal from "./internal/policy.js"
 
@@ -30,10 +32,10 @@ export const names = ["none", "constant", "linear", "exponential", "exponential-
  * @since 0.1.0
  * @category schemas
  */
-export const Name = Schema.Literal(...names).annotations({
+export const Name = Schema.Literals(names).annotate({
   identifier: "PolicyName",
   description: "how long to wait between tries",
-  message: () => ({ message: `a policy is one of: ${names.join(", ")}`, override: true })
+  message: `a policy is one of: ${names.join(", ")}`
 })
 
 /**
@@ -108,13 +110,20 @@ export class InvalidPolicy extends Schema.TaggedError<InvalidPolicy>("@fallback/
  * @since 0.1.0
  * @category constructors
  */
-export const parse = (input: string): Either.Either<Name, InvalidPolicy> =>
-  Schema.is(Name)(input) ? Either.right(input) : Either.left(new InvalidPolicy({ input }))
+export const parse = (input: string): Result.Result<Name, InvalidPolicy> =>
+  Schema.is(Name)(input) ? Result.succeed(input) : Result.fail(new InvalidPolicy({ input }))
 
-const capped = <In, R>(self: Schedule.Schedule<Duration.Duration, In, R>) =>
-  Schedule.modifyDelay(self, (_, delay) => Duration.min(delay, longestWait))
-
-const exponential = capped(Schedule.exponential(firstWait, 2))
+const first = Duration.toMillis(firstWait)
+const longest = Duration.toMillis(longestWait)
+const capped = (millis: number) => Math.min(millis, longest)
+const exponentialAt = (n: number) => capped(first * 2 ** (n - 1))
+const fibonacciAt = (() => {
+  const known = [0, first, first]
+  return (n: number) => {
+    for (let i = known.length; i <= n; i++) known.push(known[i - 1]! + known[i - 2]!)
+    return capped(known[n]!)
+  }
+})()
 
 /**
  * A policy as an endless Schedule of waits. Bound it with {@link toSchedule}.
@@ -122,21 +131,16 @@ const exponential = capped(Schedule.exponential(firstWait, 2))
  * @since 0.1.0
  * @category constructors
  */
-export const schedule = (name: Name): Schedule.Schedule<Duration.Duration> => {
-  switch (name) {
-    case "none":
-      return Schedule.delays(Schedule.forever)
-    case "constant":
-      return Schedule.delays(Schedule.spaced(firstWait))
-    case "linear":
-      return capped(Schedule.linear(firstWait))
-    case "exponential":
-      return exponential
-    case "exponential-jitter":
-      return Schedule.delays(Schedule.jitteredWith(exponential, { min: 0, max: 1 }))
-    case "fibonacci":
-      return capped(Schedule.fibonacci(firstWait))
-  }
+export const schedule = (name: Name): Schedule.Schedule<Duration.Duration> => ladders[name]
+
+const ladders: Record<Name, Schedule.Schedule<Duration.Duration>> = {
+  none: internal.ladderOf(() => 0),
+  constant: internal.ladderOf(() => first),
+  linear: internal.ladderOf((n) => capped(first * n)),
+  exponential: internal.ladderOf(exponentialAt),
+  // full jitter: uniform in [0, the exponential wait)
+  "exponential-jitter": internal.ladderOf((n) => Effect.map(Random.next, (r) => Math.floor(r * exponentialAt(n)))),
+  fibonacci: internal.ladderOf(fibonacciAt)
 }
 
 /**
@@ -146,22 +150,24 @@ export const schedule = (name: Name): Schedule.Schedule<Duration.Duration> => {
  * @since 0.1.0
  * @category schemas
  */
-export const Seconds = Schema.transform(
-  Schema.Number.pipe(Schema.finite(), Schema.between(0, longestSeconds)).annotations({
-    message: () => ({ message: `a number of seconds from 0 to ${longestSeconds}`, override: true })
-  }),
-  Schema.DurationFromSelf.pipe(
-    Schema.filter((duration) =>
-      (Duration.isFinite(duration) && Duration.lessThanOrEqualTo(duration, longestTimeout)) ||
-      `a time from 0 to ${longestSeconds} seconds`
-    )
+export const Seconds = Schema.Number.check(
+  Schema.isFinite(),
+  Schema.isBetween({ minimum: 0, maximum: longestSeconds })
+).annotate({ message: `a number of seconds from 0 to ${longestSeconds}` }).pipe(
+  Schema.decodeTo(
+    Schema.Duration.check(
+      Schema.makeFilter((duration: Duration.Duration) =>
+        (Duration.isFinite(duration) && Duration.isLessThanOrEqualTo(duration, longestTimeout)) ||
+        `a time from 0 to ${longestSeconds} seconds`
+      )
+    ),
+    SchemaTransformation.transform({
+      decode: (seconds: number) => Duration.millis(Math.round(seconds * 1000)),
+      encode: (duration: Duration.Duration) => Duration.toMillis(duration) / 1000
+    })
   ),
-  {
-    strict: true,
-    decode: (seconds) => Duration.millis(Math.round(seconds * 1000)),
-    encode: (duration) => Duration.toMillis(duration) / 1000
-  }
-).annotations({ identifier: "Seconds", description: "seconds, 0 for none" })
+  Schema.annotate({ identifier: "Seconds", description: "seconds, 0 for none" })
+)
 
 /**
  * What a step says about trying again at its place: `tries` goes beyond the first (0 is a failed
@@ -172,12 +178,18 @@ export const Seconds = Schema.transform(
  * @category models
  */
 export class Retrying extends Schema.Class<Retrying>("@fallback/core/Retrying")({
-  tries: Schema.Int.pipe(Schema.between(0, mostTries)).annotations({
+  tries: Schema.Int.check(Schema.isBetween({ minimum: 0, maximum: mostTries })).annotate({
     description: "how many goes beyond the first",
-    message: () => ({ message: `a whole number of goes beyond the first, from 0 to ${mostTries}`, override: true })
+    message: `a whole number of goes beyond the first, from 0 to ${mostTries}`
   }),
-  policy: Schema.optionalWith(Name, { default: () => defaultName, exact: true }),
-  timeout: Schema.optionalWith(Seconds, { default: () => Duration.zero, exact: true })
+  policy: Name.pipe(
+    Schema.withConstructorDefault(Effect.succeed(defaultName)),
+    Schema.withDecodingDefaultTypeKey(Effect.succeed(defaultName))
+  ),
+  timeout: Seconds.pipe(
+    Schema.withConstructorDefault(Effect.succeed(Duration.zero)),
+    Schema.withDecodingDefaultTypeKey(Effect.succeed(Duration.zero))
+  )
 }) {}
 
 /**
@@ -206,16 +218,16 @@ export const retrying = (
   tries: number,
   policy: Name = defaultName,
   timeout: Duration.Duration = Duration.zero
-): Either.Either<Retrying, InvalidRetrying> =>
+): Result.Result<Retrying, InvalidRetrying> =>
   !Number.isSafeInteger(tries) || tries < 0 || tries > mostTries
-    ? Either.left(new InvalidRetrying({ reason: `tries is ${String(tries).slice(0, 24)}` }))
-    : !Duration.isFinite(timeout) || Duration.greaterThan(timeout, longestTimeout)
-    ? Either.left(
+    ? Result.fail(new InvalidRetrying({ reason: `tries is ${String(tries).slice(0, 24)}` }))
+    : !Duration.isFinite(timeout) || Duration.isGreaterThan(timeout, longestTimeout)
+    ? Result.fail(
       new InvalidRetrying({
         reason: `timeout is ${Duration.isFinite(timeout) ? Duration.format(timeout) : "infinite"}`
       })
     )
-    : Either.right(
+    : Result.succeed(
       new Retrying({
         tries: tries === 0 ? 0 : tries,
         policy,
@@ -264,13 +276,10 @@ export const toSchedule: {
   startedAt: number,
   atLeast?: (input: In) => Duration.Duration
 ): Schedule.Schedule<Duration.Duration, In> => {
-  const counted: Schedule.Schedule<unknown, In> = Schedule.intersect(
-    schedule(retrying.policy),
-    Schedule.recurs(retrying.tries)
-  )
-  const floored = Schedule.delays(
-    atLeast === undefined ? counted : pipe(counted, internal.atLeast((input: In) => Duration.toMillis(atLeast(input))))
-  )
+  const counted = internal.counted(retrying.tries)(schedule(retrying.policy) as Schedule.Schedule<Duration.Duration, In>)
+  const floored = atLeast === undefined
+    ? counted
+    : pipe(counted, internal.atLeast((input: In) => Duration.toMillis(atLeast(input))))
   return Duration.isZero(retrying.timeout)
     ? floored
     : pipe(floored, internal.beforeDeadline(startedAt + Duration.toMillis(retrying.timeout)))

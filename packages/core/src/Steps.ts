@@ -5,7 +5,7 @@
  *
  * @example
  * ```ts
- * import { NodeContext } from "@effect/platform-node"
+ * import { NodeServices } from "@effect/platform-node"
  * import { Steps } from "@fallback/core"
  * import { Effect } from "effect"
  *
@@ -15,20 +15,20 @@
  *   return yield* steps.chain("claude@work/claude-opus-5")
  * }).pipe(
  *   Effect.provide(Steps.Steps.layerFile("/home/me/.config/fallback/config.json")),
- *   Effect.provide(NodeContext.layer)
+ *   Effect.provide(NodeServices.layer)
  * )
  * ```
  *
  * @since 0.1.0
  */
-import type * as FileSystem from "@effect/platform/FileSystem"
-import type * as Path from "@effect/platform/Path"
 import * as Context from "effect/Context"
 import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
+import type * as FileSystem from "effect/FileSystem"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
+import type * as Path from "effect/Path"
+import * as Result from "effect/Result"
 import * as ConfigFile from "./ConfigFile.js"
 import * as internal from "./internal/steps.js"
 import * as Place from "./Place.js"
@@ -64,12 +64,12 @@ export type PlaceInput = Place.Place | string
 export type StepsError = Place.InvalidPlace | Policy.InvalidRetrying | ConfigFile.ConfigFileError
 
 /**
- * The steps, read and written (the reference page's `fallbacks`).
+ * What the {@link Steps} service does: read and write the steps.
  *
  * @since 0.1.0
- * @category services
+ * @category models
  */
-export class Steps extends Context.Tag("@fallback/core/Steps")<Steps, {
+export interface Service {
   /** Sends the turns of `from` to `to` next, keeping any retrying already written on `from`. */
   readonly points: (from: PlaceInput, to: PlaceInput) => Effect.Effect<void, StepsError>
   /** Writes how `place` tries again: `tries` beyond the first, the policy's waits, within `timeout`. */
@@ -87,7 +87,15 @@ export class Steps extends Context.Tag("@fallback/core/Steps")<Steps, {
   readonly clear: (place: PlaceInput) => Effect.Effect<void, StepsError>
   /** The whole walk from a place: itself first, then each `to`, ending at the second sight of a place. */
   readonly chain: (place: PlaceInput) => Effect.Effect<ReadonlyArray<Place.Place>, StepsError>
-}>() {
+}
+
+/**
+ * The steps, read and written (the reference page's `fallbacks`).
+ *
+ * @since 0.1.0
+ * @category services
+ */
+export class Steps extends Context.Service<Steps, Service>()("@fallback/core/Steps") {
   /**
    * Steps kept in a {@link ConfigFile.Store}: the file's when the store is the file's.
    *
@@ -95,7 +103,7 @@ export class Steps extends Context.Tag("@fallback/core/Steps")<Steps, {
    */
   static readonly layer: Layer.Layer<Steps, never, ConfigFile.Store> = Layer.effect(
     Steps,
-    Effect.map(ConfigFile.Store, (store) => make(store))
+    Effect.map(Effect.service(ConfigFile.Store), (store) => make(store))
   )
 
   /**
@@ -115,15 +123,15 @@ export class Steps extends Context.Tag("@fallback/core/Steps")<Steps, {
 }
 
 const placeOf = (input: PlaceInput): Effect.Effect<Place.Place, Place.InvalidPlace> =>
-  typeof input === "string" ? Place.parse(input) : Effect.succeed(input)
+  typeof input === "string" ? Effect.fromResult(Place.parse(input)) : Effect.succeed(input)
 
 const stepOf = (entry: { readonly place: Place.Place } & internal.Entry): Step => ({
   place: entry.place,
-  to: Option.fromNullable(entry.to),
-  retrying: Option.fromNullable(entry.retrying)
+  to: Option.fromNullishOr(entry.to),
+  retrying: Option.fromNullishOr(entry.retrying)
 })
 
-const make = (store: ConfigFile.Store["Type"]): Steps["Type"] => {
+const make = (store: ConfigFile.Store.Service): Service => {
   // A document read is immutable: its places are parsed once, not on every turn that walks a chain.
   const books = new WeakMap<ConfigFile.Document, internal.Book>()
   const bookOf = (document: ConfigFile.Document) => {
@@ -131,18 +139,18 @@ const make = (store: ConfigFile.Store["Type"]): Steps["Type"] => {
     if (found === undefined) books.set(document, found = ConfigFile.bookOf(document))
     return found
   }
-  const edit = (change: (book: internal.Book) => Either.Either<internal.Book, ConfigFile.ConfigFileError>) =>
-    store.modify((document) => Either.map(change(bookOf(document)), (book) => ConfigFile.withBook(document, book)))
+  const edit = (change: (book: internal.Book) => Result.Result<internal.Book, ConfigFile.ConfigFileError>) =>
+    store.modify((document) => Result.map(change(bookOf(document)), (book) => ConfigFile.withBook(document, book)))
   const book = Effect.map(store.read, bookOf)
   return Steps.of({
     points: Effect.fn("Steps.points")(function*(from, to) {
       const [a, b] = [yield* placeOf(from), yield* placeOf(to)]
-      yield* edit((book) => Either.mapLeft(internal.points(book, a, b), () => new ConfigFile.SelfStep({ place: a })))
+      yield* edit((book) => Result.mapError(internal.points(book, a, b), () => new ConfigFile.SelfStep({ place: a })))
     }),
     retrying: Effect.fn("Steps.retrying")(function*(place, tries, policy = Policy.defaultName, timeout) {
       const at = yield* placeOf(place)
-      const value = yield* Policy.retrying(tries, policy, timeout)
-      yield* edit((book) => Either.right(internal.retrying(book, at, value)))
+      const value = yield* Effect.fromResult(Policy.retrying(tries, policy, timeout))
+      yield* edit((book) => Result.succeed(internal.retrying(book, at, value)))
     }),
     all: Effect.map(
       book,
@@ -155,11 +163,11 @@ const make = (store: ConfigFile.Store["Type"]): Steps["Type"] => {
     get: (place) =>
       Effect.flatMap(
         placeOf(place),
-        (at) => Effect.map(book, (book) => Option.map(Option.fromNullable(book.get(String(at))), stepOf))
+        (at) => Effect.map(book, (book) => Option.map(Option.fromNullishOr(book.get(String(at))), stepOf))
       ),
     clear: Effect.fn("Steps.clear")(function*(place) {
       const at = yield* placeOf(place)
-      yield* edit((book) => Either.right(internal.clear(book, at)))
+      yield* edit((book) => Result.succeed(internal.clear(book, at)))
     }),
     chain: (place) => Effect.flatMap(placeOf(place), (at) => Effect.map(book, (book) => internal.walk(book, at)))
   })

@@ -1,27 +1,86 @@
+import * as Cause from "effect/Cause"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as Pull from "effect/Pull"
 import * as Schedule from "effect/Schedule"
-import * as ScheduleDecision from "effect/ScheduleDecision"
-import * as ScheduleInterval from "effect/ScheduleInterval"
-import * as ScheduleIntervals from "effect/ScheduleIntervals"
+
+type Step<In> = (now: number, input: In) => Pull.Pull<[Duration.Duration, Duration.Duration], never, Duration.Duration>
+
+const stepping = <In>(make: () => Step<In>): Schedule.Schedule<Duration.Duration, In> =>
+  Schedule.fromStep(Effect.sync(make))
 
 /**
- * Stops a schedule, without waiting, when the next attempt would start after `deadline`
- * (epoch millis). It reads the time from the step, so it agrees with any clock that drives it.
+ * An endless schedule whose `n`th wait (from 1) is `waitOf(n)` millis, each given out as it is.
  *
  * @internal
  */
-export const beforeDeadline = (deadline: number) => <Out, In, R>(self: Schedule.Schedule<Out, In, R>) =>
-  Schedule.makeWithState(
-    self.initial,
-    (now, input: In, state) =>
-      Effect.map(
-        self.step(now, input, state),
-        ([next, out, decision]) =>
-          ScheduleDecision.isContinue(decision) && ScheduleIntervals.start(decision.intervals) <= deadline
-            ? [next, out, decision] as const
-            : [next, out, ScheduleDecision.done] as const
-      )
-  )
+export const ladderOf = (waitOf: (n: number) => number | Effect.Effect<number>): Schedule.Schedule<Duration.Duration> =>
+  stepping(() => {
+    let n = 0
+    return () => {
+      const millis = waitOf(++n)
+      return typeof millis === "number"
+        ? Effect.succeed(both(millis))
+        : Effect.map(millis, both)
+    }
+  })
+
+const both = (millis: number): [Duration.Duration, Duration.Duration] => {
+  const duration = Duration.millis(millis)
+  return [duration, duration]
+}
+
+/**
+ * The given waits, in order, then done.
+ *
+ * @internal
+ */
+export const fromDelays = (delays: ReadonlyArray<Duration.Duration>): Schedule.Schedule<Duration.Duration> =>
+  stepping(() => {
+    let n = 0
+    return () => {
+      const next = delays[n++]
+      return next === undefined ? Cause.done(Duration.zero) : Effect.succeed([next, next])
+    }
+  })
+
+/**
+ * A schedule that is done at once: no go beyond the first.
+ *
+ * @internal
+ */
+export const stop: Schedule.Schedule<Duration.Duration, unknown> = stepping(() => () => Cause.done(Duration.zero))
+
+/** A schedule whose every step is `f` of the step it wraps: the wait it asks for, and when it asks at. */
+const around = <In>(
+  self: Schedule.Schedule<Duration.Duration, In>,
+  f: (wait: number, now: number, input: In, goes: number) => number | undefined
+): Schedule.Schedule<Duration.Duration, In> =>
+  Schedule.fromStep(Effect.map(Schedule.toStep(self), (step) => {
+    let goes = 0
+    return (now: number, input: In) =>
+      Effect.flatMap(step(now, input), ([, delay]) => {
+        const wait = f(Duration.toMillis(delay), now, input, ++goes)
+        return wait === undefined ? Cause.done(Duration.zero) : Effect.succeed(both(wait))
+      })
+  }))
+
+/**
+ * At most `tries` goes beyond the first.
+ *
+ * @internal
+ */
+export const counted = (tries: number) => <In>(self: Schedule.Schedule<Duration.Duration, In>) =>
+  around(self, (wait, _now, _input, goes) => goes > tries ? undefined : wait)
+
+/**
+ * Stops a schedule, without waiting, when the next attempt would start after `deadline`
+ * (epoch millis), read from the time the schedule is stepped at, so it agrees with any clock.
+ *
+ * @internal
+ */
+export const beforeDeadline = (deadline: number) => <In>(self: Schedule.Schedule<Duration.Duration, In>) =>
+  around(self, (wait, now) => now + wait <= deadline ? wait : undefined)
 
 /**
  * Makes a schedule wait at least `least(input)` millis before the next attempt, where it asks for
@@ -29,27 +88,23 @@ export const beforeDeadline = (deadline: number) => <Out, In, R>(self: Schedule.
  *
  * @internal
  */
-export const atLeast = <In>(least: (input: In) => number) => <Out, R>(self: Schedule.Schedule<Out, In, R>) =>
-  Schedule.makeWithState(
-    self.initial,
-    (now, input: In, state) =>
-      Effect.map(self.step(now, input, state), ([next, out, decision]) => {
-        if (ScheduleDecision.isDone(decision)) return [next, out, decision] as const
-        const start = ScheduleIntervals.start(decision.intervals)
-        const floor = now + least(input)
-        return start >= floor
-          ? [next, out, decision] as const
-          : [next, out, ScheduleDecision.continueWith(ScheduleInterval.after(floor))] as const
-      })
-  )
+export const atLeast = <In>(least: (input: In) => number) => (self: Schedule.Schedule<Duration.Duration, In>) =>
+  around(self, (wait, _now, input) => Math.max(wait, least(input)))
 
 /**
- * The time a continuing step of a schedule asks the next attempt to start at; none when it is done.
+ * A schedule stepped by hand: `next(now, input)` is the time the next attempt starts at, or
+ * none when the schedule is done.
  *
  * @internal
  */
-export const nextAt = (decision: ScheduleDecision.ScheduleDecision): number | undefined =>
-  ScheduleDecision.isDone(decision) ? undefined : ScheduleIntervals.start(decision.intervals)
+export const stepper = <In>(
+  self: Schedule.Schedule<Duration.Duration, In>
+): Effect.Effect<(now: number, input: In) => Effect.Effect<number | undefined>> =>
+  Effect.map(Schedule.toStep(self), (step) => (now, input) =>
+    Pull.catchDone(
+      Effect.map(step(now, input), ([, delay]): number | undefined => now + Duration.toMillis(delay)),
+      () => Effect.succeed(undefined)
+    ))
 
 /**
  * The waits a schedule asks for, at most `count` of them, by stepping it from `start` as if
@@ -57,18 +112,16 @@ export const nextAt = (decision: ScheduleDecision.ScheduleDecision): number | un
  *
  * @internal
  */
-export const waits = <Out, R>(self: Schedule.Schedule<Out, unknown, R>, count: number, start = 0) =>
+export const waits = <In>(self: Schedule.Schedule<Duration.Duration, In>, count: number, start = 0) =>
   Effect.gen(function*() {
-    let state = self.initial
+    const next = yield* stepper(self)
     let now = start
     const out: Array<number> = []
     for (let i = 0; i < count; i++) {
-      const [next, , decision] = yield* self.step(now, undefined, state)
-      if (ScheduleDecision.isDone(decision)) break
-      const at = ScheduleIntervals.start(decision.intervals)
+      const at = yield* next(now, undefined as In)
+      if (at === undefined) break
       out.push(at - now)
       now = at
-      state = next
     }
     return out
   })

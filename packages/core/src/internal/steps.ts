@@ -1,4 +1,4 @@
-import * as Either from "effect/Either"
+import * as Result from "effect/Result"
 import * as Place from "../Place.js"
 import type * as Policy from "../Policy.js"
 
@@ -33,11 +33,11 @@ export const walk = (book: Book, from: Place.Place): ReadonlyArray<Place.Place> 
 }
 
 /** @internal */
-export const points = (book: Book, from: Place.Place, to: Place.Place): Either.Either<Book, "self"> => {
-  if (String(from) === String(to)) return Either.left("self")
+export const points = (book: Book, from: Place.Place, to: Place.Place): Result.Result<Book, "self"> => {
+  if (String(from) === String(to)) return Result.fail("self")
   const next = new Map(book)
   next.set(String(from), { ...book.get(String(from)), place: from, to })
-  return Either.right(next)
+  return Result.succeed(next)
 }
 
 /** @internal */
