@@ -6,10 +6,10 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Claude, Codex, Gemini, OpenCode } from "@fallback/backends"
 import { type Backend, Place, Settings } from "@fallback/core"
+import { byMessage, refusedArgument } from "@fallback/core/Classify"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
-import { byMessage, refusedArgument } from "@fallback/core/Classify"
 import { matching } from "./arbitraries.js"
 import { folder, printing } from "./fakes.js"
 

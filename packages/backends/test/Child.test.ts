@@ -17,7 +17,7 @@ const run = (bin: string, grace = Duration.seconds(2)) =>
       cwd: process.cwd()
     }, grace)
     const lines = yield* Stream.runCollect(child.lines)
-    return { lines: (lines), ended: yield* child.ended }
+    return { lines, ended: yield* child.ended }
   }))
 
 const pidFile = async (file: string): Promise<number> => {

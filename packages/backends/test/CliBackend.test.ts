@@ -75,7 +75,7 @@ describe("a CLI backend, run with fake executables", () => {
       const { account, backend, dir, place } = setup()
       const session = yield* backend.open(place("a"), Option.some(account("a")), Settings.plain, {})
       expect(session.id).toBe("")
-      const first = (yield* Stream.runCollect(session.turn(prompt("hello"))))
+      const first = yield* Stream.runCollect(session.turn(prompt("hello")))
       expect(first.map((event) => event._tag)).toEqual(["SessionStarted", "Text", "Result"])
       const id = (first[0] as { sessionId: string }).sessionId
       expect(session.id).toBe(id)
@@ -120,7 +120,7 @@ describe("a CLI backend, run with fake executables", () => {
       const atA = yield* backend.open(place("a"), Option.some(account("a")), Settings.plain, {})
       yield* Stream.runDrain(atA.turn(prompt("hello")))
       const atB = yield* backend.open(place("b"), Option.some(account("b")), Settings.plain, { resume: atA.id })
-      const events = (yield* Stream.runCollect(atB.turn(prompt("go on"))))
+      const events = yield* Stream.runCollect(atB.turn(prompt("go on")))
       expect(events.at(-1)).toMatchObject({ _tag: "Result", text: "carried" })
       expect(atB.id).toBe(atA.id)
     }))
@@ -133,13 +133,11 @@ describe("a CLI backend, run with fake executables", () => {
       yield* Stream.runDrain(atA.turn(prompt("hello")))
       const heard: Array<Notice.Notice> = []
       const atB = yield* backend.open(place("b"), Option.some(account("b")), Settings.plain, { resume: "gone" })
-      const events = (
-        yield* Stream.runCollect(atB.turn(prompt("go on"))).pipe(
-          Effect.provideService(Notice.Notices, {
-            publish: (notice) => Effect.sync(() => void heard.push(notice)),
-            watch: Effect.die("unwatched")
-          })
-        )
+      const events = yield* Stream.runCollect(atB.turn(prompt("go on"))).pipe(
+        Effect.provideService(Notice.Notices, {
+          publish: (notice) => Effect.sync(() => void heard.push(notice)),
+          watch: Effect.die("unwatched")
+        })
       )
       expect(events.at(-1)).toMatchObject({ _tag: "Result" })
       expect(heard.map(Notice.format)).toEqual([
@@ -151,7 +149,7 @@ describe("a CLI backend, run with fake executables", () => {
       expect(fresh!.args.at(-1)).toBe("go on")
       // Resuming A's own session, lost at B, carries A's exchanges as text.
       const atB2 = yield* backend.open(place("b"), Option.some(account("b")), Settings.plain, { resume: atA.id })
-      const carried = (yield* Stream.runCollect(atB2.turn(prompt("and then"))))
+      const carried = yield* Stream.runCollect(atB2.turn(prompt("and then")))
       expect(carried.at(-1)).toMatchObject({ _tag: "Result" })
       expect(runs(dir).at(-1)!.args.at(-1)).toBe(
         "The conversation so far, carried over from a session that could not be resumed here:\nUser: hello\nAssistant: hello\n\nand then"
@@ -224,7 +222,7 @@ if (first) {
       const failed = yield* Effect.flip(Stream.runDrain(session.turn(prompt("hello"))))
       expect(failed._tag).toBe("RateLimited")
       expect(session.id).toBe("")
-      const events = (yield* Stream.runCollect(session.turn(prompt("hello"))))
+      const events = yield* Stream.runCollect(session.turn(prompt("hello")))
       const [, second] = fs.readFileSync(path.join(dir, "runs.jsonl"), "utf8").trim().split("\n").map((line) =>
         JSON.parse(line)
       )

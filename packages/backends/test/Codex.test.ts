@@ -113,11 +113,11 @@ describe("Codex.readOutcome", () => {
     "never throws, and never lands without turn.completed",
     [streamLines(), text],
     ([stdout, stderr]) =>
-        Result.isFailure(Codex.readOutcome({
-          exitCode: 0,
-          signal: null,
-          stdout: stdout.filter((line) => !line.includes("turn.completed")).join("\n"),
-          stderr
-        }, place))
+      Result.isFailure(Codex.readOutcome({
+        exitCode: 0,
+        signal: null,
+        stdout: stdout.filter((line) => !line.includes("turn.completed")).join("\n"),
+        stderr
+      }, place))
   )
 })

@@ -125,11 +125,11 @@ describe("Gemini.readOutcome", () => {
     "never throws, and never lands without a successful result",
     [streamLines(), text],
     ([stdout, stderr]) =>
-        Result.isFailure(Gemini.readOutcome({
-          exitCode: 0,
-          signal: null,
-          stdout: stdout.filter((line) => !line.includes("success")).join("\n"),
-          stderr
-        }, place))
+      Result.isFailure(Gemini.readOutcome({
+        exitCode: 0,
+        signal: null,
+        stdout: stdout.filter((line) => !line.includes("success")).join("\n"),
+        stderr
+      }, place))
   )
 })

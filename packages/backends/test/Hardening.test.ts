@@ -5,8 +5,8 @@ import { describe, expect, it } from "@effect/vitest"
 import { ConfigFile, Secret } from "@fallback/core"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
-import * as Result from "effect/Result"
 import * as Option from "effect/Option"
+import * as Result from "effect/Result"
 import * as Stream from "effect/Stream"
 import * as fs from "node:fs"
 import * as path from "node:path"
@@ -21,7 +21,7 @@ const run = (bin: string, args: ReadonlyArray<string> = []) =>
       Duration.seconds(2)
     )
     const lines = yield* Stream.runCollect(child.lines)
-    return { lines: (lines), ended: yield* child.ended }
+    return { lines, ended: yield* child.ended }
   }))
 
 describe("a CLI's run", () => {

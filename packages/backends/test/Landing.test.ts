@@ -153,8 +153,7 @@ const turnOf = (at: Case, mode: string, lines: ReadonlyArray<object> = at.lines)
     return { dir, turn: session.turn({ text: "hello", history: [] }) }
   })
 
-const collected = (turn: Stream.Stream<Backend.Event, unknown>) =>
-  Stream.runCollect(turn)
+const collected = (turn: Stream.Stream<Backend.Event, unknown>) => Stream.runCollect(turn)
 
 /**
  * The TestClock, counting the sleeps started on it by what runs `within` it: v4's TestClock does

@@ -114,11 +114,11 @@ describe("OpenCode.readOutcome", () => {
     "never throws, and never lands without step_finish",
     [streamLines(), text],
     ([stdout, stderr]) =>
-        Result.isFailure(OpenCode.readOutcome({
-          exitCode: 0,
-          signal: null,
-          stdout: stdout.filter((line) => !line.includes("step_finish")).join("\n"),
-          stderr
-        }, place))
+      Result.isFailure(OpenCode.readOutcome({
+        exitCode: 0,
+        signal: null,
+        stdout: stdout.filter((line) => !line.includes("step_finish")).join("\n"),
+        stderr
+      }, place))
   )
 })

@@ -12,10 +12,10 @@ import { Claude, Codex } from "@fallback/backends"
 import { Agent, Backend, Health, Notice, Place, Settings, Steps } from "@fallback/core"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
-import * as Result from "effect/Result"
 import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
+import * as Result from "effect/Result"
 import * as Stream from "effect/Stream"
 import * as TestClock from "effect/testing/TestClock"
 import * as fs from "node:fs"
@@ -161,7 +161,7 @@ describe(`a claude turn that thinks first (recorded: real claude ${recorded.vers
       const dir = folder()
       const backend = Claude.make({ bin: printing(dir, "claude", { stdout: recorded.stdout }), cwd: dir })
       const session = yield* backend.open(claude, Option.none(), Settings.plain, {})
-      const events = (yield* Stream.runCollect(session.turn({ text: "how long?", history: [] })))
+      const events = yield* Stream.runCollect(session.turn({ text: "how long?", history: [] }))
       const tags = events.map((event) => event._tag)
       expect(tags.slice(0, 2)).toEqual(["SessionStarted", "Thinking"])
       expect(tags.filter((tag) => tag === "Thinking")).toHaveLength(lines.filter(isThinkingPiece).length)

@@ -1,9 +1,9 @@
 import { Failure } from "@fallback/core"
 import type { Place } from "@fallback/core"
+import * as Classify from "@fallback/core/Classify"
 import * as Result from "effect/Result"
 import type * as Cli from "../../Cli.js"
 import type { Description } from "./backend.js"
-import * as Classify from "@fallback/core/Classify"
 import * as gemini from "./gemini.js"
 
 /** @internal */

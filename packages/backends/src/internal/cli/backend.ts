@@ -1,6 +1,6 @@
 import { Backend, Failure, Notice, Settings } from "@fallback/core"
-import type * as Account from "@fallback/core/Account"
 import type { Place } from "@fallback/core"
+import type * as Account from "@fallback/core/Account"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"

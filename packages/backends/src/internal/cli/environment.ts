@@ -1,8 +1,8 @@
 import type * as Account from "@fallback/core/Account"
 import { expandHome } from "@fallback/core/ConfigFile"
 import * as Secret from "@fallback/core/Secret"
-import * as Result from "effect/Result"
 import * as Option from "effect/Option"
+import * as Result from "effect/Result"
 
 /** What every CLI needs from the parent's environment to run at all. */
 const basics = ["PATH", "HOME", "USER", "LOGNAME", "SHELL", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "TMPDIR"]
