@@ -6,29 +6,25 @@
  * It never holds a secret: an account's environment names the variable a key is read from
  * (`{ "fromEnv": "ANTHROPIC_KEY_WORK" }`). Writes are atomic and locked, so several processes
  * can edit one file without losing a step, and a file that does not read is never overwritten.
+ * What the file holds is modelled by their own modules: {@link Account}, {@link Provider}.
  *
  * @since 0.1.0
  */
-import type * as FileSystem from "@effect/platform/FileSystem"
-import * as Path from "@effect/platform/Path"
-import * as Config from "effect/Config"
-import type * as ConfigError from "effect/ConfigError"
+import type * as Config from "effect/Config"
 import * as Context from "effect/Context"
-import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
+import type * as FileSystem from "effect/FileSystem"
 import * as Layer from "effect/Layer"
-import * as Option from "effect/Option"
-import * as Ref from "effect/Ref"
-import * as Schema from "effect/Schema"
-import * as Failure from "./Failure.js"
-import * as internal from "./internal/configFile.js"
-import { nearest } from "./internal/nearest.js"
-import { looksLikeSecret, secretName } from "./internal/secret.js"
-import * as SharedFile from "./internal/sharedFile.js"
+import type * as Option from "effect/Option"
+import type * as Path from "effect/Path"
+import type * as Result from "effect/Result"
+import type * as AccountModule from "./Account.js"
+import * as document from "./internal/config/document.js"
+import * as errors from "./internal/config/errors.js"
+import * as schema from "./internal/config/schema.js"
+import * as store from "./internal/config/store.js"
 import type { Book } from "./internal/steps.js"
-import * as Place from "./Place.js"
-import * as Policy from "./Policy.js"
+import type * as ProviderModule from "./Provider.js"
 
 /**
  * The CLIs fallback drives out of the box.
@@ -36,7 +32,7 @@ import * as Policy from "./Policy.js"
  * @since 0.1.0
  * @category constants
  */
-export const builtinClis: ReadonlyArray<string> = ["claude", "codex", "gemini", "opencode", "antigravity"]
+export const builtinClis: ReadonlyArray<string> = schema.builtinClis
 
 /**
  * The CLIs a config may name: the built-in ones unless a program says otherwise (a test double, an
@@ -45,183 +41,25 @@ export const builtinClis: ReadonlyArray<string> = ["claude", "codex", "gemini", 
  * @since 0.1.0
  * @category getters
  */
-export class KnownClis extends Context.Reference<KnownClis>()("@fallback/core/ConfigFile/KnownClis", {
-  defaultValue: (): ReadonlyArray<string> => builtinClis
-}) {}
-
-const StepsByPlace = <A, I>(entry: Schema.Schema<A, I>) =>
-  Schema.Record({ key: Schema.String, value: entry }).pipe(
-    Schema.filter((steps) => {
-      const wrong = Object.keys(steps).find((key) => Either.isLeft(Place.parse(key)))
-      return wrong === undefined ||
-        { path: [wrong], message: Either.flip(Place.parse(wrong)).pipe(Either.getOrThrow).message }
-    }, { jsonSchema: { propertyNames: { pattern: Place.pattern.source } } })
-  ).annotations({ description: "what is written against each place, keyed by the place" })
-
-const EnvName = Schema.String.pipe(
-  Schema.pattern(/^[A-Za-z_][A-Za-z0-9_]*$/, {
-    message: () => "an environment variable's name: letters, digits and \"_\", not starting with a digit"
-  })
-)
+export const KnownClis: Context.Reference<ReadonlyArray<string>> = store.KnownClis
 
 /**
- * An environment variable of an account whose value is read from the user's own environment when
- * a turn runs: `{ "fromEnv": "ANTHROPIC_KEY_WORK" }`.
+ * What an account is, kept here under the names it had before it had its own module: `FromEnv`,
+ * `Setting`, `Endpoint`, `Account` are the same as {@link AccountModule}'s.
  *
  * @since 0.1.0
  * @category schemas
  */
-export const FromEnv = Schema.Struct({ fromEnv: EnvName }).annotations({
-  identifier: "FromEnv",
-  description: "take the value from this variable of your environment"
-})
-
-const secretAdvice =
-  "looks like a secret; keep it in your environment and write { \"fromEnv\": \"NAME_OF_THAT_VARIABLE\" } here instead"
+export { Account, Endpoint, FromEnv, Setting } from "./Account.js"
 
 /**
- * A plain value for a setting that is not a secret, such as a base URL.
+ * What a provider is, kept here under the names it had before it had its own module: `Headers`,
+ * `Timeouts`, `Provider` are the same as {@link ProviderModule}'s.
  *
  * @since 0.1.0
  * @category schemas
  */
-export const Setting = Schema.String.pipe(
-  Schema.filter((value) => !looksLikeSecret(value) || secretAdvice)
-).annotations({ identifier: "Setting", description: "a plain value that is not a secret, such as a base URL" })
-
-const EnvValue = Schema.Union(FromEnv, Setting).annotations({
-  message: (issue) => ({
-    message: typeof issue.actual === "string"
-      ? secretAdvice
-      : "{ \"fromEnv\": \"NAME_OF_A_VARIABLE\" } (letters, digits and \"_\"), or a plain setting such as a base URL",
-    override: true
-  })
-})
-
-/**
- * Where a CLI sends its requests when not to its vendor: an Anthropic-compatible endpoint for
- * claude, an OpenAI-compatible one (Responses API for codex, chat completions for opencode), a
- * Gemini-compatible one for gemini. `baseUrl` as the CLI takes it, `key` the variable its key is
- * read from (none for a local server that wants none), `provider` the name codex and opencode
- * give it (`fallback` unless said). Set on a CLI (`clis.codex.endpoint`) or one account.
- *
- * @since 0.1.0
- * @category schemas
- */
-export const Endpoint = Schema.Struct({
-  baseUrl: Schema.String.pipe(Schema.pattern(/^https?:\/\/\S+$/, { message: () => "an http:// or https:// URL" })),
-  key: Schema.optionalWith(FromEnv, { exact: true }),
-  provider: Schema.optionalWith(
-    Schema.String.pipe(Schema.pattern(/^[a-z][a-z0-9_-]*$/, {
-      message: () => "a provider's name: lowercase letters, digits, \"-\" and \"_\""
-    })),
-    { exact: true }
-  )
-}).annotations({ identifier: "Endpoint", description: "where the CLI sends its requests" })
-
-/**
- * One account of a CLI: its name (the `@ACCOUNT` of a place) and how it authenticates.
- *
- * @since 0.1.0
- * @category schemas
- */
-export class Account extends Schema.Class<Account>("@fallback/core/Account")({
-  name: Place.Account,
-  configDir: Schema.optionalWith(Schema.NonEmptyString.annotations({ description: "the CLI's own config folder" }), {
-    exact: true
-  }),
-  env: Schema.optionalWith(
-    Schema.Record({ key: EnvName, value: EnvValue }).pipe(
-      Schema.filter((env) => {
-        const named = Object.keys(env).find((name) => typeof env[name] === "string" && secretName(name))
-        return named === undefined ||
-          { path: [named], message: `the name ${named} says it holds a secret: ${secretAdvice}` }
-      })
-    ),
-    { exact: true }
-  ),
-  endpoint: Schema.optionalWith(Endpoint, { exact: true })
-}, { identifier: "Account" }) {}
-
-const AccountChain = Schema.Array(Account).pipe(
-  Schema.filter((accounts) => {
-    const names = accounts.map((account) => account.name)
-    const twice = names.find((name, i) => names.indexOf(name) !== i)
-    return twice === undefined || `the account "${twice}" is listed twice`
-  })
-).annotations({ description: "the accounts of one CLI, in the order they are tried" })
-
-const headerName = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/
-
-/**
- * Headers sent with every request to a provider, by name: a plain value, or `{ "fromEnv": "NAME" }`
- * for one that is a credential. A header that carries a credential by its name (`Authorization`,
- * `x-api-key`, `…-token`) takes its value only from the environment.
- *
- * @since 0.1.0
- * @category schemas
- */
-export const Headers = Schema.Record({ key: Schema.String, value: EnvValue }).pipe(
-  Schema.filter((headers) => {
-    const badName = Object.keys(headers).find((name) => !headerName.test(name))
-    if (badName !== undefined) {
-      return { path: [badName], message: "an HTTP header's name: letters, digits and \"-\", no spaces or colons" }
-    }
-    const named = Object.keys(headers).find((name) => typeof headers[name] === "string" && internal.secretHeader(name))
-    return named === undefined ||
-      { path: [named], message: `the header ${named} carries a credential: ${secretAdvice}` }
-  }, { jsonSchema: { propertyNames: { pattern: headerName.source } } })
-).annotations({ identifier: "Headers", description: "headers sent with every request, by name" })
-
-const Limit = Schema.Number.pipe(Schema.positive({ message: () => "seconds, more than 0" }))
-
-/**
- * A provider's own limits, in seconds: `firstByte`, the longest its response may take to begin
- * (shorter than the run's first-byte limit to give up on it sooner); `idle`, the longest an answer's
- * stream may go quiet once it began (60 s unless said; `--idle` says it for every provider).
- *
- * @since 0.1.0
- * @category schemas
- */
-export const Timeouts = Schema.Struct({
-  firstByte: Schema.optionalWith(Limit, { exact: true }),
-  idle: Schema.optionalWith(Limit, { exact: true })
-}).annotations({ identifier: "Timeouts", description: "the provider's own limits, in seconds" })
-
-/**
- * An HTTP provider the config defines: the record's key is the CLI part of the places it serves
- * (`local` in `local/qwen3:8b`). `kind` is its wire format, `baseUrl` where it listens (for
- * Anthropic Messages the origin without `/v1`, for OpenAI-compatible up to and including `/v1`),
- * `key` the variable its key is read from (none for a local server that wants none), `models` what
- * it serves with their context windows, `headers` sent with every request and `timeouts` its own
- * limits.
- *
- * @since 0.1.0
- * @category schemas
- */
-export const Provider = Schema.Struct({
-  kind: Schema.Literal("anthropic-messages", "openai-compatible").annotations({
-    message: () => ({ message: "\"anthropic-messages\" or \"openai-compatible\"", override: true })
-  }),
-  baseUrl: Schema.String.pipe(
-    Schema.pattern(/^https?:\/\/\S+$/, { message: () => "an http:// or https:// URL" }),
-    Schema.filter((url) =>
-      !looksLikeSecret(url) ||
-      "the URL holds a secret; keep it in your environment and name it as the provider's \"key\": { \"fromEnv\": \"NAME_OF_THAT_VARIABLE\" }"
-    )
-  ),
-  key: Schema.optionalWith(FromEnv, { exact: true }),
-  models: Schema.optionalWith(
-    Schema.Array(Schema.Struct({
-      name: Place.Model,
-      contextWindow: Schema.optionalWith(Schema.Int.pipe(Schema.positive()), { exact: true })
-    })),
-    { exact: true }
-  ),
-  maxTokens: Schema.optionalWith(Schema.Int.pipe(Schema.positive()), { exact: true }),
-  headers: Schema.optionalWith(Headers, { exact: true }),
-  timeouts: Schema.optionalWith(Timeouts, { exact: true })
-}).annotations({ identifier: "Provider", description: "an HTTP provider, named by its key" })
+export { Headers, Provider, Timeouts } from "./Provider.js"
 
 /**
  * How a CLI is run: `bin`, the binary to run when it is not the one on `PATH`; `endpoint`, where every
@@ -231,16 +69,7 @@ export const Provider = Schema.Struct({
  * @since 0.1.0
  * @category schemas
  */
-export const CliSettings = Schema.Struct({
-  bin: Schema.optionalWith(Schema.NonEmptyString.annotations({ description: "the path of the CLI's binary" }), {
-    exact: true
-  }),
-  endpoint: Schema.optionalWith(Endpoint, { exact: true }),
-  models: Schema.optionalWith(
-    Schema.Array(Place.Model).annotations({ description: "models it runs beyond the ones fallback lists for it" }),
-    { exact: true }
-  )
-}).annotations({ identifier: "CliSettings" })
+export const CliSettings: typeof schema.CliSettings = schema.CliSettings
 
 /**
  * What is written against one place in the file.
@@ -248,26 +77,7 @@ export const CliSettings = Schema.Struct({
  * @since 0.1.0
  * @category schemas
  */
-export const StepEntry = Schema.Struct({
-  to: Schema.optionalWith(Place.FromString, { exact: true }),
-  retrying: Schema.optionalWith(Policy.Retrying, { exact: true })
-}).annotations({ identifier: "Step" })
-
-const passwordInUrl = /^rediss?:\/\/[^@/]*:[^@/]+@/
-const redisUrlAdvice = "a redis:// or rediss:// URL, or { \"fromEnv\": \"NAME_OF_A_VARIABLE\" } that holds one"
-const passwordAdvice =
-  "a Redis URL with no password in it: give the password as \"password\": { \"fromEnv\": \"NAME_OF_A_VARIABLE\" }"
-
-// Any message about the URL is one of these: never the URL itself, which may hold a password.
-const RedisUrl = Schema.Union(
-  FromEnv,
-  Schema.String.pipe(Schema.pattern(/^rediss?:\/\/\S+$/), Schema.filter((url) => !passwordInUrl.test(url)))
-).annotations({
-  message: (issue) => ({
-    message: typeof issue.actual === "string" && passwordInUrl.test(issue.actual) ? passwordAdvice : redisUrlAdvice,
-    override: true
-  })
-})
+export const StepEntry: typeof schema.StepEntry = schema.StepEntry
 
 /**
  * Where the health of places (breakers, cooldowns) is kept: `file`, beside this file (the
@@ -278,18 +88,7 @@ const RedisUrl = Schema.Union(
  * @since 0.1.0
  * @category schemas
  */
-export const HealthStore = Schema.Union(
-  Schema.Struct({ store: Schema.Literal("file") }),
-  Schema.Struct({
-    store: Schema.Literal("redis"),
-    url: RedisUrl,
-    password: Schema.optionalWith(FromEnv, { exact: true }),
-    prefix: Schema.optionalWith(Schema.NonEmptyString, { exact: true })
-  })
-).annotations({ identifier: "HealthStore", description: "where the health of places is kept" })
-
-const Seconds = Schema.Number.pipe(Schema.nonNegative({ message: () => "seconds, 0 or more" }))
-const Count = Schema.Int.pipe(Schema.positive({ message: () => "a whole number, 1 or more" }))
+export const HealthStore: typeof schema.HealthStore = schema.HealthStore
 
 /**
  * What one failure kind gets, over the preset's answer for it: `waits` before each go again here
@@ -300,16 +99,7 @@ const Count = Schema.Int.pipe(Schema.positive({ message: () => "a whole number, 
  * @since 0.1.0
  * @category schemas
  */
-export const AnswerSettings = Schema.Struct({
-  waits: Schema.optionalWith(Schema.Array(Seconds), { exact: true }),
-  atLeast: Schema.optionalWith(Seconds, { exact: true }),
-  step: Schema.optionalWith(Schema.Boolean, { exact: true }),
-  reopen: Schema.optionalWith(Schema.Boolean, { exact: true }),
-  accounts: Schema.optionalWith(Schema.Boolean, { exact: true }),
-  places: Schema.optionalWith(Schema.Boolean, { exact: true }),
-  cooldown: Schema.optionalWith(Seconds, { exact: true }),
-  once: Schema.optionalWith(Schema.Boolean, { exact: true })
-}).annotations({ identifier: "AnswerSettings" })
+export const AnswerSettings: typeof schema.AnswerSettings = schema.AnswerSettings
 
 /**
  * How `fallback run` recovers when its flags do not say: the preset, the first-byte, idle and
@@ -319,67 +109,7 @@ export const AnswerSettings = Schema.Struct({
  * @since 0.1.0
  * @category schemas
  */
-export const RunSettings = Schema.Struct({
-  preset: Schema.optionalWith(Schema.Literal("primary", "escalating", "breaker"), { exact: true }),
-  firstByte: Schema.optionalWith(Seconds, { exact: true }),
-  idle: Schema.optionalWith(Seconds, { exact: true }),
-  deadline: Schema.optionalWith(Seconds.pipe(Schema.positive({ message: () => "seconds, more than 0" })), {
-    exact: true
-  }),
-  attempts: Schema.optionalWith(Count, { exact: true }),
-  breaker: Schema.optionalWith(
-    Schema.Struct({
-      failures: Schema.optionalWith(Count, { exact: true }),
-      park: Schema.optionalWith(Seconds, { exact: true })
-    }),
-    { exact: true }
-  ),
-  answers: Schema.optionalWith(
-    Schema.Struct(
-      Object.fromEntries(Failure.kinds.map((kind) => [kind, Schema.optionalWith(AnswerSettings, { exact: true })])) as {
-        readonly [K in Failure.Kind]: Schema.optionalWith<typeof AnswerSettings, { exact: true }>
-      }
-    ),
-    { exact: true }
-  )
-}).annotations({ identifier: "RunSettings" })
-
-/** The keys an object at `path` in the file may have, for "did you mean" on one it may not. */
-const keysAt = (path: ReadonlyArray<PropertyKey>): ReadonlyArray<string> => {
-  const [section, , third, fourth] = path
-  const fieldsOf = (schema: { readonly fields: object }) => Object.keys(schema.fields)
-  if (path.length === 0) return fieldsOf(Document)
-  switch (section) {
-    case "steps":
-      return path.length === 2 ? fieldsOf(StepEntry) : third === "retrying" ? ["tries", "policy", "timeout"] : []
-    case "accounts":
-      return path.length === 3 ? fieldsOf(Account) : fourth === "endpoint" ? fieldsOf(Endpoint) : ["fromEnv"]
-    case "providers":
-      return path.length === 2
-        ? fieldsOf(Provider)
-        : third === "models"
-        ? ["name", "contextWindow"]
-        : third === "timeouts"
-        ? fieldsOf(Timeouts)
-        : ["fromEnv"]
-    case "run":
-      return path.length === 1
-        ? fieldsOf(RunSettings)
-        : third === undefined && path[1] === "breaker"
-        ? ["failures", "park"]
-        : path[1] === "answers"
-        ? path.length === 2 ? [...Failure.kinds] : fieldsOf(AnswerSettings)
-        : []
-    case "clis":
-      return path.length === 2
-        ? fieldsOf(CliSettings)
-        : third === "endpoint" && path.length === 3
-        ? fieldsOf(Endpoint)
-        : ["fromEnv"]
-    default:
-      return []
-  }
-}
+export const RunSettings: typeof schema.RunSettings = schema.RunSettings
 
 /**
  * The limits on a turn a file sets for every agent the command makes: `send`, the ceiling on one
@@ -388,9 +118,7 @@ const keysAt = (path: ReadonlyArray<PropertyKey>): ReadonlyArray<string> => {
  * @since 0.1.0
  * @category schemas
  */
-export const Limits = Schema.Struct({
-  send: Schema.optionalWith(Policy.Seconds, { exact: true })
-}).annotations({ identifier: "Limits" })
+export const Limits: typeof schema.Limits = schema.Limits
 
 /**
  * The whole file.
@@ -398,31 +126,13 @@ export const Limits = Schema.Struct({
  * @since 0.1.0
  * @category schemas
  */
-export const Document = Schema.Struct({
-  $schema: Schema.optionalWith(Schema.String, { exact: true }),
-  steps: Schema.optionalWith(StepsByPlace(StepEntry), { default: () => ({}), exact: true }),
-  accounts: Schema.optionalWith(Schema.Record({ key: Place.Cli, value: AccountChain }), {
-    default: () => ({}),
-    exact: true
-  }),
-  providers: Schema.optionalWith(Schema.Record({ key: Place.Cli, value: Provider }), {
-    default: () => ({}),
-    exact: true
-  }),
-  clis: Schema.optionalWith(Schema.Record({ key: Place.Cli, value: CliSettings }), {
-    default: () => ({}),
-    exact: true
-  }),
-  limits: Schema.optionalWith(Limits, { exact: true }),
-  health: Schema.optionalWith(HealthStore, { exact: true }),
-  run: Schema.optionalWith(RunSettings, { exact: true })
-}).annotations({ identifier: "FallbackConfig", title: "fallback config" })
+export const Document: typeof schema.Document = schema.Document
 
 /**
  * @since 0.1.0
  * @category models
  */
-export type Document = typeof Document.Type
+export type Document = schema.Document
 
 /**
  * A file with nothing in it yet.
@@ -430,37 +140,7 @@ export type Document = typeof Document.Type
  * @since 0.1.0
  * @category constants
  */
-export const empty: Document = Document.make({ steps: {}, accounts: {}, providers: {}, clis: {} })
-
-/**
- * The config file could not be read (no permission, not a file).
- *
- * @since 0.1.0
- * @category errors
- */
-export class ConfigUnreadable extends Schema.TaggedError<ConfigUnreadable>("@fallback/core/ConfigUnreadable")(
-  "ConfigUnreadable",
-  { file: Schema.String, reason: Schema.String }
-) {
-  override get message(): string {
-    return `cannot read ${this.file}: ${this.reason}`
-  }
-}
-
-/**
- * The config file is not JSON. It is left as it is.
- *
- * @since 0.1.0
- * @category errors
- */
-export class ConfigNotJson extends Schema.TaggedError<ConfigNotJson>("@fallback/core/ConfigNotJson")(
-  "ConfigNotJson",
-  { file: Schema.String, reason: Schema.String }
-) {
-  override get message(): string {
-    return `${this.file} is not JSON (${this.reason}); nothing was written to it: mend it, or move it away to start afresh`
-  }
-}
+export const empty: Document = schema.empty
 
 /**
  * One value of the config file that is not what was expected, and where it is.
@@ -468,7 +148,29 @@ export class ConfigNotJson extends Schema.TaggedError<ConfigNotJson>("@fallback/
  * @since 0.1.0
  * @category models
  */
-export const Issue = Schema.Struct({ at: Schema.String, expected: Schema.String })
+export const Issue: typeof errors.Issue = errors.Issue
+
+/**
+ * The config file could not be read (no permission, not a file).
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export const ConfigUnreadable: typeof errors.ConfigUnreadable = errors.ConfigUnreadable
+
+/** @since 0.1.0 */
+export type ConfigUnreadable = errors.ConfigUnreadable
+
+/**
+ * The config file is not JSON. It is left as it is.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export const ConfigNotJson: typeof errors.ConfigNotJson = errors.ConfigNotJson
+
+/** @since 0.1.0 */
+export type ConfigNotJson = errors.ConfigNotJson
 
 /**
  * The config file is JSON but holds something it should not: each bad value with its JSON path.
@@ -476,16 +178,10 @@ export const Issue = Schema.Struct({ at: Schema.String, expected: Schema.String 
  * @since 0.1.0
  * @category errors
  */
-export class ConfigInvalid extends Schema.TaggedError<ConfigInvalid>("@fallback/core/ConfigInvalid")(
-  "ConfigInvalid",
-  { file: Schema.String, issues: Schema.NonEmptyArray(Issue) }
-) {
-  override get message(): string {
-    const shown = this.issues.slice(0, 5).map(({ at, expected }) => `at ${at}: ${expected}`).join("; ")
-    return `${this.file} is not a fallback config: ${shown}` +
-      (this.issues.length > 5 ? `; and ${this.issues.length - 5} more` : "")
-  }
-}
+export const ConfigInvalid: typeof errors.ConfigInvalid = errors.ConfigInvalid
+
+/** @since 0.1.0 */
+export type ConfigInvalid = errors.ConfigInvalid
 
 /**
  * Another process held the config file's lock for too long.
@@ -493,14 +189,10 @@ export class ConfigInvalid extends Schema.TaggedError<ConfigInvalid>("@fallback/
  * @since 0.1.0
  * @category errors
  */
-export class ConfigLocked extends Schema.TaggedError<ConfigLocked>("@fallback/core/ConfigLocked")("ConfigLocked", {
-  file: Schema.String,
-  holder: Schema.String
-}) {
-  override get message(): string {
-    return `${this.file} is being written by ${this.holder} and stayed locked; try again, or remove ${this.file}.lock if that process is gone`
-  }
-}
+export const ConfigLocked: typeof errors.ConfigLocked = errors.ConfigLocked
+
+/** @since 0.1.0 */
+export type ConfigLocked = errors.ConfigLocked
 
 /**
  * The config file could not be written. The file is as it was.
@@ -508,16 +200,10 @@ export class ConfigLocked extends Schema.TaggedError<ConfigLocked>("@fallback/co
  * @since 0.1.0
  * @category errors
  */
-export class ConfigUnwritable extends Schema.TaggedError<ConfigUnwritable>("@fallback/core/ConfigUnwritable")(
-  "ConfigUnwritable",
-  { file: Schema.String, reason: Schema.String }
-) {
-  override get message(): string {
-    return `cannot write ${this.file}: ${this.reason}; the file is as it was`
-  }
-}
+export const ConfigUnwritable: typeof errors.ConfigUnwritable = errors.ConfigUnwritable
 
-const inFile = (file: string | undefined) => file === undefined ? "" : `${file}: `
+/** @since 0.1.0 */
+export type ConfigUnwritable = errors.ConfigUnwritable
 
 /**
  * A place that falls back to itself.
@@ -525,14 +211,10 @@ const inFile = (file: string | undefined) => file === undefined ? "" : `${file}:
  * @since 0.1.0
  * @category errors
  */
-export class SelfStep extends Schema.TaggedError<SelfStep>("@fallback/core/SelfStep")("SelfStep", {
-  place: Place.Place,
-  file: Schema.optional(Schema.String)
-}) {
-  override get message(): string {
-    return `${inFile(this.file)}the step at ${this.place} points at itself; a place cannot fall back to itself`
-  }
-}
+export const SelfStep: typeof errors.SelfStep = errors.SelfStep
+
+/** @since 0.1.0 */
+export type SelfStep = errors.SelfStep
 
 /**
  * A place whose CLI fallback does not know.
@@ -540,23 +222,10 @@ export class SelfStep extends Schema.TaggedError<SelfStep>("@fallback/core/SelfS
  * @since 0.1.0
  * @category errors
  */
-export class UnknownCli extends Schema.TaggedError<UnknownCli>("@fallback/core/UnknownCli")("UnknownCli", {
-  place: Schema.String,
-  cli: Schema.String,
-  known: Schema.Array(Schema.String),
-  file: Schema.optional(Schema.String)
-}) {
-  override get message(): string {
-    const close = nearest(this.cli, this.known)
-    return `${inFile(this.file)}${this.place} names the CLI "${this.cli}", which is not one fallback knows` +
-      (close.length > 0
-        ? ` (did you mean ${close.join(" or ")}?); known: ${this.known.join(", ")}`
-        : `; known: ${
-          this.known.join(", ")
-        }; for a model server, name it under "providers" first, e.g. "${this.cli}": ` +
-          `{ "kind": "openai-compatible", "baseUrl": "http://127.0.0.1:11434/v1" }`)
-  }
-}
+export const UnknownCli: typeof errors.UnknownCli = errors.UnknownCli
+
+/** @since 0.1.0 */
+export type UnknownCli = errors.UnknownCli
 
 /**
  * A provider named like a CLI fallback drives: places could not tell the two apart.
@@ -564,16 +233,10 @@ export class UnknownCli extends Schema.TaggedError<UnknownCli>("@fallback/core/U
  * @since 0.1.0
  * @category errors
  */
-export class ProviderShadowsCli extends Schema.TaggedError<ProviderShadowsCli>("@fallback/core/ProviderShadowsCli")(
-  "ProviderShadowsCli",
-  { name: Schema.String, file: Schema.optional(Schema.String) }
-) {
-  override get message(): string {
-    return `${
-      inFile(this.file)
-    }the provider "${this.name}" has the name of a CLI fallback drives; give it another name (its places are written ${this.name}-api/MODEL, say)`
-  }
-}
+export const ProviderShadowsCli: typeof errors.ProviderShadowsCli = errors.ProviderShadowsCli
+
+/** @since 0.1.0 */
+export type ProviderShadowsCli = errors.ProviderShadowsCli
 
 /**
  * A place whose account is not set up for its CLI.
@@ -581,22 +244,10 @@ export class ProviderShadowsCli extends Schema.TaggedError<ProviderShadowsCli>("
  * @since 0.1.0
  * @category errors
  */
-export class UnknownAccount extends Schema.TaggedError<UnknownAccount>("@fallback/core/UnknownAccount")(
-  "UnknownAccount",
-  {
-    place: Place.Place,
-    accounts: Schema.Array(Schema.String),
-    file: Schema.optional(Schema.String)
-  }
-) {
-  override get message(): string {
-    const close = nearest(this.place.account ?? "", this.accounts)
-    return `${inFile(this.file)}${this.place} names the account "${this.place.account}", which is not set up for ` +
-      `${this.place.cli} (${this.accounts.length === 0 ? "it has none" : `it has ${this.accounts.join(", ")}`}${
-        close.length === 0 ? "" : `; did you mean ${close.join(" or ")}?`
-      }); add it with: fallback accounts add ${this.place.cli} ${this.place.account}`
-  }
-}
+export const UnknownAccount: typeof errors.UnknownAccount = errors.UnknownAccount
+
+/** @since 0.1.0 */
+export type UnknownAccount = errors.UnknownAccount
 
 /**
  * Everything reading or writing the config can fail with.
@@ -604,16 +255,7 @@ export class UnknownAccount extends Schema.TaggedError<UnknownAccount>("@fallbac
  * @since 0.1.0
  * @category errors
  */
-export type ConfigFileError =
-  | ConfigUnreadable
-  | ConfigNotJson
-  | ConfigInvalid
-  | ConfigLocked
-  | ConfigUnwritable
-  | SelfStep
-  | UnknownCli
-  | UnknownAccount
-  | ProviderShadowsCli
+export type ConfigFileError = errors.ConfigFileError
 
 /**
  * Whether a document knows a place: its CLI is one of the `known` CLIs or a provider the document
@@ -623,21 +265,7 @@ export type ConfigFileError =
  * @since 0.1.0
  * @category guards
  */
-export const checkPlace = (
-  document: Document,
-  place: Place.Place,
-  options: { readonly known: ReadonlyArray<string>; readonly file?: string | undefined }
-): Either.Either<Place.Place, UnknownCli | UnknownAccount> => {
-  const where = options.file === undefined ? {} : { file: options.file }
-  const known = [...options.known, ...Object.keys(document.providers).sort()]
-  if (!known.includes(place.cli)) {
-    return Either.left(new UnknownCli({ place: String(place), cli: place.cli, known, ...where }))
-  }
-  const accounts = (document.accounts[place.cli] ?? []).map((account) => account.name)
-  return place.account !== undefined && !accounts.includes(place.account)
-    ? Either.left(new UnknownAccount({ place, accounts, ...where }))
-    : Either.right(place)
-}
+export const checkPlace: typeof document.checkPlace = document.checkPlace
 
 /**
  * The places a document names that it should not: a self-step always; with the CLIs that are
@@ -647,34 +275,7 @@ export const checkPlace = (
  * @since 0.1.0
  * @category guards
  */
-export const check = (
-  document: Document,
-  options: { readonly known?: ReadonlyArray<string> | undefined; readonly file?: string | undefined } = {}
-): Either.Either<Document, SelfStep | UnknownCli | UnknownAccount | ProviderShadowsCli> => {
-  const where = options.file === undefined ? {} : { file: options.file }
-  const providers = Object.keys(document.providers).sort()
-  const shadowing = providers.find((name) => options.known?.includes(name))
-  if (shadowing !== undefined) {
-    return Either.left(new ProviderShadowsCli({ name: shadowing, ...where }))
-  }
-  const known = options.known === undefined ? undefined : [...options.known, ...providers]
-  const placeProblem = (place: Place.Place): Option.Option<UnknownCli | UnknownAccount> =>
-    options.known === undefined
-      ? Option.none()
-      : Either.getLeft(checkPlace(document, place, { known: options.known, file: options.file }))
-  for (const cli of [...Object.keys(document.accounts), ...Object.keys(document.clis)].sort()) {
-    if (known !== undefined && !known.includes(cli)) {
-      const section = cli in document.accounts ? "accounts" : "clis"
-      return Either.left(new UnknownCli({ place: `${section}.${cli}`, cli, known, ...where }))
-    }
-  }
-  for (const { place, to } of bookOf(document).values()) {
-    if (to !== undefined && String(to) === String(place)) return Either.left(new SelfStep({ place, ...where }))
-    const problem = Option.orElse(placeProblem(place), () => to === undefined ? Option.none() : placeProblem(to))
-    if (Option.isSome(problem)) return Either.left(problem.value)
-  }
-  return Either.right(document)
-}
+export const check: typeof document.check = document.check
 
 /**
  * The steps of a document, keyed by the written place and in the order of the written places.
@@ -682,12 +283,7 @@ export const check = (
  * @since 0.1.0
  * @category combinators
  */
-export const bookOf = (document: Document): Book =>
-  new Map(
-    Object.keys(document.steps).sort().map((
-      key
-    ) => [key, { place: Either.getOrThrow(Place.parse(key)), ...document.steps[key] }])
-  )
+export const bookOf: (document: Document) => Book = document.bookOf
 
 /**
  * A document with its steps replaced by a book's, written in the order of the places.
@@ -695,15 +291,7 @@ export const bookOf = (document: Document): Book =>
  * @since 0.1.0
  * @category combinators
  */
-export const withBook = (document: Document, book: Book): Document => ({
-  ...document,
-  steps: Object.fromEntries(
-    [...book.keys()].sort().map((key) => {
-      const { retrying, to } = book.get(key)!
-      return [key, { ...(to === undefined ? {} : { to }), ...(retrying === undefined ? {} : { retrying }) }]
-    })
-  )
-})
+export const withBook: (document: Document, book: Book) => Document = document.withBook
 
 /**
  * Reads a file's text as a document: JSON first, then the schema (unknown keys refused), then the
@@ -712,38 +300,7 @@ export const withBook = (document: Document, book: Book): Document => ({
  * @since 0.1.0
  * @category constructors
  */
-export const decode = (
-  file: string,
-  text: string,
-  known: ReadonlyArray<string>
-): Either.Either<
-  Document,
-  ConfigNotJson | ConfigInvalid | SelfStep | UnknownCli | UnknownAccount | ProviderShadowsCli
-> =>
-  Either.try({
-    try: () => JSON.parse(text) as unknown,
-    catch: (e) => new ConfigNotJson({ file, reason: internal.jsonReason(e, text) })
-  }).pipe(
-    Either.filterOrLeft(
-      (json) => typeof json === "object" && json !== null && !Array.isArray(json),
-      () =>
-        new ConfigInvalid({
-          file,
-          issues: [{ at: "the top", expected: "a JSON object with \"steps\" and \"accounts\"" }]
-        })
-    ),
-    Either.flatMap((json) => {
-      const hazard = internal.hazard(text)
-      return hazard === undefined ? Either.right(json) : Either.left(new ConfigInvalid({ file, issues: [hazard] }))
-    }),
-    Either.flatMap((json) =>
-      Either.mapLeft(
-        Schema.decodeUnknownEither(Document, { onExcessProperty: "error", errors: "all" })(json),
-        (error) => new ConfigInvalid({ file, issues: internal.issuesOf(error, keysAt) })
-      )
-    ),
-    Either.flatMap((document) => check(document, { known, file }))
-  )
+export const decode: typeof document.decode = document.decode
 
 /**
  * A document as the text written to the file (the providers and clis sections only when they
@@ -752,15 +309,7 @@ export const decode = (
  * @since 0.1.0
  * @category utils
  */
-export const encode = (document: Document): string => {
-  const { clis, providers, ...rest } = Schema.encodeSync(Document)(document)
-  const written = {
-    ...rest,
-    ...(providers === undefined || Object.keys(providers).length === 0 ? {} : { providers }),
-    ...(clis === undefined || Object.keys(clis).length === 0 ? {} : { clis })
-  }
-  return `${JSON.stringify(written, null, 2)}\n`
-}
+export const encode: (document: Document) => string = document.encode
 
 /**
  * Where the config file is: `FALLBACK_CONFIG`, else `$XDG_CONFIG_HOME/fallback/config.json`,
@@ -769,64 +318,7 @@ export const encode = (document: Document): string => {
  * @since 0.1.0
  * @category getters
  */
-export const location: Effect.Effect<string, ConfigError.ConfigError, Path.Path> = Effect.gen(function*() {
-  const path = yield* Path.Path
-  const explicit = yield* Config.option(Config.nonEmptyString("FALLBACK_CONFIG"))
-  if (Option.isSome(explicit)) return path.resolve(explicit.value)
-  const xdg = yield* Config.option(Config.nonEmptyString("XDG_CONFIG_HOME"))
-  const base = Option.isSome(xdg) ? xdg.value : path.join(yield* Config.nonEmptyString("HOME"), ".config")
-  return path.resolve(base, "fallback", "config.json")
-})
-
-const patience = Duration.seconds(10)
-
-/**
- * A document kept in a file. A change is written only when its text reads back as the same
- * document: nothing is written that the next command would refuse.
- */
-const fileStore = (file: string) =>
-  Effect.gen(function*() {
-    const shared = yield* SharedFile.make(file, patience)
-    const unwritable = (reason: string) => new ConfigUnwritable({ file, reason })
-
-    const read = Effect.gen(function*() {
-      const known = yield* KnownClis
-      const content = yield* Effect.mapError(shared.text, (e) => new ConfigUnreadable({ file, reason: e.message }))
-      return Option.isNone(content) || content.value.trim() === ""
-        ? empty
-        : yield* decode(file, content.value, known)
-    })
-
-    const readsBack = (document: Document, known: ReadonlyArray<string>) =>
-      Either.try({ try: () => encode(document), catch: (e) => e }).pipe(
-        Either.filterOrLeft((text) => Either.isRight(decode(file, text, known)), () => undefined),
-        Either.mapLeft((e) =>
-          unwritable(
-            `the change would not read back (${
-              e instanceof Error ? internal.firstLine(e.message) : "it writes what the file refuses"
-            })`
-          )
-        )
-      )
-
-    return Store.of({
-      file: Option.some(file),
-      read,
-      modify: (change) =>
-        Effect.gen(function*() {
-          const known = yield* KnownClis
-          const next = yield* Either.flatMap(change(yield* read), (document) => check(document, { known, file }))
-          const text = yield* readsBack(next, known)
-          yield* Effect.mapError(shared.replace(text), (e) => unwritable(e.message))
-        }).pipe(
-          shared.edit((problem) =>
-            problem._tag === "Held"
-              ? new ConfigLocked({ file, holder: problem.holder })
-              : unwritable(problem.reason)
-          )
-        )
-    })
-  })
+export const location: Effect.Effect<string, Config.ConfigError, Path.Path> = store.location
 
 /**
  * Where the document lives: read it, or change it in one read-modify-write that no other writer
@@ -835,16 +327,7 @@ const fileStore = (file: string) =>
  * @since 0.1.0
  * @category services
  */
-export class Store extends Context.Tag("@fallback/core/ConfigFile/Store")<Store, {
-  /** The file the store writes, if it is one. */
-  readonly file: Option.Option<string>
-  /** The document as it is now. */
-  readonly read: Effect.Effect<Document, ConfigFileError>
-  /** Applies a change to the document as it is now, and keeps the result if it checks. */
-  readonly modify: <E>(
-    change: (document: Document) => Either.Either<Document, E>
-  ) => Effect.Effect<void, E | ConfigFileError>
-}>() {
+export class Store extends Context.Service<Store, Store.Service>()("@fallback/core/ConfigFile/Store") {
   /**
    * A document held in memory, starting from `initial` (empty by default). A program names its own
    * CLIs and accounts, so only self-steps are refused here; files are checked in full.
@@ -852,22 +335,7 @@ export class Store extends Context.Tag("@fallback/core/ConfigFile/Store")<Store,
    * @since 0.1.0
    */
   static readonly layerMemory = (initial: Document = empty): Layer.Layer<Store> =>
-    Layer.effect(
-      Store,
-      Effect.gen(function*() {
-        const ref = yield* Ref.make(initial)
-        const lock = yield* Effect.makeSemaphore(1)
-        return Store.of({
-          file: Option.none(),
-          read: Ref.get(ref),
-          modify: (change) =>
-            lock.withPermits(1)(Effect.gen(function*() {
-              const next = yield* Either.flatMap(change(yield* Ref.get(ref)), (document) => check(document))
-              yield* Ref.set(ref, next)
-            }))
-        })
-      })
-    )
+    Layer.effect(Store, store.memory(initial))
 
   /**
    * The document in a file: created 0600 on first write, replaced atomically, edited under a lock.
@@ -875,15 +343,38 @@ export class Store extends Context.Tag("@fallback/core/ConfigFile/Store")<Store,
    * @since 0.1.0
    */
   static readonly layerFile = (file: string): Layer.Layer<Store, never, FileSystem.FileSystem | Path.Path> =>
-    Layer.effect(Store, fileStore(file))
+    Layer.effect(Store, store.file(file))
 
   /**
    * The document in the file {@link location} names.
    *
    * @since 0.1.0
    */
-  static readonly layerDefault: Layer.Layer<Store, ConfigError.ConfigError, FileSystem.FileSystem | Path.Path> = Layer
-    .unwrapEffect(Effect.map(location, Store.layerFile))
+  static readonly layerDefault: Layer.Layer<Store, Config.ConfigError, FileSystem.FileSystem | Path.Path> = Layer
+    .unwrap(Effect.map(location, Store.layerFile))
+}
+
+/**
+ * @since 0.1.0
+ * @category services
+ */
+export declare namespace Store {
+  /**
+   * What a {@link Store} does.
+   *
+   * @since 0.1.0
+   * @category models
+   */
+  export interface Service {
+    /** The file the store writes, if it is one. */
+    readonly file: Option.Option<string>
+    /** The document as it is now. */
+    readonly read: Effect.Effect<Document, ConfigFileError>
+    /** Applies a change to the document as it is now, and keeps the result if it checks. */
+    readonly modify: <E>(
+      change: (document: Document) => Result.Result<Document, E>
+    ) => Effect.Effect<void, E | ConfigFileError>
+  }
 }
 
 /**
@@ -901,4 +392,4 @@ export const expandHome = (dir: string, home: string): string => dir.replace(/^~
  * @since 0.1.0
  * @category schemas
  */
-export const jsonSchema = (): unknown => internal.jsonSchemaOf(Document)
+export const jsonSchema: () => unknown = document.jsonSchema

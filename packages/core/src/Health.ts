@@ -16,20 +16,20 @@
  *
  * @since 0.1.0
  */
-import type * as FileSystem from "@effect/platform/FileSystem"
-import type * as Path from "@effect/platform/Path"
 import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import type * as FileSystem from "effect/FileSystem"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
+import type * as Path from "effect/Path"
 
 import type * as Failure from "./Failure.js"
-import * as internal from "./internal/health.js"
-import * as healthFile from "./internal/healthFile.js"
 import * as host from "./internal/host.js"
-import * as telemetry from "./internal/telemetry.js"
+import * as internal from "./internal/store/health.js"
+import * as healthFile from "./internal/store/healthFile.js"
+import * as telemetry from "./internal/telemetry/index.js"
 import * as Notice from "./Notice.js"
 import * as Place from "./Place.js"
 
@@ -107,20 +107,7 @@ export interface Failed {
  * @since 0.1.0
  * @category services
  */
-export class Health extends Context.Tag("@fallback/core/Health")<Health, {
-  /** Whether a request may go to a place now; a `Trial` admission is handed out once per park. */
-  readonly admit: (place: Place.Place) => Effect.Effect<Admission>
-  /** A request at a place was answered. */
-  readonly succeeded: (place: Place.Place) => Effect.Effect<void>
-  /** A request at a place failed. */
-  readonly failed: (place: Place.Place, failed: Failed) => Effect.Effect<void>
-  /** A trial this service handed out will not be answered (its turn was interrupted): the next taker may have it. */
-  readonly giveBack: (place: Place.Place) => Effect.Effect<void>
-  /** Forgets what is held against a place, or against every place: a clean slate. */
-  readonly clear: (place?: Place.Place) => Effect.Effect<void>
-  /** Every place with something held against it. */
-  readonly snapshot: Effect.Effect<ReadonlyArray<PlaceHealth>>
-}>() {
+export class Health extends Context.Service<Health, Health.Service>()("@fallback/core/Health") {
   /**
    * Health held in memory, with the given breaker (the breaker preset's numbers by default).
    *
@@ -150,6 +137,33 @@ export class Health extends Context.Tag("@fallback/core/Health")<Health, {
         (book) => fromKeeping({ ...book, store: `the health file ${file}` }, breaker)
       )
     )
+}
+
+/**
+ * @since 0.1.0
+ * @category services
+ */
+export declare namespace Health {
+  /**
+   * What {@link Health} does: the store interface the engine uses.
+   *
+   * @since 0.1.0
+   * @category models
+   */
+  export interface Service {
+    /** Whether a request may go to a place now; a `Trial` admission is handed out once per park. */
+    readonly admit: (place: Place.Place) => Effect.Effect<Admission>
+    /** A request at a place was answered. */
+    readonly succeeded: (place: Place.Place) => Effect.Effect<void>
+    /** A request at a place failed. */
+    readonly failed: (place: Place.Place, failed: Failed) => Effect.Effect<void>
+    /** A trial this service handed out will not be answered (its turn was interrupted): the next taker may have it. */
+    readonly giveBack: (place: Place.Place) => Effect.Effect<void>
+    /** Forgets what is held against a place, or against every place: a clean slate. */
+    readonly clear: (place?: Place.Place) => Effect.Effect<void>
+    /** Every place with something held against it. */
+    readonly snapshot: Effect.Effect<ReadonlyArray<PlaceHealth>>
+  }
 }
 
 const numbersOf = (breaker: Breaker): internal.Breaker => ({
@@ -218,10 +232,10 @@ export interface Keeping {
  * @category constructors
  */
 export const notWritten = (store: string, reason: string): Effect.Effect<void> =>
-  Effect.flatMap(
-    Notice.Notices,
-    (notices) => notices.publish(Notice.Notice.Sharing({ store, shared: false, reason, unwritten: true }))
-  )
+  Effect.gen(function*() {
+    const notices = yield* Notice.Notices
+    yield* notices.publish(Notice.Notice.Sharing({ store, shared: false, reason, unwritten: true }))
+  })
 
 let services = 0
 
@@ -240,7 +254,7 @@ export const owner = (): string => `${host.pid}.${(services++).toString(36)}.${M
  * @since 0.1.0
  * @category constructors
  */
-export const memory = (breaker: Breaker = defaultBreaker): Health["Type"] => {
+export const memory = (breaker: Breaker = defaultBreaker): Health.Service => {
   const book = new Map<string, internal.Entry>()
   return fromKeeping({
     get: () => Effect.sync(() => new Map(book)),
@@ -260,7 +274,7 @@ export const memory = (breaker: Breaker = defaultBreaker): Health["Type"] => {
  * @since 0.1.0
  * @category constructors
  */
-export const fromKeeping = (keeping: Keeping, breaker: Breaker = defaultBreaker): Health["Type"] => {
+export const fromKeeping = (keeping: Keeping, breaker: Breaker = defaultBreaker): Health.Service => {
   const numbers = numbersOf(breaker)
   const by = owner()
   const none: ReadonlyArray<internal.Patch> = []
@@ -271,10 +285,10 @@ export const fromKeeping = (keeping: Keeping, breaker: Breaker = defaultBreaker)
   // A change that was not written is said, never answered as if it had been.
   const unkept = (what: (place: string) => string, place?: Place.Place) => (problem: internal.Unwritten) =>
     notWritten(store, `${problem.reason}; ${what(place === undefined ? "every place" : Place.format(place))}`)
-  return Health.of({
+  return {
     admit: (place) =>
       Effect.clockWith((clock) => {
-        const now = clock.unsafeCurrentTimeMillis()
+        const now = clock.currentTimeMillisUnsafe()
         let seen: internal.Entry | undefined
         return keeping.modify(now, (book) => {
           const key = Place.format(place)
@@ -285,7 +299,7 @@ export const fromKeeping = (keeping: Keeping, breaker: Breaker = defaultBreaker)
           return [admission, change(entry, was, key)]
         }).pipe(
           // The only change an admission writes is a trial's lease: unwritten, the trial is not handed out.
-          Effect.catchAll((problem) =>
+          Effect.catch((problem) =>
             Effect.as(
               unkept((at) => `the trial at ${at} is not taken, and the place is skipped`, place)(problem),
               {
@@ -312,7 +326,7 @@ export const fromKeeping = (keeping: Keeping, breaker: Breaker = defaultBreaker)
         )),
     failed: (place, { counts, coolUntil, failure }) =>
       Effect.clockWith((clock) => {
-        const now = clock.unsafeCurrentTimeMillis()
+        const now = clock.currentTimeMillisUnsafe()
         return keeping.modify(now, (book) => {
           const key = Place.format(place)
           const was = book.get(key)
@@ -340,7 +354,7 @@ export const fromKeeping = (keeping: Keeping, breaker: Breaker = defaultBreaker)
           const key = Place.format(place)
           const was = book.get(key)
           return [undefined, change(internal.givenBack(was, by), was, key)]
-        }).pipe(Effect.catchAll(unkept((at) => `the trial at ${at} is not given back before its lease ends`, place)))),
+        }).pipe(Effect.catch(unkept((at) => `the trial at ${at} is not given back before its lease ends`, place)))),
     clear: (place) =>
       Effect.flatMap(Clock.currentTimeMillis, (now) =>
         keeping.modify(now, (book) => {
@@ -350,12 +364,12 @@ export const fromKeeping = (keeping: Keeping, breaker: Breaker = defaultBreaker)
             ? [Place.format(place)]
             : []
           return [undefined, keys.map((key) => ({ key, entry: undefined }))]
-        }).pipe(Effect.catchAll(unkept((at) => `what is held against ${at} is not cleared`, place)))),
+        }).pipe(Effect.catch(unkept((at) => `what is held against ${at} is not cleared`, place)))),
     snapshot: Effect.flatMap(
       Clock.currentTimeMillis,
       (now) => Effect.map(keeping.get(now), (book) => [...book.values()].map((entry) => placeHealth(entry, now)))
     )
-  })
+  }
 }
 
 /**
@@ -372,7 +386,7 @@ export const placeHealth = (entry: Entry, now: number): PlaceHealth => ({
     : (entry.trial !== undefined && now < entry.trial.until) || now >= entry.parkedUntil
     ? "trial"
     : "parked",
-  parkedUntil: Option.fromNullable(entry.parkedUntil),
-  coolingUntil: Option.fromNullable(entry.coolingUntil),
+  parkedUntil: Option.fromNullishOr(entry.parkedUntil),
+  coolingUntil: Option.fromNullishOr(entry.coolingUntil),
   last: entry.last
 })

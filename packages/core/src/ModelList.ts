@@ -7,11 +7,10 @@
  * @since 0.1.0
  */
 import * as Config from "effect/Config"
-import type * as ConfigError from "effect/ConfigError"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
+import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
 import { nearest } from "./internal/nearest.js"
 import type * as Place from "./Place.js"
@@ -30,16 +29,30 @@ export const variable = "LLM_FALLBACK_MODELS"
  * @since 0.1.0
  * @category services
  */
-export class Catalogue extends Context.Tag("@fallback/core/ModelList/Catalogue")<Catalogue, {
-  readonly models: Effect.Effect<ReadonlyArray<string>>
-}>() {
+export class Catalogue extends Context.Service<Catalogue, Catalogue.Service>()("@fallback/core/ModelList/Catalogue") {
   /**
    * A catalogue that is a fixed list.
    *
    * @since 0.1.0
    */
   static readonly layer = (models: ReadonlyArray<string>): Layer.Layer<Catalogue> =>
-    Layer.succeed(Catalogue, Catalogue.of({ models: Effect.succeed(models) }))
+    Layer.succeed(Catalogue, { models: Effect.succeed(models) })
+}
+
+/**
+ * @since 0.1.0
+ * @category services
+ */
+export declare namespace Catalogue {
+  /**
+   * What a {@link Catalogue} gives: the models the configured backends serve.
+   *
+   * @since 0.1.0
+   * @category models
+   */
+  export interface Service {
+    readonly models: Effect.Effect<ReadonlyArray<string>>
+  }
 }
 
 /**
@@ -131,8 +144,8 @@ export const checkPlace = (
   place: Place.Place,
   served: ReadonlyArray<string>,
   addTo: string
-): Either.Either<Place.Place, UnservedModel> =>
-  served.includes(place.model) ? Either.right(place) : Either.left(
+): Result.Result<Place.Place, UnservedModel> =>
+  served.includes(place.model) ? Result.succeed(place) : Result.fail(
     new UnservedModel({
       place: String(place),
       model: place.model,
@@ -161,19 +174,19 @@ export type ModelListError = UnknownModel | RepeatedModel | EmptyModelName
 export const parse = (
   text: string,
   catalogue: ReadonlyArray<string>
-): Either.Either<ReadonlyArray<string>, ModelListError> => {
-  if (text.trim() === "") return Either.right([])
+): Result.Result<ReadonlyArray<string>, ModelListError> => {
+  if (text.trim() === "") return Result.succeed([])
   const names = text.split(",").map((name) => name.trim())
   const seen = new Set<string>()
   for (const [i, name] of names.entries()) {
-    if (name === "") return Either.left(new EmptyModelName({ position: i + 1 }))
-    if (seen.has(name)) return Either.left(new RepeatedModel({ name }))
+    if (name === "") return Result.fail(new EmptyModelName({ position: i + 1 }))
+    if (seen.has(name)) return Result.fail(new RepeatedModel({ name }))
     if (!catalogue.includes(name)) {
-      return Either.left(new UnknownModel({ name, nearest: nearestModels(name, catalogue) }))
+      return Result.fail(new UnknownModel({ name, nearest: nearestModels(name, catalogue) }))
     }
     seen.add(name)
   }
-  return Either.right(names)
+  return Result.succeed(names)
 }
 
 /**
@@ -183,9 +196,9 @@ export const parse = (
  * @since 0.1.0
  * @category constructors
  */
-export const fromEnv: Effect.Effect<ReadonlyArray<string>, ModelListError | ConfigError.ConfigError, Catalogue> = Effect
+export const fromEnv: Effect.Effect<ReadonlyArray<string>, ModelListError | Config.ConfigError, Catalogue> = Effect
   .gen(function*() {
-    const text = yield* Config.string(variable).pipe(Config.withDefault(""))
-    const catalogue = yield* Effect.flatMap(Catalogue, (catalogue) => catalogue.models)
-    return yield* parse(text, catalogue)
+    const text = yield* Config.String(variable).pipe(Config.withDefault(""))
+    const catalogue = yield* (yield* Catalogue).models
+    return yield* Effect.fromResult(parse(text, catalogue))
   }).pipe(Effect.withSpan("ModelList.fromEnv"))

@@ -3,6 +3,13 @@
  */
 
 /**
+ * An account of a CLI: its name, config folder, environment and endpoint.
+ *
+ * @since 0.1.0
+ */
+export * as Account from "./Account.js"
+
+/**
  * The accounts of each CLI, in the order a turn walks them.
  *
  * @since 0.1.0
@@ -92,6 +99,13 @@ export * as Policy from "./Policy.js"
  * @since 0.1.0
  */
 export * as Preset from "./Preset.js"
+
+/**
+ * An HTTP provider a config defines: its wire format, address, key, models, headers and limits.
+ *
+ * @since 0.1.0
+ */
+export * as Provider from "./Provider.js"
 
 /**
  * What an agent is, settled where it was made, carried to every stand-in.

@@ -1,4 +1,4 @@
-import * as Encoding from "effect/Encoding"
+import { Base64 } from "effect/encoding"
 
 /** @internal */
 export const mask = "***"
@@ -59,7 +59,7 @@ const encodings = (value: string): Array<string> => {
   const length = utf8Length(value)
   const forms: Array<string> = []
   for (const offset of [0, 1, 2]) {
-    const encoded = Encoding.encodeBase64("\u0000".repeat(offset) + value)
+    const encoded = Base64.encode("\u0000".repeat(offset) + value)
     const core = encoded.slice(Math.ceil(offset * 8 / 6), Math.floor((offset + length) * 8 / 6))
     if (core.length >= shortest) forms.push(core, core.replace(/\+/g, "-").replace(/\//g, "_"))
   }

@@ -1,11 +1,12 @@
-import type { PlatformError } from "@effect/platform/Error"
-import * as FileSystem from "@effect/platform/FileSystem"
-import * as Path from "@effect/platform/Path"
 import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as FileSystem from "effect/FileSystem"
 import * as Option from "effect/Option"
+import * as Path from "effect/Path"
+import type { PlatformError } from "effect/PlatformError"
 import * as Random from "effect/Random"
-import * as host from "./host.js"
+import * as Semaphore from "effect/Semaphore"
+import * as host from "../host.js"
 import { type LockProblem, withLock } from "./lock.js"
 
 /**
@@ -30,20 +31,20 @@ export const make = (file: string, patience: Duration.Duration, durable = true) 
   Effect.gen(function*() {
     const fs = yield* FileSystem.FileSystem
     const path = yield* Path.Path
-    const inProcess = yield* Effect.makeSemaphore(1)
+    const inProcess = yield* Semaphore.make(1)
     const folder = path.dirname(file)
 
     const text = fs.readFileString(file).pipe(
       Effect.map(Option.some),
       Effect.catchIf(
-        (e) => e._tag === "SystemError" && e.reason === "NotFound",
+        (e) => e.reason._tag === "NotFound",
         () => Effect.succeed(Option.none<string>())
       )
     )
 
     // A file that is a symbolic link is written through to what it links to: the link stays a link.
     const target: Effect.Effect<string> = fs.realPath(file).pipe(
-      Effect.orElse(() => Effect.map(fs.readLink(file), (linked) => path.resolve(folder, linked))),
+      Effect.catch(() => Effect.map(fs.readLink(file), (linked) => path.resolve(folder, linked))),
       Effect.orElseSucceed(() => file)
     )
 
@@ -57,8 +58,8 @@ export const make = (file: string, patience: Duration.Duration, durable = true) 
         )
         const synced = Effect.scoped(Effect.flatMap(fs.open(temporary, { flag: "r+" }), (handle) => handle.sync))
         yield* fs.writeFileString(temporary, content, { flag: "wx", mode: 0o600 }).pipe(
-          Effect.zipRight(durable ? synced : Effect.void),
-          Effect.zipRight(fs.rename(temporary, written)),
+          Effect.andThen(durable ? synced : Effect.void),
+          Effect.andThen(fs.rename(temporary, written)),
           Effect.tapError(() => fs.remove(temporary).pipe(Effect.ignore))
         )
         if (!durable) return
@@ -68,7 +69,7 @@ export const make = (file: string, patience: Duration.Duration, durable = true) 
     const edit = <E2>(onProblem: (problem: LockProblem) => E2) => <A, E, R>(effect: Effect.Effect<A, E, R>) =>
       fs.makeDirectory(folder, { recursive: true, mode: 0o700 }).pipe(
         Effect.mapError((e) => onProblem({ _tag: "Failed", reason: e.message })),
-        Effect.zipRight(target),
+        Effect.andThen(target),
         Effect.flatMap((written) => withLock(fs, path, written, patience, onProblem)(effect)),
         inProcess.withPermits(1)
       )

@@ -1,12 +1,12 @@
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
 import * as Option from "effect/Option"
-import * as ParseResult from "effect/ParseResult"
+import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
+import * as SchemaIssue from "effect/SchemaIssue"
 
-import * as Failure from "../Failure.js"
-import * as Place from "../Place.js"
+import * as Failure from "../../Failure.js"
+import * as Place from "../../Place.js"
 import {
   apply,
   type Book,
@@ -17,26 +17,25 @@ import {
   type Unwritten,
   unwritten
 } from "./health.js"
-import { excerpt } from "./secret.js"
+import { excerpt } from "../secret.js"
 import * as SharedFile from "./sharedFile.js"
 
 /** A time a Date can hold, in epoch millis: a file with any other reads as no file. */
-const Instant = Schema.Number.pipe(Schema.finite(), Schema.between(0, 8.64e15))
+const Instant = Schema.Finite.check(Schema.isBetween({ minimum: 0, maximum: 8.64e15 }))
 
 const Stored = Schema.Struct({
   place: Place.FromString,
-  failures: Schema.NonNegativeInt,
-  parkedUntil: Schema.optionalWith(Instant, { exact: true }),
+  failures: Schema.Int.check(Schema.isGreaterThanOrEqualTo(0)),
+  parkedUntil: Schema.optionalKey(Instant),
   // `true` was written before trials were leased: it is given back a park after the park ends
-  trial: Schema.optionalWith(Schema.Union(Schema.Boolean, Schema.Struct({ by: Schema.String, until: Instant })), {
-    exact: true
-  }),
-  coolingUntil: Schema.optionalWith(Instant, { exact: true }),
+  trial: Schema.optionalKey(Schema.Union([Schema.Boolean, Schema.Struct({ by: Schema.String, until: Instant })])),
+  coolingUntil: Schema.optionalKey(Instant),
   last: Failure.Failure
 })
 
 const Places = Schema.Struct({ places: Schema.Array(Stored) })
-const Document = Schema.parseJson(Places)
+const decodeText = Schema.decodeUnknownResult(Schema.fromJsonString(Places))
+const encodePlaces = Schema.encodeResult(Places)
 
 /** What the file keeps of what a backend said: enough to know what happened, never a whole echoed prompt. */
 const keptOfSaid = 200
@@ -52,9 +51,9 @@ export const decode = (text: Option.Option<string>, breaker: Breaker, now: numbe
   Option.match(text, {
     onNone: () => new Map(),
     onSome: (content) =>
-      Either.match(Schema.decodeUnknownEither(Document)(content), {
-        onLeft: () => new Map(),
-        onRight: ({ places }) =>
+      Result.match(decodeText(content), {
+        onFailure: () => new Map(),
+        onSuccess: ({ places }) =>
           new Map(places.map((stored) => [Place.format(stored.place), {
             place: stored.place,
             failures: stored.failures,
@@ -86,10 +85,10 @@ const leaseOf = (
  *
  * @internal
  */
-export const encode = (book: Book): Either.Either<string, Unwritten> =>
-  Either.map(
-    Either.mapLeft(
-      Schema.encodeEither(Places)({
+export const encode = (book: Book): Result.Result<string, Unwritten> =>
+  Result.map(
+    Result.mapError(
+      encodePlaces({
         places: [...book.values()].map((entry) => ({
           place: entry.place,
           failures: entry.failures,
@@ -111,8 +110,10 @@ export const encode = (book: Book): Either.Either<string, Unwritten> =>
   )
 
 /** Where the schema refused a value, never the value itself (it may be what a provider said). */
-const refused = (error: ParseResult.ParseError) =>
-  ParseResult.ArrayFormatter.formatErrorSync(error).map((issue) => issue.path.join(".")).slice(0, 3).join(", ")
+const refused = (error: Schema.SchemaError) =>
+  formatter(error.issue).issues.map((issue) => (issue.path ?? []).join(".")).slice(0, 3).join(", ")
+
+const formatter = SchemaIssue.makeFormatterStandardSchemaV1()
 
 /**
  * How long a writer waits for the lock. Held, it is held for a read and a rename; a writer waits
@@ -133,7 +134,7 @@ const patience = Duration.minutes(1)
 export const fileBook = (file: string, breaker: Breaker) =>
   Effect.map(SharedFile.make(file, patience, false), (shared) => {
     const read = (now: number) =>
-      Effect.map(Effect.orElseSucceed(shared.text, Option.none), (text) => decode(text, breaker, now))
+      Effect.map(Effect.orElseSucceed(shared.text, () => Option.none<string>()), (text) => decode(text, breaker, now))
     // Under the lock a file that cannot be read is not taken for an empty one: writing that would lose every place.
     const readLocked = (now: number) =>
       Effect.map(
@@ -153,9 +154,9 @@ export const fileBook = (file: string, breaker: Breaker) =>
             const [answer, again] = change(current)
             if (again.length === 0) return Effect.succeed(answer)
             apply(current, again)
-            return Either.match(encode(current), {
-              onLeft: Effect.fail,
-              onRight: (text) =>
+            return Result.match(encode(current), {
+              onFailure: Effect.fail,
+              onSuccess: (text) =>
                 Effect.as(
                   Effect.mapError(shared.replace(text), (error) =>
                     unwritten(`it could not be written: ${error.message}`)),

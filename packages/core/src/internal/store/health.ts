@@ -1,5 +1,5 @@
-import type * as Failure from "../Failure.js"
-import type * as Place from "../Place.js"
+import type * as Failure from "../../Failure.js"
+import type * as Place from "../../Place.js"
 
 /**
  * A trial out at a parked place: who took it (one Health service, in one process) and when it is

@@ -1,9 +1,7 @@
-import * as JSONSchema from "effect/JSONSchema"
-import * as ParseResult from "effect/ParseResult"
 import type * as Schema from "effect/Schema"
-import { echo, printable, unprintable } from "./echo.js"
-import { nearest } from "./nearest.js"
-import { secretName } from "./secret.js"
+import * as SchemaIssue from "effect/SchemaIssue"
+import { echo, printable, unprintable } from "../echo.js"
+import { nearest } from "../nearest.js"
 
 const identifier = /^[A-Za-z_$][A-Za-z0-9_$]*$/
 
@@ -92,17 +90,29 @@ export const hazard = (text: string): { readonly at: string; readonly expected: 
   return value()
 }
 
-/** @internal */
+const unexpected = "\u0000unexpected"
+
+const formatter = SchemaIssue.makeFormatterStandardSchemaV1({
+  leafHook: (issue) => issue._tag === "UnexpectedKey" ? unexpected : SchemaIssue.defaultLeafHook(issue)
+})
+
+/**
+ * Each value a schema refused, with where it is; a key the file may not have gets "did you mean"
+ * from the keys `keysAt` says the object there may have.
+ *
+ * @internal
+ */
 export const issuesOf = (
-  error: ParseResult.ParseError,
+  error: Schema.SchemaError,
   keysAt: (path: ReadonlyArray<PropertyKey>) => ReadonlyArray<string> = () => []
 ) => {
-  const issues = ParseResult.ArrayFormatter.formatErrorSync(error).map((issue) => {
-    const key = issue.path.at(-1)
-    const close = typeof key === "string" ? nearest(key, keysAt(issue.path.slice(0, -1))) : []
+  const issues = formatter(error.issue).issues.map((issue) => {
+    const path = (issue.path ?? []).map((key) => typeof key === "object" ? key.key : key)
+    const key = path.at(-1)
+    const close = typeof key === "string" ? nearest(key, keysAt(path.slice(0, -1))) : []
     return {
-      at: jsonPath(issue.path),
-      expected: issue._tag === "Unexpected"
+      at: jsonPath(path),
+      expected: issue.message === unexpected
         ? `this key is not one a fallback config has${close.length > 0 ? ` (did you mean ${close.join(" or ")}?)` : ""}`
         : issue.message
     }
@@ -125,9 +135,6 @@ export const jsonReason = (error: unknown, text: string): string => {
   return `${message}, line ${line} column ${column}`
 }
 
-/** @internal */
-export const jsonSchemaOf = <A, I>(schema: Schema.Schema<A, I>) => JSONSchema.make(schema)
-
 /**
  * The first line of a text, cut to a readable length.
  *
@@ -137,12 +144,3 @@ export const firstLine = (text: string, length = 200): string => {
   const line = text.split("\n")[0] ?? ""
   return line.length <= length ? line : `${line.slice(0, length)}…`
 }
-
-/**
- * Whether an HTTP header's name says it carries a credential (`Authorization`, `Cookie`,
- * `x-api-key`, `x-goog-api-key`, `…-token`): its value is never a literal in the config.
- *
- * @internal
- */
-export const secretHeader = (name: string): boolean =>
-  /^(?:proxy-)?authori[sz]ation$|^(?:set-)?cookie$/i.test(name) || secretName(name.replace(/-/g, "_"))

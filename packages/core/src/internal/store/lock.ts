@@ -1,11 +1,11 @@
-import type { PlatformError } from "@effect/platform/Error"
-import type * as FileSystem from "@effect/platform/FileSystem"
-import type * as Path from "@effect/platform/Path"
 import * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import type * as FileSystem from "effect/FileSystem"
+import type * as Path from "effect/Path"
+import type { PlatformError } from "effect/PlatformError"
 import * as Random from "effect/Random"
-import * as host from "./host.js"
+import * as host from "../host.js"
 
 /**
  * Why a lock was not had: another running process held it past the patience given (`holder`),
@@ -62,7 +62,7 @@ export const withLock = <E2>(
       yield* fs.writeFileString(draft, token, { mode: 0o600 })
       const linked = yield* fs.link(draft, target).pipe(
         Effect.as(true),
-        Effect.catchIf((e) => e._tag === "SystemError" && e.reason === "AlreadyExists", () => Effect.succeed(false))
+        Effect.catchIf((e) => e.reason._tag === "AlreadyExists", () => Effect.succeed(false))
       )
       yield* fs.remove(draft).pipe(Effect.ignore)
       return linked
