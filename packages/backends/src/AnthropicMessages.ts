@@ -5,9 +5,9 @@
  *
  * @since 0.1.0
  */
-import type * as HttpClient from "@effect/platform/HttpClient"
 import type { Backend } from "@fallback/core"
 import type * as Effect from "effect/Effect"
+import type * as HttpClient from "effect/http/HttpClient"
 import * as HttpProvider from "./HttpProvider.js"
 
 /**
@@ -46,7 +46,7 @@ export const provider = (definition: Definition = {}): HttpProvider.Provider =>
  * import { Effect, Layer } from "effect"
  *
  * // Anthropic's API, the key read from ANTHROPIC_API_KEY: places anthropic/claude-sonnet-4-5, …
- * const backends = Layer.unwrapEffect(
+ * const backends = Layer.unwrap(
  *   Effect.map(AnthropicMessages.make(), (backend) => Backend.Backends.layer([backend]))
  * ).pipe(Layer.provide(NodeHttpClient.layerUndici))
  * ```

@@ -6,7 +6,7 @@
  *
  * @since 0.1.0
  */
-import * as internal from "./internal/endpoint.js"
+import * as internal from "./internal/http/endpoint.js"
 
 /**
  * What a CLI is given to reach an endpoint: variables as an account's, options for its backend, and

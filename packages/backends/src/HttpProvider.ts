@@ -34,23 +34,24 @@
  * A request is a span of its own (`http.client POST`, with trace headers sent on) only where the
  * program installed a tracer; under Effect's native tracer, which exports nothing, it is not traced.
  *
- * Where the program also gives an undici dispatcher (`Dispatcher`), a request that no tracer wants
- * a span of is sent to it directly, past the HttpClient, at about twice the HttpClient's
- * throughput at concurrency; the same limits, failures and texts either way.
+ * Requests go through the HttpClient, or, where the program gives an undici dispatcher
+ * ({@link layerDirect}), straight to it, past the HttpClient, at about twice the HttpClient's
+ * throughput at concurrency: the layer chooses, nothing else does; the same limits, failures and
+ * texts either way.
  *
  * @since 0.1.0
  */
-import type * as HttpClient from "@effect/platform/HttpClient"
-import { type Backend, ConfigFile, type Failure, Place } from "@fallback/core"
+import { type Backend, Classify, type Failure, Place } from "@fallback/core"
+import * as Providers from "@fallback/core/Provider"
 import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import type * as HttpClient from "effect/http/HttpClient"
+import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
 
-import type * as direct from "./internal/httpDirect.js"
-import * as refusal from "./internal/httpFailure.js"
-import * as headers from "./internal/httpHeaders.js"
-import * as internal from "./internal/httpProvider.js"
+import type * as direct from "./internal/http/direct.js"
+import * as internal from "./internal/http/provider.js"
 
 /**
  * The two wire formats: Anthropic Messages (`POST {baseUrl}/v1/messages`) and OpenAI-compatible
@@ -60,7 +61,7 @@ import * as internal from "./internal/httpProvider.js"
  * @since 0.1.0
  * @category schemas
  */
-export const Kind = ConfigFile.Provider.fields.kind
+export const Kind = Providers.Kind
 
 /**
  * @since 0.1.0
@@ -70,7 +71,7 @@ export type Kind = typeof Kind.Type
 
 /**
  * A provider's definition: its `name` (the CLI part of the places it serves, `local` in
- * `local/qwen3:8b`) and what the config file says of a provider (ConfigFile.Provider): `kind`,
+ * `local/qwen3:8b`) and what the config file says of a provider (core's Provider.Provider): `kind`,
  * `baseUrl` (for Anthropic Messages the origin without `/v1`; for OpenAI-compatible up to and
  * including `/v1`), the `key` variable, the `models` and their context windows, and `maxTokens`,
  * the answer's length cap sent to Anthropic Messages (4096 unless said).
@@ -79,9 +80,12 @@ export type Kind = typeof Kind.Type
  * @category models
  */
 export class Provider extends Schema.Class<Provider>("@fallback/backends/HttpProvider/Provider")({
-  ...ConfigFile.Provider.fields,
+  ...Providers.Provider.fields,
   name: Place.Cli,
-  models: Schema.optionalWith(ConfigFile.Provider.fields.models.from, { default: () => [], exact: true })
+  models: Providers.Provider.fields.models.schema.pipe(
+    Schema.withDecodingDefaultKey(Effect.succeed([])),
+    Schema.withConstructorDefault(Effect.succeed([]))
+  )
 }, { identifier: "Provider" }) {}
 
 /**
@@ -94,20 +98,44 @@ export class Provider extends Schema.Class<Provider>("@fallback/backends/HttpPro
  * @category models
  */
 export interface Options {
-  readonly idle?: Duration.DurationInput | undefined
+  readonly idle?: Duration.Input | undefined
 }
 
 /**
- * An undici dispatcher the HTTP providers send their turns and replies to directly, past the
- * HttpClient, where no tracer that exports spans is installed and the clock is the live one. A
- * reply is one request, its body read once as text, one timer for the first byte and the whole
- * reply, and no fiber; a streamed turn reads the body as it comes with one timer for `idle`.
- * Effect's HttpClient costs about as much again as undici does a request, which kept a provider
- * under half of undici's throughput at concurrency. Give the dispatcher `NodeHttpClient`'s client
- * runs on, so that both share one connection pool (below), or any undici `Agent` or `Pool`; the
- * program owns its lifetime. `check`, and every request under a tracer or on the TestClock, go
- * through the HttpClient, as do all requests where no dispatcher is given. The limits, failures
- * and their texts are the same either way.
+ * An undici dispatcher the HTTP providers send their requests to directly, past the HttpClient:
+ * a reply is one request with its body read as it comes, a streamed turn reads the body as it
+ * comes, with none of the HttpClient's own cost a request (an abort controller, a finalization
+ * registry entry, the URL parsed), which kept a provider under half of undici's throughput at
+ * concurrency. Where it is given (by {@link layerDirect}), every request of a provider goes to it
+ * (`check` too); where it is not, every request goes through the HttpClient. The limits, failures,
+ * spans and their texts are the same either way.
+ *
+ * @since 0.1.0
+ * @category services
+ */
+export class Dispatcher extends Context.Service<Dispatcher, Dispatcher.Service>()(
+  "@fallback/backends/HttpProvider/Dispatcher"
+) {}
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export declare namespace Dispatcher {
+  /**
+   * What a provider asks of the dispatcher: undici 7's `dispatch`, which an undici `Agent` or
+   * `Pool` has (the one `NodeHttpClient.layerUndici` runs on too).
+   *
+   * @since 0.1.0
+   * @category models
+   */
+  export interface Service extends direct.Dispatcher {}
+}
+
+/**
+ * The direct transport: the providers send their requests to the dispatcher `dispatcher` holds
+ * (give `NodeHttpClient.Dispatcher`, so that the HttpClient and the providers share one
+ * connection pool). Without this layer they send through the HttpClient.
  *
  * @example
  * ```ts
@@ -117,22 +145,20 @@ export interface Options {
  *
  * // The HttpClient and, as the Dispatcher, the undici Agent it runs on: one connection pool.
  * const http = Layer.merge(
- *   NodeHttpClient.layerUndiciWithoutDispatcher,
- *   Layer.effect(HttpProvider.Dispatcher, NodeHttpClient.Dispatcher)
- * ).pipe(Layer.provide(NodeHttpClient.dispatcherLayer))
+ *   NodeHttpClient.layerUndiciNoDispatcher,
+ *   HttpProvider.layerDirect(NodeHttpClient.Dispatcher)
+ * ).pipe(Layer.provide(NodeHttpClient.layerDispatcher))
  * ```
  *
  * @since 0.1.0
- * @category services
+ * @category layers
  */
-export class Dispatcher extends Context.Tag("@fallback/backends/HttpProvider/Dispatcher")<
-  Dispatcher,
-  direct.Dispatcher
->() {}
+export const layerDirect = <I>(dispatcher: Context.Key<I, Dispatcher.Service>): Layer.Layer<Dispatcher, never, I> =>
+  Layer.effect(Dispatcher, Effect.service(dispatcher))
 
 /**
- * The backend of a provider, for either kind. It runs on the HttpClient given when it is made, and
- * sends its replies to the `Dispatcher` directly where one is given.
+ * The backend of a provider, for either kind. It sends its requests through the HttpClient given
+ * when it is made, or to the {@link Dispatcher} where one is given.
  *
  * @example
  * ```ts
@@ -148,7 +174,7 @@ export class Dispatcher extends Context.Tag("@fallback/backends/HttpProvider/Dis
  *   models: [{ name: "qwen3:8b", contextWindow: 40960 }]
  * })
  *
- * const backends = Layer.unwrapEffect(Effect.map(HttpProvider.make(local), (backend) => Backend.Backends.layer([backend])))
+ * const backends = Layer.unwrap(Effect.map(HttpProvider.make(local), (backend) => Backend.Backends.layer([backend])))
  *   .pipe(Layer.provide(NodeHttpClient.layerUndici))
  * ```
  *
@@ -159,17 +185,12 @@ export const make = (
   provider: Provider,
   options: Options = {}
 ): Effect.Effect<Backend.Backend, never, HttpClient.HttpClient> =>
-  Effect.flatMap(
-    Effect.serviceOption(Dispatcher),
-    (dispatcher) =>
-      internal.make(provider, {
-        idle: Duration.decode(options.idle ?? Duration.seconds(provider.timeouts?.idle ?? 60)),
-        firstByte: provider.timeouts?.firstByte === undefined
-          ? undefined
-          : Duration.seconds(provider.timeouts.firstByte),
-        dispatcher
-      })
-  )
+  Effect.flatMap(Effect.serviceOption(Dispatcher), (dispatcher) =>
+    internal.make(provider, {
+      idle: Duration.fromInputUnsafe(options.idle ?? Duration.seconds(provider.timeouts?.idle ?? 60)),
+      firstByte: provider.timeouts?.firstByte === undefined ? undefined : Duration.seconds(provider.timeouts.firstByte),
+      dispatcher
+    }))
 
 /**
  * What a provider answered when it did not answer: the HTTP status (none for an error inside a
@@ -178,17 +199,16 @@ export const make = (
  * @since 0.1.0
  * @category models
  */
-export type Refusal = refusal.Refusal
+export type Refusal = Classify.Refusal
 
 /**
  * The failure a provider's refusal is, by its status, its rate-limit headers and its body's
- * words: the one classifier every HTTP client of a provider uses (`@fallback/ai` maps `AiError`s
- * through it).
+ * words: core's `Classify.classify`, the one classifier every backend uses.
  *
  * @since 0.1.0
  * @category utils
  */
-export const classify: (refusal: Refusal, place: Place.Place, now: number) => Failure.Failure = refusal.classify
+export const classify: (refusal: Refusal, place: Place.Place, now: number) => Failure.Failure = Classify.classify
 
 /**
  * The longest wait, in millis, a provider's rate-limit headers (or words) can ask for: 30 minutes,
@@ -197,4 +217,4 @@ export const classify: (refusal: Refusal, place: Place.Place, now: number) => Fa
  * @since 0.1.0
  * @category constants
  */
-export const longestAsked: number = headers.longestAsked
+export const longestAsked: number = Classify.longestAsked

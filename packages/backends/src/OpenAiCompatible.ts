@@ -5,9 +5,9 @@
  *
  * @since 0.1.0
  */
-import type * as HttpClient from "@effect/platform/HttpClient"
 import type { Backend } from "@fallback/core"
 import type * as Effect from "effect/Effect"
+import type * as HttpClient from "effect/http/HttpClient"
 import * as HttpProvider from "./HttpProvider.js"
 
 /**
@@ -42,7 +42,7 @@ export const provider = (definition: Definition): HttpProvider.Provider =>
  * import { Effect, Layer } from "effect"
  *
  * // Ollama on this machine: its places are local/qwen3:8b, local/llama3:8b, …
- * const backends = Layer.unwrapEffect(
+ * const backends = Layer.unwrap(
  *   Effect.map(OpenAiCompatible.make({ name: "local", baseUrl: "http://127.0.0.1:11434/v1" }), (backend) =>
  *     Backend.Backends.layer([backend]))
  * ).pipe(Layer.provide(NodeHttpClient.layerUndici))

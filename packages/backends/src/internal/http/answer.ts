@@ -3,12 +3,11 @@
  * stream) or whole (a reply): the SSE parser, the wire's reading of each event, and the failure an
  * error inside the stream or an unfinished stream is.
  */
-import { Backend, Failure, type Place } from "@fallback/core"
+import { Backend, Classify, Failure, type Place } from "@fallback/core"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
-import { classify, longestRefusal } from "./httpFailure.js"
-import { longestEvent, type SseEvent, SseParser } from "./httpSse.js"
-import { parseData, readEvents, type Reading, type Wire } from "./httpWire.js"
+import { longestEvent, type SseEvent, SseParser } from "./sse.js"
+import { parseData, readEvents, type Reading, type Wire } from "./wire.js"
 
 /** The system error code somewhere down an error's causes (`ECONNREFUSED`, `ECONNRESET`, …). */
 const codeOf = (error: unknown): string | undefined => {
@@ -93,7 +92,7 @@ export class Answer {
     }
     return Effect.flatMap(
       Clock.currentTimeMillis,
-      (now) => Effect.fail(classify({ headers: {}, body: progress.error }, this.place, now))
+      (now) => Effect.fail(Classify.classify({ headers: {}, body: progress.error }, this.place, now))
     )
   }
 
@@ -123,7 +122,7 @@ export class Answer {
       this.head = ""
       return
     }
-    const room = longestRefusal - this.head.length
+    const room = Classify.longestRefusal - this.head.length
     if (text.length > room) this.headCut = true
     if (room > 0) this.head += text.slice(0, room)
   }
@@ -135,7 +134,7 @@ export class Answer {
   private unfinished(now: number): Failure.Failure {
     const said = this.understood ? "" : this.head.trim()
     if (said !== "") {
-      const judged = classify({ headers: {}, body: said, cut: this.headCut }, this.place, now)
+      const judged = Classify.classify({ headers: {}, body: said, cut: this.headCut }, this.place, now)
       if (judged._tag !== "Unknown") return judged
     }
     const ended = "the stream ended before the answer was finished"

@@ -1,9 +1,9 @@
 import * as fs from "node:fs"
 import * as path from "node:path"
 
-import type { ConfigFile } from "@fallback/core"
+import type * as Account from "@fallback/core/Account"
 
-type Endpoint = typeof ConfigFile.Endpoint.Type
+type Endpoint = Account.Endpoint
 
 /** The variable an endpoint's key reaches codex and opencode in. */
 const keyVariable = "FALLBACK_ENDPOINT_KEY"

@@ -1,7 +1,7 @@
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
-import type { Wire } from "./httpWire.js"
-import { messages, nothing, parseData } from "./httpWire.js"
+import type { Wire } from "./wire.js"
+import { messages, nothing, parseData } from "./wire.js"
 
 const filtered = JSON.stringify({
   error: {

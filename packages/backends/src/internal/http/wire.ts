@@ -1,7 +1,7 @@
 import { Backend } from "@fallback/core"
 import type * as Option from "effect/Option"
 import type * as Redacted from "effect/Redacted"
-import type { SseEvent } from "./httpSse.js"
+import type { SseEvent } from "./sse.js"
 
 /**
  * What a turn's stream has told so far: the text, the tokens in and out the provider counted, and

@@ -1,0 +1,62 @@
+/**
+ * The transport on Effect's HttpClient: each request executed in the response's scope (its end
+ * aborts a request whose body is not read), the body pulled piece by piece.
+ */
+import { Failure, type Place } from "@fallback/core"
+import * as Effect from "effect/Effect"
+import * as HttpClient from "effect/http/HttpClient"
+import type * as HttpClientError from "effect/http/HttpClientError"
+import * as HttpClientRequest from "effect/http/HttpClientRequest"
+import * as Pull from "effect/Pull"
+import * as Stream from "effect/Stream"
+import { cut, lost } from "./answer.js"
+import type { Call, Transport } from "./response.js"
+import { exported, spanName } from "./tracing.js"
+
+/** The failure a request that got no response is. */
+const unreached = (place: Place.Place, error: HttpClientError.HttpClientError): Failure.Failure =>
+  error.reason._tag === "TransportError"
+    ? lost(place, `could not reach ${error.request.url}`, error.reason.cause)
+    : new Failure.Unknown({ place, said: Failure.said(`${error.reason._tag}: ${error.message}`) })
+
+/** What a body cut in the middle failed with, down to the socket's error. */
+const causeOf = (error: HttpClientError.HttpClientError): unknown =>
+  "cause" in error.reason ? error.reason.cause : error
+
+const untraced = () => true
+
+const requestOf = (call: Call) => {
+  const request = HttpClientRequest.make(call.method)(call.url).pipe(HttpClientRequest.setHeaders(call.headers))
+  return call.body === undefined ? request : HttpClientRequest.bodyText(request, call.body, "application/json")
+}
+
+/**
+ * Sends through `client`; a request is a span only where the program installed a tracer.
+ *
+ * @internal
+ */
+export const transport = (client: HttpClient.HttpClient): Transport => {
+  const scoped = HttpClient.withScope(client)
+  return {
+    send: (call) =>
+      Effect.withFiber((fiber) => {
+        const sent = scoped.execute(requestOf(call))
+        return (exported(fiber)
+          ? Effect.provideService(sent, HttpClient.SpanNameGenerator, (request) => spanName(request.method))
+          : Effect.provideService(sent, HttpClient.TracerDisabledWhen, untraced)).pipe(
+            Effect.mapError((error) => unreached(call.place, error)),
+            Effect.flatMap((response) =>
+              Effect.map(Stream.toPull(response.stream), (pull) => ({
+                status: response.status,
+                headers: response.headers,
+                next: pull.pipe(
+                  Pull.catchDone(() => Effect.succeed(undefined)),
+                  Effect.mapError((error) => cut(call.place, causeOf(error)))
+                ),
+                drain: () => {}
+              }))
+            )
+          )
+      })
+  }
+}
