@@ -7,7 +7,8 @@
  *
  * @since 0.1.0
  */
-import type { Backend, Place } from "@fallback/core"
+import type * as Backend from "@fallback/core/Backend"
+import type * as Place from "@fallback/core/Place"
 import type * as Cli from "./Cli.js"
 import * as internal from "./internal/cli/antigravity.js"
 import * as backend from "./internal/cli/backend.js"

@@ -4,7 +4,9 @@
  *
  * @since 0.1.0
  */
-import type { Backend, Failure, Settings } from "@fallback/core"
+import type * as Backend from "@fallback/core/Backend"
+import type * as Failure from "@fallback/core/Failure"
+import type * as Settings from "@fallback/core/Settings"
 import type * as Duration from "effect/Duration"
 import type * as Result from "effect/Result"
 

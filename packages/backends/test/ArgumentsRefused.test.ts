@@ -4,9 +4,14 @@
  * for gemini and opencode), printed by a real child process.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { Claude, Codex, Gemini, OpenCode } from "@fallback/backends"
-import { type Backend, Place, Settings } from "@fallback/core"
+import * as Claude from "@fallback/backends/Claude"
+import * as Codex from "@fallback/backends/Codex"
+import * as Gemini from "@fallback/backends/Gemini"
+import * as OpenCode from "@fallback/backends/OpenCode"
+import type * as Backend from "@fallback/core/Backend"
 import { byMessage, refusedArgument } from "@fallback/core/Classify"
+import * as Place from "@fallback/core/Place"
+import * as Settings from "@fallback/core/Settings"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"

@@ -3,7 +3,12 @@
  * CLIs"): the maintained catalogue of its CLI, then the config's own for it.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { Antigravity, Catalogue, Claude, Codex, Gemini, OpenCode } from "../src/index.js"
+import * as Antigravity from "../src/Antigravity.js"
+import * as Catalogue from "../src/Catalogue.js"
+import * as Claude from "../src/Claude.js"
+import * as Codex from "../src/Codex.js"
+import * as Gemini from "../src/Gemini.js"
+import * as OpenCode from "../src/OpenCode.js"
 
 const namesOf = (backend: { readonly capabilities: { readonly models: ReadonlyArray<{ readonly name: string }> } }) =>
   backend.capabilities.models.map((model) => model.name)

@@ -1,6 +1,11 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Claude, Gemini } from "@fallback/backends"
-import { ConfigFile, Failure, Notice, Place, Settings } from "@fallback/core"
+import * as Claude from "@fallback/backends/Claude"
+import * as Gemini from "@fallback/backends/Gemini"
+import * as Account from "@fallback/core/Account"
+import * as Failure from "@fallback/core/Failure"
+import * as Notice from "@fallback/core/Notice"
+import * as Place from "@fallback/core/Place"
+import * as Settings from "@fallback/core/Settings"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
@@ -57,7 +62,7 @@ const setup = (mode = "answer") => {
     grace: Duration.millis(300)
   })
   const account = (name: string) =>
-    new ConfigFile.Account({
+    new Account.Account({
       name,
       configDir: path.join(dir, name),
       env: { ANTHROPIC_API_KEY: { fromEnv: "FALLBACK_TEST_CLAUDE_KEY" } }

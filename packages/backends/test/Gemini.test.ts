@@ -1,6 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Gemini } from "@fallback/backends"
-import { Place, Settings } from "@fallback/core"
+import * as Gemini from "@fallback/backends/Gemini"
+import * as Place from "@fallback/core/Place"
+import * as Settings from "@fallback/core/Settings"
 import * as Result from "effect/Result"
 import { streamLines, text } from "./arbitraries.js"
 

@@ -2,7 +2,9 @@
  * Backends that hung a turn, kept unbounded output or ran the CLI somewhere else (issue 12 #12–#14).
  */
 import { describe, expect, it } from "@effect/vitest"
-import { ConfigFile, Secret } from "@fallback/core"
+import * as Account from "@fallback/core/Account"
+import * as ConfigFile from "@fallback/core/ConfigFile"
+import * as Secret from "@fallback/core/Secret"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
@@ -92,7 +94,7 @@ const cli = { passes: ["ANTHROPIC_API_KEY"], quiet: {}, home: (dir: string) => (
 
 describe("an account's environment", () => {
   it("expands ~ in configDir as doctor does (#14)", () => {
-    const account = new ConfigFile.Account({ name: "work", configDir: "~/.claude-work" })
+    const account = new Account.Account({ name: "work", configDir: "~/.claude-work" })
     const env = Result.getOrThrow(environment({ HOME: "/home/u" }, Option.some(account), cli, {}))
     expect(env.CLAUDE_CONFIG_DIR).toBe("/home/u/.claude-work")
     expect(ConfigFile.expandHome("~", "/home/u")).toBe("/home/u")
@@ -100,7 +102,7 @@ describe("an account's environment", () => {
   })
 
   it("holds every value it reads for a key, so no message shows it (#1)", () => {
-    const account = new ConfigFile.Account({ name: "work", env: { ANTHROPIC_API_KEY: { fromEnv: "WORK_KEY" } } })
+    const account = new Account.Account({ name: "work", env: { ANTHROPIC_API_KEY: { fromEnv: "WORK_KEY" } } })
     environment({ WORK_KEY: "plain-looking-value-42" }, Option.some(account), cli, {})
     environment({ ANTHROPIC_API_KEY: "another-plain-value-43" }, Option.none(), cli, {})
     expect(Secret.mask("got plain-looking-value-42 and another-plain-value-43")).toBe("got *** and ***")

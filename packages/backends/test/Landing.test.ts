@@ -6,9 +6,13 @@
  * processes; bound by the TestClock or by counts of polls, never by a figure of time.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { Claude, Codex, Gemini, OpenCode } from "@fallback/backends"
-import type { Backend } from "@fallback/core"
-import { Place, Settings } from "@fallback/core"
+import * as Claude from "@fallback/backends/Claude"
+import * as Codex from "@fallback/backends/Codex"
+import * as Gemini from "@fallback/backends/Gemini"
+import * as OpenCode from "@fallback/backends/OpenCode"
+import type * as Backend from "@fallback/core/Backend"
+import * as Place from "@fallback/core/Place"
+import * as Settings from "@fallback/core/Settings"
 import * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"

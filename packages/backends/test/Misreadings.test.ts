@@ -3,8 +3,10 @@
  * classifier's own table is tested in core's Classify.test.ts).
  */
 import { describe, expect, it } from "@effect/vitest"
-import { Claude, Codex, OpenCode } from "@fallback/backends"
-import { Place } from "@fallback/core"
+import * as Claude from "@fallback/backends/Claude"
+import * as Codex from "@fallback/backends/Codex"
+import * as OpenCode from "@fallback/backends/OpenCode"
+import * as Place from "@fallback/core/Place"
 import * as Result from "effect/Result"
 
 const lines = (...events: ReadonlyArray<object>) => events.map((event) => JSON.stringify(event)).join("\n")

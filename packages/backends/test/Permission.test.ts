@@ -1,12 +1,24 @@
 // One permission vocabulary, mapped per CLI (issue 22): every rung at every CLI, run as a real
 // child process that records the argv and environment it was given.
 import { describe, expect, it } from "@effect/vitest"
-import { Accounts, Agent, Backend, ConfigFile, Health, Notice, Place, Settings, Steps } from "@fallback/core"
+import * as Accounts from "@fallback/core/Accounts"
+import * as Agent from "@fallback/core/Agent"
+import * as Backend from "@fallback/core/Backend"
+import * as ConfigFile from "@fallback/core/ConfigFile"
+import * as Health from "@fallback/core/Health"
+import * as Notice from "@fallback/core/Notice"
+import * as Place from "@fallback/core/Place"
+import * as Settings from "@fallback/core/Settings"
+import * as Steps from "@fallback/core/Steps"
 import { Effect, Layer, Option, Stream } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
-import { Antigravity, Claude, Codex, Gemini, OpenCode } from "../src/index.js"
+import * as Antigravity from "../src/Antigravity.js"
+import * as Claude from "../src/Claude.js"
+import * as Codex from "../src/Codex.js"
+import * as Gemini from "../src/Gemini.js"
+import * as OpenCode from "../src/OpenCode.js"
 import { executable, folder } from "./fakes.js"
 
 const agents = fileURLToPath(new URL("../../../test/fixtures/agents", import.meta.url))

@@ -8,8 +8,15 @@
  * lines are played stretched: the thinking from 2 s to 42 s, the text at 45 s.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { Claude, Codex } from "@fallback/backends"
-import { Agent, Backend, Health, Notice, Place, Settings, Steps } from "@fallback/core"
+import * as Claude from "@fallback/backends/Claude"
+import * as Codex from "@fallback/backends/Codex"
+import * as Agent from "@fallback/core/Agent"
+import * as Backend from "@fallback/core/Backend"
+import * as Health from "@fallback/core/Health"
+import * as Notice from "@fallback/core/Notice"
+import * as Place from "@fallback/core/Place"
+import * as Settings from "@fallback/core/Settings"
+import * as Steps from "@fallback/core/Steps"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"

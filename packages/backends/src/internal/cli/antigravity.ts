@@ -1,6 +1,6 @@
-import { Failure } from "@fallback/core"
-import type { Place } from "@fallback/core"
 import * as Classify from "@fallback/core/Classify"
+import * as Failure from "@fallback/core/Failure"
+import type * as Place from "@fallback/core/Place"
 import * as Result from "effect/Result"
 import type * as Cli from "../../Cli.js"
 import type { Description } from "./backend.js"

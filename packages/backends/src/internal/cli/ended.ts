@@ -1,5 +1,6 @@
-import { Failure, type Place } from "@fallback/core"
 import * as Classify from "@fallback/core/Classify"
+import * as Failure from "@fallback/core/Failure"
+import type * as Place from "@fallback/core/Place"
 import type * as Cli from "../../Cli.js"
 
 /**

@@ -1,4 +1,4 @@
-import { Backend } from "@fallback/core"
+import * as Backend from "@fallback/core/Backend"
 import * as Result from "effect/Result"
 import type * as Cli from "../../Cli.js"
 
