@@ -3,16 +3,19 @@
  *
  * @since 0.1.0
  */
-import * as Command from "@effect/cli/Command"
-import * as ValidationError from "@effect/cli/ValidationError"
 import * as Secret from "@fallback/core/Secret"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
+import * as CliConfig from "effect/cli/CliConfig"
+import * as CliError from "effect/cli/CliError"
+import * as CliOutput from "effect/cli/CliOutput"
+import * as Command from "effect/cli/Command"
+import * as GlobalFlag from "effect/cli/GlobalFlag"
 
-import { commandHelp, type Entry, type Loaded, optionNames, rootHelp } from "./internal/help.js"
+import { commandHelp, docOf, type Entry, type Loaded, optionNames, rootHelp } from "./internal/help.js"
 import { didYouMean } from "./internal/nearest.js"
-import { told } from "./internal/usage.js"
+import { type Ran, told } from "./internal/usage.js"
 
 const description = "Keeps an AI agent answering when the place it runs at fails. A place is CLI[@ACCOUNT]/MODEL.\n\n" +
   "  fallback point claude@work/claude-opus-5 codex@key/gpt-5.6-sol\n" +
@@ -27,7 +30,7 @@ const description = "Keeps an AI agent answering when the place it runs at fails
  */
 export const commandOf = (
   commands: readonly [Loaded, ...Array<Loaded>]
-) => Command.make("fallback").pipe(Command.withDescription(description), Command.withSubcommands(commands))
+): Loaded => Command.make("fallback").pipe(Command.withDescription(description), Command.withSubcommands(commands))
 
 const version = "0.1.0"
 
@@ -152,30 +155,36 @@ export class UsageError extends Schema.TaggedError<UsageError>("@fallback/cli/Us
 }
 
 const helps = new Set(["-h", "--help"])
-// @effect/cli's own options that mean something here (--wizard and --log-level do not)
+// effect/cli's own options that mean something here (--wizard and --log-level do not)
 const builtIn = new Set(["--version", "--completions"])
 const everywhere = ["--help", "-h", "--config"]
 
 const load = (entry: Entry) => Effect.promise(entry.load)
 
-/** What the arguments ask for: help (printed here), or the command to run (undefined: the whole tree). */
+/** What the arguments ask for: help or the version (printed here), or the command to run (none: the whole tree). */
 type Asked =
   | { readonly _tag: "Told" }
-  | { readonly _tag: "Run"; readonly top?: Entry; readonly ran?: { readonly entry: Entry; readonly command: Loaded } }
+  | { readonly _tag: "Run"; readonly top?: Entry; readonly ran?: Ran & { readonly command: Loaded } }
 
-/** Help, or a usage error, when the arguments ask for one; otherwise the command @effect/cli runs. */
-const before = (args: ReadonlyArray<string>): Effect.Effect<Asked, UsageError> =>
+/** Help, or a usage error, when the arguments ask for one; otherwise the command effect/cli runs. */
+const before = (args: ReadonlyArray<string>): Effect.Effect<Asked, UsageError, Command.Environment> =>
   Effect.gen(function*() {
     const end = args.indexOf("--")
     const typed = end < 0 ? args : args.slice(0, end)
     if (typed.length === 0 || (typed.length === 1 && helps.has(typed[0]!)) || typed[0] === "help") {
       const asked = typed[0] === "help" ? typed.slice(1) : []
       const entry = entries.find((e) => e.name === asked.join(" ")) ?? entries.find((e) => e.name === asked[0])
-      yield* Console.log(entry === undefined ? rootHelp(entries, version) : commandHelp(entry, yield* load(entry)))
+      yield* Console.log(
+        entry === undefined ? rootHelp(entries, version) : commandHelp(entry, yield* docOf(yield* load(entry)))
+      )
       return { _tag: "Told" } as const
     }
     if (typed[0]!.startsWith("-")) {
       const option = typed[0]!.split("=")[0]!
+      if (option === "--version" && typed.length === 1) {
+        yield* Console.log(version)
+        return { _tag: "Told" } as const
+      }
       if (builtIn.has(option)) return { _tag: "Run" } as const
       return yield* new UsageError({
         reason: option === "--config"
@@ -195,11 +204,12 @@ const before = (args: ReadonlyArray<string>): Effect.Effect<Asked, UsageError> =
       : undefined
     const entry = sub ?? entries.find((e) => e.name === name)!
     const command = yield* load(entry)
+    const doc = yield* docOf(command)
     if (typed.some((arg) => helps.has(arg))) {
-      yield* Console.log(commandHelp(entry, command))
+      yield* Console.log(commandHelp(entry, doc))
       return { _tag: "Told" } as const
     }
-    const known = [...optionNames(command), ...everywhere]
+    const known = [...optionNames(doc), ...everywhere]
     for (const arg of typed.slice(sub === undefined ? 1 : 2)) {
       if (!arg.startsWith("-") || arg === "-" || /^-\d/.test(arg)) continue
       const option = arg.split("=")[0]!
@@ -211,23 +221,20 @@ const before = (args: ReadonlyArray<string>): Effect.Effect<Asked, UsageError> =
         })
       }
     }
-    return { _tag: "Run", top: entries.find((e) => e.name === name)!, ran: { entry, command } } as const
+    return { _tag: "Run", top: entries.find((e) => e.name === name)!, ran: { entry, command, doc } } as const
   })
 
-/**
- * Runs `fallback` with these commands under it, on the whole argv. @effect/cli prints its own
- * usage errors as it finds them; that print is held back (its console's error is silent until a
- * command's handler runs) and the error is told the product's way instead, by `main`.
- */
-const runWith = (
-  commands: readonly [Loaded, ...Array<Loaded>],
-  argv: ReadonlyArray<string>
-) =>
-  Effect.consoleWith((console) =>
-    Command.run(
-      commandOf(commands).pipe(Command.transformHandler((handler) => Effect.withConsole(handler, console))),
-      { name: "fallback", version }
-    )(argv).pipe(Effect.withConsole({ ...console, error: () => Effect.void }))
+// effect/cli presents help where the arguments do not read; `main` tells the error instead
+const silent: CliOutput.Presenter = { present: () => Effect.void }
+
+/** Runs `fallback` with these commands under it, on the arguments after `fallback`. */
+const runWith = (commands: readonly [Loaded, ...Array<Loaded>], args: ReadonlyArray<string>) =>
+  Command.runWith(commandOf(commands), { version, renderErrors: false })(args).pipe(
+    Effect.provideService(CliOutput.Presenter, silent),
+    Effect.provideService(
+      CliConfig.CliConfig,
+      CliConfig.make({ builtIns: [GlobalFlag.Version, GlobalFlag.Completions] })
+    )
   )
 
 const tops = entries.filter((e) => !e.name.includes(" "))
@@ -239,23 +246,23 @@ const tops = entries.filter((e) => !e.name.includes(" "))
  * @since 0.1.0
  * @category utils
  */
-export const main = (argv: ReadonlyArray<string>) =>
-  Effect.consoleWith((console) =>
+export const main = (argv: ReadonlyArray<string>): Effect.Effect<void, { readonly message: string }, Command.Environment> =>
+  Console.consoleWith((console) =>
     Effect.gen(function*() {
       const asked = yield* before(argv.slice(2))
       if (asked._tag === "Told") return
       const commands = asked.top === undefined
         ? yield* Effect.forEach(tops, load, { concurrency: "unbounded" })
         : [yield* load(asked.top)]
-      yield* runWith(commands as unknown as readonly [Loaded, ...Array<Loaded>], argv).pipe(
+      yield* runWith(commands as unknown as readonly [Loaded, ...Array<Loaded>], argv.slice(2)).pipe(
         Effect.catchIf(
-          ValidationError.isValidationError,
-          (error) => new UsageError({ reason: told(error, asked.ran, argv.slice(2)) })
+          CliError.isCliError,
+          (error) => new UsageError({ reason: told(error._tag === "ShowHelp" ? error.errors : [error], asked.ran) })
         )
       )
     }).pipe(
       Effect.tapError((error) => Console.error(`fallback: ${String(error.message)}`)),
-      Effect.withConsole(masking(console))
+      Effect.provideService(Console.Console, masking(console))
     )
   )
 

@@ -1,13 +1,9 @@
-import * as NodeCommandExecutor from "@effect/platform-node/NodeCommandExecutor"
-import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
-import * as NodePath from "@effect/platform-node/NodePath"
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
-import * as NodeTerminal from "@effect/platform-node/NodeTerminal"
+import * as NodeServices from "@effect/platform-node/NodeServices"
 import * as Secret from "@fallback/core/Secret"
 import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
-import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as os from "node:os"
 import { main } from "./Cli.js"
@@ -18,12 +14,6 @@ import { TrialFailed, Unanswered } from "./internal/outcome.js"
 // and stderr have taken what was written, rather than when the event loop empties, spares the wait
 // a natural exit makes for V8 to finish optimizing code in the background (60 ms and more).
 const finished = () => process.stdout.write("", () => process.stderr.write("", () => process.exit(0)))
-
-// What the commands run on: NodeContext.layer less its workers, which no command starts (and
-// whose modules a start would otherwise load)
-const platform = Layer.mergeAll(NodePath.layer, NodeCommandExecutor.layer, NodeTerminal.layer).pipe(
-  Layer.provideMerge(NodeFileSystem.layer)
-)
 
 // A closed terminal (SIGHUP) and SIGQUIT end a command as Ctrl-C and SIGTERM do: its scopes close, so
 // the agent CLI's process group is killed, rather than fallback dying at once and leaving it running.
@@ -39,7 +29,7 @@ const signalStatus = () => signalled === undefined ? undefined : 128 + os.consta
 
 // A failure the commands did not tell (a defect) still gets its one line: what went wrong, masked.
 const untold = (cause: Cause.Cause<unknown>) => {
-  if (Option.isSome(Cause.failureOption(cause)) || Cause.isInterruptedOnly(cause)) return
+  if (Option.isSome(Cause.findErrorOption(cause)) || Cause.hasInterruptsOnly(cause)) return
   const defect = Cause.squash(cause)
   const said = defect instanceof Error ? defect.message : String(defect)
   const line = Secret.mask(said.split("\n")[0] ?? "").replace(/[\u0000-\u001f\u007f-\u009f]/g, " ").slice(0, 300)
@@ -48,7 +38,7 @@ const untold = (cause: Cause.Cause<unknown>) => {
 
 main(process.argv).pipe(
   (program) => colourful(process.env, process.stdout) ? program : withoutColour(program),
-  Effect.provide(platform),
+  Effect.provide(NodeServices.layer),
   NodeRuntime.runMain({
     disableErrorReporting: true,
     teardown: (exit, onExit) =>
@@ -56,8 +46,8 @@ main(process.argv).pipe(
         ? finished()
         : (untold(exit.cause),
           onExit(
-            signalStatus() ?? Option.match(Cause.failureOption(exit.cause), {
-              onNone: () => Cause.isInterruptedOnly(exit.cause) ? 130 : 1,
+            signalStatus() ?? Option.match(Cause.findErrorOption(exit.cause), {
+              onNone: () => Cause.hasInterruptsOnly(exit.cause) ? 130 : 1,
               onSome: (error) => error instanceof Unanswered || error instanceof TrialFailed ? error.status : 1
             })
           ))

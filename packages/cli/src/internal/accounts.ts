@@ -1,14 +1,13 @@
-import * as Args from "@effect/cli/Args"
-import * as Command from "@effect/cli/Command"
-import * as Options from "@effect/cli/Options"
 import * as Accounts from "@fallback/core/Accounts"
 import * as ConfigFile from "@fallback/core/ConfigFile"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
-import * as ParseResult from "effect/ParseResult"
+import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
-import { config, editing, json } from "./config.js"
+import * as SchemaIssue from "effect/SchemaIssue"
+import * as Argument from "effect/cli/Argument"
+import * as Command from "effect/cli/Command"
+import { config, editing, json, repeated, text } from "./config.js"
 import { table } from "./table.js"
 
 /**
@@ -25,8 +24,8 @@ export class InvalidAccount extends Schema.TaggedError<InvalidAccount>("@fallbac
   }
 }
 
-const cli = Args.text({ name: "cli" }).pipe(Args.withDescription("the CLI whose accounts these are (claude, codex…)"))
-const name = Args.text({ name: "name" }).pipe(Args.withDescription("the account's name, the @ACCOUNT of a place"))
+const cli = Argument.String("cli").pipe(Argument.withDescription("the CLI whose accounts these are (claude, codex…)"))
+const name = Argument.String("name").pipe(Argument.withDescription("the account's name, the @ACCOUNT of a place"))
 
 const describeEnv = (env: ConfigFile.Account["env"]) =>
   Object.entries(env ?? {}).map(([key, value]) =>
@@ -35,7 +34,7 @@ const describeEnv = (env: ConfigFile.Account["env"]) =>
 
 const show = Command.make(
   "accounts",
-  { config, json, cli: cli.pipe(Args.optional) },
+  { config, json, cli: cli.pipe(Argument.optional) },
   ({ cli, config, json }) =>
     Effect.gen(function*() {
       const accounts = yield* Accounts.Accounts
@@ -69,15 +68,26 @@ const show = Command.make(
     }).pipe(Effect.provide(editing(config)))
 )
 
-const configDir = Options.text("config-dir").pipe(
-  Options.withDescription("the CLI's own config folder for this account (CLAUDE_CONFIG_DIR, CODEX_HOME…)"),
-  Options.optional
+const configDir = text(
+  "config-dir",
+  "DIR",
+  "the CLI's own config folder for this account (CLAUDE_CONFIG_DIR, CODEX_HOME…)"
 )
 
-const env = Options.text("env").pipe(
-  Options.withDescription("VAR=fromEnv:OTHER takes VAR from your variable OTHER; VAR=value for a plain setting"),
-  Options.repeated
+const env = repeated(
+  "env",
+  "VAR=fromEnv:OTHER",
+  "VAR=fromEnv:OTHER takes VAR from your variable OTHER; VAR=value for a plain setting"
 )
+
+const formatter = SchemaIssue.makeFormatterStandardSchemaV1()
+
+/** A schema's issues one by one, each with the path to what it is about. */
+const issuesOf = (issue: SchemaIssue.Issue) =>
+  formatter(issue).issues.map(({ message, path }) => ({
+    message,
+    path: (path ?? []).map((at) => typeof at === "object" ? at.key : at)
+  }))
 
 const accountOf = (name: string, configDir: string | undefined, env: ReadonlyArray<string>) =>
   Effect.gen(function*() {
@@ -95,21 +105,19 @@ const accountOf = (name: string, configDir: string | undefined, env: ReadonlyArr
       ...(configDir === undefined ? {} : { configDir }),
       ...(env.length === 0 ? {} : { env: variables })
     }
-    return yield* Either.mapLeft(
-      Schema.decodeUnknownEither(ConfigFile.Account)(input),
-      (error) =>
-        new InvalidAccount({
-          reason: ParseResult.ArrayFormatter.formatErrorSync(error).map(({ message, path }) =>
-            path[0] === "env" && typeof path[1] === "string"
-              ? `--env ${path[1]}: ${
-                message.includes("secret")
-                  ? `looks like a secret; keep it in your environment and pass --env ${path[1]}=fromEnv:YOUR_VARIABLE`
-                  : "write VAR=fromEnv:OTHER (a variable name: letters, digits and _) or VAR=value"
-              }`
-              : `${path.length === 0 ? "the account" : path.map(String).join(".")}: ${message}`
-          ).join("; ")
-        })
-    )
+    const decoded = Schema.decodeUnknownResult(ConfigFile.Account)(input)
+    if (Result.isSuccess(decoded)) return decoded.success
+    return yield* new InvalidAccount({
+      reason: issuesOf(decoded.failure.issue).map(({ message, path }) =>
+        path[0] === "env" && typeof path[1] === "string"
+          ? `--env ${path[1]}: ${
+            message.includes("secret")
+              ? `looks like a secret; keep it in your environment and pass --env ${path[1]}=fromEnv:YOUR_VARIABLE`
+              : "write VAR=fromEnv:OTHER (a variable name: letters, digits and _) or VAR=value"
+          }`
+          : `${path.length === 0 ? "the account" : path.map(String).join(".")}: ${message}`
+      ).join("; ")
+    })
   })
 
 /** @internal */
@@ -159,7 +167,7 @@ export const remove = Command.make("remove", { config, cli, name }, ({ cli, conf
 export const order = Command.make("order", {
   config,
   cli,
-  names: Args.text({ name: "name" }).pipe(Args.repeated, Args.withDescription("every account, in the new order"))
+  names: Argument.String("name").pipe(Argument.variadic(), Argument.withDescription("every account, in the new order"))
 }, ({ cli, config, names }) =>
   Effect.gen(function*() {
     yield* (yield* Accounts.Accounts).order(cli, names)

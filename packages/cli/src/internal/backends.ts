@@ -1,8 +1,6 @@
 import * as os from "node:os"
 import * as nodePath from "node:path"
 
-import type * as CommandExecutor from "@effect/platform/CommandExecutor"
-import type * as HttpClient from "@effect/platform/HttpClient"
 import * as Antigravity from "@fallback/backends/Antigravity"
 import * as Claude from "@fallback/backends/Claude"
 import type * as Cli from "@fallback/backends/Cli"
@@ -18,7 +16,9 @@ import type * as Place from "@fallback/core/Place"
 import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import type * as HttpClient from "effect/http/HttpClient"
 import * as Option from "effect/Option"
+import type * as ChildProcessSpawner from "effect/process/ChildProcessSpawner"
 
 /**
  * The agent CLIs fallback drives: how each is made and the line that installs it.
@@ -136,8 +136,8 @@ const reaching = (
 export const backendsOf = (
   document: ConfigFile.Document,
   running: Running = {}
-): Layer.Layer<Backend.Backends, never, HttpClient.HttpClient | CommandExecutor.CommandExecutor> =>
-  Layer.unwrapEffect(
+): Layer.Layer<Backend.Backends, never, HttpClient.HttpClient | ChildProcessSpawner.ChildProcessSpawner> =>
+  Layer.unwrap(
     Effect.gen(function*() {
       const providers = yield* Effect.forEach(Object.entries(document.providers), ([name, provider]) =>
         HttpProvider.make(

@@ -1,4 +1,4 @@
-import type * as Console from "effect/Console"
+import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 
 const escapes = /\u001b\[[0-9;]*m/g
@@ -20,9 +20,10 @@ const plain = (args: ReadonlyArray<unknown>) =>
  * @internal
  */
 export const withoutColour = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
-  Effect.consoleWith((console) =>
-    Effect.withConsole(
+  Console.consoleWith((console) =>
+    Effect.provideService(
       effect,
+      Console.Console,
       {
         ...console,
         log: (...args) => console.log(...plain(args)),

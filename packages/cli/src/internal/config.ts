@@ -1,25 +1,40 @@
-import * as Options from "@effect/cli/Options"
-import type * as FileSystem from "@effect/platform/FileSystem"
-import * as Path from "@effect/platform/Path"
 import * as Accounts from "@fallback/core/Accounts"
 import * as ConfigFile from "@fallback/core/ConfigFile"
 import * as Steps from "@fallback/core/Steps"
-import type * as ConfigError from "effect/ConfigError"
+import type * as Config from "effect/Config"
 import * as Effect from "effect/Effect"
+import type * as FileSystem from "effect/FileSystem"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
+import * as Path from "effect/Path"
+import * as Flag from "effect/cli/Flag"
 
 /** @internal */
-export const config = Options.text("config").pipe(
-  Options.withDescription("the config file (default: $FALLBACK_CONFIG, else ~/.config/fallback/config.json)"),
-  Options.optional
+export const config = Flag.String("config").pipe(
+  Flag.withMetavar("FILE"),
+  Flag.withDescription("the config file (default: $FALLBACK_CONFIG, else ~/.config/fallback/config.json)"),
+  Flag.optional
 )
 
+/** A flag that is on when given and off when not, with no `--no-` form. */
+export const toggle = (name: string, description: string, alias?: string) =>
+  Flag.Boolean(name).pipe(
+    (flag) => alias === undefined ? flag : Flag.withAlias(flag, alias),
+    Flag.withDescription(description),
+    Flag.withoutNegation,
+    Flag.withDefault(false)
+  )
+
 /** @internal */
-export const json = Options.boolean("json").pipe(
-  Options.withAlias("j"),
-  Options.withDescription("print JSON instead of a table")
-)
+export const json = toggle("json", "print JSON instead of a table", "j")
+
+/** A flag that takes a text value and may be left out. */
+export const text = (name: string, metavar: string, description: string) =>
+  Flag.String(name).pipe(Flag.withMetavar(metavar), Flag.withDescription(description), Flag.optional)
+
+/** A flag that takes a text value and may be given any number of times. */
+export const repeated = (name: string, metavar: string, description: string) =>
+  Flag.String(name).pipe(Flag.withMetavar(`${metavar}…`), Flag.withDescription(description), Flag.atLeast(0))
 
 /**
  * The steps and accounts of the config file the command line names, or the default one.
@@ -30,14 +45,17 @@ export const editing = (
   file: Option.Option<string>
 ): Layer.Layer<
   Steps.Steps | Accounts.Accounts | ConfigFile.Store,
-  ConfigError.ConfigError,
+  Config.ConfigError,
   FileSystem.FileSystem | Path.Path
 > =>
   Layer.mergeAll(Steps.Steps.layer, Accounts.Accounts.layer).pipe(
     Layer.provideMerge(
       Option.match(file, {
         onNone: () => ConfigFile.Store.layerDefault,
-        onSome: (path) => Layer.unwrapEffect(Effect.map(Path.Path, (p) => ConfigFile.Store.layerFile(p.resolve(path))))
+        onSome: (file) =>
+          Layer.unwrap(Effect.gen(function*() {
+            return ConfigFile.Store.layerFile((yield* Path.Path).resolve(file))
+          }))
       })
     )
   )

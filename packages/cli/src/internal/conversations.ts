@@ -1,6 +1,6 @@
-import * as FileSystem from "@effect/platform/FileSystem"
-import * as Path from "@effect/platform/Path"
 import * as Effect from "effect/Effect"
+import * as FileSystem from "effect/FileSystem"
+import * as Path from "effect/Path"
 import * as Schema from "effect/Schema"
 
 import { besideConfig } from "./config.js"
@@ -16,7 +16,7 @@ export const Conversation = Schema.Struct({ at: Schema.String, session: Schema.S
 /** @internal */
 export type Conversation = typeof Conversation.Type
 
-const Book = Schema.parseJson(Schema.Record({ key: Schema.String, value: Conversation }))
+const Book = Schema.fromJsonString(Schema.Record(Schema.String, Conversation))
 
 /**
  * `--continue` found no conversation to continue.
@@ -35,11 +35,13 @@ export class NothingToContinue extends Schema.TaggedError<NothingToContinue>("@f
 const file = besideConfig("conversations.json")
 
 const read = (at: string) =>
-  Effect.flatMap(FileSystem.FileSystem, (fs) =>
-    fs.readFileString(at).pipe(
-      Effect.flatMap(Schema.decodeUnknown(Book)),
+  Effect.gen(function*() {
+    const fs = yield* FileSystem.FileSystem
+    return yield* fs.readFileString(at).pipe(
+      Effect.flatMap(Schema.decodeUnknownEffect(Book)),
       Effect.orElseSucceed((): Record<string, Conversation> => ({}))
-    ))
+    )
+  })
 
 /**
  * The conversation the last turn from `place` ended in.

@@ -22,26 +22,26 @@ export const none: Countdown = { start: () => Effect.void, stop: Effect.void }
  * @internal
  */
 export const on = (stream: { readonly write: (text: string) => unknown }): Countdown => {
-  let running: Fiber.RuntimeFiber<void> | undefined
+  let running: Fiber.Fiber<void> | undefined
   const clear = Effect.sync(() => void stream.write("\r\u001b[K"))
   const stop = Effect.suspend(() => {
     const fiber = running
     running = undefined
-    return fiber === undefined ? Effect.void : Effect.zipRight(Fiber.interrupt(fiber), clear)
+    return fiber === undefined ? Effect.void : Effect.andThen(Fiber.interrupt(fiber), clear)
   })
   const tick = (left: number, what: string): Effect.Effect<void> =>
     left <= 0
       ? clear
-      : Effect.zipRight(
-        Effect.sync(() => void stream.write(`\r\u001b[K  ${what} in ${left}s…`)),
-        Effect.zipRight(Effect.sleep(Duration.seconds(1)), Effect.suspend(() => tick(left - 1, what)))
+      : Effect.sync(() => void stream.write(`\r\u001b[K  ${what} in ${left}s…`)).pipe(
+        Effect.andThen(Effect.sleep(Duration.seconds(1))),
+        Effect.andThen(Effect.suspend(() => tick(left - 1, what)))
       )
   return {
     start: (wait, what) =>
-      Effect.zipRight(
+      Effect.andThen(
         stop,
         Effect.flatMap(
-          Effect.forkDaemon(tick(Math.ceil(Duration.toSeconds(wait)), what)),
+          Effect.forkDetach(tick(Math.ceil(Duration.toSeconds(wait)), what)),
           (fiber) => Effect.sync(() => void (running = fiber))
         )
       ),

@@ -1,4 +1,3 @@
-import * as Command from "@effect/cli/Command"
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import * as Accounts from "@fallback/core/Accounts"
 import * as Agent from "@fallback/core/Agent"
@@ -17,6 +16,7 @@ import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import * as Stream from "effect/Stream"
+import * as Command from "effect/cli/Command"
 import { backendsOf } from "./backends.js"
 import { table } from "./table.js"
 
@@ -56,11 +56,11 @@ const world = (url: string): ConfigFile.Document => ({
 })
 
 /** Keys for the mock only: they name the fault each account plays. */
-const keys = new Map([
-  ["DEMO_KEY_WORK", "demo-key-work"],
-  ["DEMO_KEY_SPARE", "demo-key-spare"],
-  ["OPENAI_API_KEY", "demo-key-openai"]
-])
+const keys = {
+  DEMO_KEY_WORK: "demo-key-work",
+  DEMO_KEY_SPARE: "demo-key-spare",
+  OPENAI_API_KEY: "demo-key-openai"
+}
 
 /** The outage: the work account is rate-limited, the spare key is refused, the model is retired. */
 const outage: ReadonlyArray<MockProvider.Rule> = [
@@ -101,7 +101,7 @@ const places = (document: ConfigFile.Document) =>
     Notice.Notices.layer
   ).pipe(Layer.provide(ConfigFile.Store.layerMemory(document)))
 
-const play = (mock: MockProvider.MockProvider["Type"]) =>
+const play = (mock: MockProvider.Service) =>
   Effect.gen(function*() {
     const began = yield* Clock.currentTimeMillis
     yield* Console.log([
@@ -118,7 +118,7 @@ const play = (mock: MockProvider.MockProvider["Type"]) =>
     const watching = yield* notices.watch
     const narrator = yield* watching.pipe(
       Stream.runForEach((notice) => Console.log(`  ${Notice.format(notice)}`)),
-      Effect.fork
+      Effect.forkChild
     )
     const agent = yield* Agent.make(start, undefined, quick)
     const answer = yield* Agent.ask(agent, "Say hello.")
@@ -155,7 +155,7 @@ export const demo = Command.make("demo", {}, () =>
     yield* mock.script(outage)
     yield* play(mock).pipe(Effect.provide(places(world(mock.url))))
   }).pipe(
-    Effect.withConfigProvider(ConfigProvider.fromMap(keys)),
+    Effect.provideService(ConfigProvider.ConfigProvider, ConfigProvider.fromUnknown(keys)),
     Effect.provide(MockProvider.MockProvider.layer())
   )).pipe(
     Command.withDescription(

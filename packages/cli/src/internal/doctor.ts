@@ -1,16 +1,17 @@
-import * as Command from "@effect/cli/Command"
-import * as PlatformCommand from "@effect/platform/Command"
-import * as FileSystem from "@effect/platform/FileSystem"
-import * as Path from "@effect/platform/Path"
 import * as ConfigFile from "@fallback/core/ConfigFile"
 import * as Place from "@fallback/core/Place"
 import * as Config from "effect/Config"
 import * as Console from "effect/Console"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
+import * as FileSystem from "effect/FileSystem"
 import * as Option from "effect/Option"
+import * as Path from "effect/Path"
+import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
+import * as Command from "effect/cli/Command"
+import * as ChildProcess from "effect/process/ChildProcess"
+import * as ChildProcessSpawner from "effect/process/ChildProcessSpawner"
 import { config, editing, json } from "./config.js"
 import { didYouMean } from "./nearest.js"
 import { plainAtOpencode } from "./outcome.js"
@@ -44,15 +45,17 @@ export class ProblemsFound extends Schema.TaggedError<ProblemsFound>("@fallback/
 }
 
 const variable = (name: string) =>
-  Effect.map(Config.option(Config.string(name)), (value) => Option.isSome(value) && value.value !== "")
+  Effect.map(Config.option(Config.String(name)), (value) => Option.isSome(value) && value.value !== "")
 
 const executable = (file: string) =>
-  Effect.flatMap(FileSystem.FileSystem, (fs) =>
-    fs.access(file, { ok: true }).pipe(
-      Effect.zipRight(fs.stat(file)),
+  Effect.gen(function*() {
+    const fs = yield* FileSystem.FileSystem
+    return yield* fs.access(file, { ok: true }).pipe(
+      Effect.andThen(fs.stat(file)),
       Effect.map((info) => info.type === "File" && (info.mode & 0o111) !== 0),
       Effect.orElseSucceed(() => false)
-    ))
+    )
+  })
 
 /**
  * The binary a CLI runs: the config's `bin`, else the first executable of its name on PATH.
@@ -63,7 +66,7 @@ export const binaryOf = (cli: string, bin: string | undefined) =>
   Effect.gen(function*() {
     const path = yield* Path.Path
     if (bin !== undefined) return (yield* executable(bin)) ? Option.some(bin) : Option.none()
-    const dirs = (yield* Config.string("PATH").pipe(Config.withDefault(""))).split(
+    const dirs = (yield* Config.String("PATH").pipe(Config.withDefault(""))).split(
       process.platform === "win32" ? ";" : ":"
     ).filter((d) => d !== "")
     for (const dir of dirs) {
@@ -83,8 +86,9 @@ export const shellWord = (word: string): string =>
 
 /** @internal */
 export const versionOf = (bin: string) =>
-  PlatformCommand.lines(PlatformCommand.make(bin, "--version")).pipe(
-    Effect.map((lines) => Option.fromNullable(lines.find((line) => line.trim() !== "")?.trim())),
+  Effect.flatMap(ChildProcessSpawner.ChildProcessSpawner, (spawner) =>
+    spawner.lines(ChildProcess.make(bin, ["--version"]))).pipe(
+    Effect.map((lines) => Option.fromUndefinedOr(lines.find((line) => line.trim() !== "")?.trim())),
     // a CLI that relaunches itself (gemini) answers slowly on a busy machine
     Effect.timeout(Duration.seconds(30)),
     Effect.option,
@@ -127,7 +131,7 @@ const cliChecks = (document: ConfigFile.Document, used: ReadonlySet<string>, fil
 const accountChecks = (document: ConfigFile.Document) =>
   Effect.gen(function*() {
     const fs = yield* FileSystem.FileSystem
-    const home = yield* Config.string("HOME").pipe(Config.withDefault(""))
+    const home = yield* Config.String("HOME").pipe(Config.withDefault(""))
     const checks: Array<Check> = []
     for (const [cli, accounts] of Object.entries(document.accounts)) {
       for (const account of accounts) {
@@ -239,7 +243,7 @@ const accountChecks = (document: ConfigFile.Document) =>
 const stepChecks = (document: ConfigFile.Document, file: string): Array<Check> =>
   Object.entries(document.steps).map(([from, step]) => {
     const shown = step.to === undefined ? `${from} (tries again; no next place)` : `${from} → ${Place.format(step.to)}`
-    const places = [Either.getOrThrow(Place.parse(from)), ...(step.to === undefined ? [] : [step.to])]
+    const places = [Result.getOrThrow(Place.parse(from)), ...(step.to === undefined ? [] : [step.to])]
     const unknown = places.flatMap((place) =>
       Option.match(servedAt(document, place), {
         onNone: () => [],
@@ -293,7 +297,7 @@ const usedClis = (document: ConfigFile.Document): ReadonlySet<string> =>
     ...Object.keys(document.accounts),
     ...Object.keys(document.clis),
     ...Object.entries(document.steps).flatMap(([from, step]) => [
-      Either.getOrThrow(Place.parse(from)).cli,
+      Result.getOrThrow(Place.parse(from)).cli,
       ...(step.to === undefined ? [] : [step.to.cli])
     ])
   ])
@@ -314,10 +318,10 @@ export const examine = (json: boolean) =>
   Effect.gen(function*() {
     const store = yield* ConfigFile.Store
     const file = Option.getOrElse(store.file, () => "the config")
-    const read = yield* Effect.either(store.read)
-    const document = read._tag === "Right" ? read.right : ConfigFile.empty
+    const read = yield* Effect.result(store.read)
+    const document = Result.isSuccess(read) ? read.success : ConfigFile.empty
     const checks: Array<Check> = [
-      read._tag === "Right"
+      Result.isSuccess(read)
         ? {
           subject: "config",
           ok: true,
@@ -328,7 +332,7 @@ export const examine = (json: boolean) =>
         : {
           subject: "config",
           ok: false,
-          detail: read.left.message,
+          detail: read.failure.message,
           fix: `mend ${shellWord(file)} where the message says, or move it away`
         },
       ...yield* anywhere(document),

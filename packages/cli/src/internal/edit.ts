@@ -1,6 +1,4 @@
-import * as Command from "@effect/cli/Command"
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
-import * as Terminal from "@effect/platform/Terminal"
 import * as Backend from "@fallback/core/Backend"
 import * as ConfigFile from "@fallback/core/ConfigFile"
 import * as Place from "@fallback/core/Place"
@@ -10,10 +8,12 @@ import * as Config from "effect/Config"
 import * as Console from "effect/Console"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
+import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
+import * as Stdio from "effect/Stdio"
+import * as Command from "effect/cli/Command"
 
 import { backendsOf } from "./backends.js"
 import { config, editing } from "./config.js"
@@ -67,7 +67,7 @@ const tries = Effect.fn("Edit.tries")(function*(page: State.Page, step: Steps.St
   const count = yield* enter(
     `How many tries beyond the first at ${at}? (0 for none)`,
     (text) =>
-      /^\d+$/.test(text) && Number(text) <= 100 ? Either.right(Number(text)) : Either.left("a whole number, 0 to 100"),
+      /^\d+$/.test(text) && Number(text) <= 100 ? Result.succeed(Number(text)) : Result.fail("a whole number, 0 to 100"),
     colour,
     now === undefined ? "" : String(now.tries)
   )
@@ -138,9 +138,9 @@ const save = Effect.fn("Edit.save")(function*(page: State.Page) {
     return Option.none<State.Page>()
   }
   return yield* store.modify(State.land(page)).pipe(
-    Effect.zipRight(Console.log(`Saved to ${page.file}: ${changes.join(", ")}`)),
+    Effect.andThen(Console.log(`Saved to ${page.file}: ${changes.join(", ")}`)),
     Effect.as(Option.none<State.Page>()),
-    Effect.catchAll((error) => Effect.succeedSome(State.tell(page, `Not saved: ${error.message}`)))
+    Effect.catch((error) => Effect.succeedSome(State.tell(page, `Not saved: ${error.message}`)))
   )
 })
 
@@ -158,7 +158,7 @@ const leave = Effect.fn("Edit.leave")(function*(page: State.Page, colour: boolea
   return Option.none<State.Page>()
 })
 
-const colourful = Config.option(Config.string("NO_COLOR")).pipe(
+const colourful = Config.option(Config.String("NO_COLOR")).pipe(
   Config.map(Option.match({ onNone: () => true, onSome: (value) => value === "" })),
   Effect.orElseSucceed(() => true)
 )
@@ -170,7 +170,7 @@ const colourful = Config.option(Config.string("NO_COLOR")).pipe(
  */
 export const edit = Command.make("edit", { config }, ({ config }) =>
   Effect.gen(function*() {
-    if (!(yield* Effect.flatMap(Terminal.Terminal, (terminal) => terminal.isTTY))) return yield* new NotATerminal()
+    if (!(yield* (yield* Stdio.Stdio).stdinIsTerminal)) return yield* new NotATerminal()
     const store = yield* ConfigFile.Store
     const document = yield* store.read
     const colour = yield* colourful
@@ -178,7 +178,10 @@ export const edit = Command.make("edit", { config }, ({ config }) =>
       Effect.flatMap(Option.match({
         onSome: (given) => Effect.succeed(given),
         onNone: () =>
-          Effect.provide(Backend.Backends, backendsOf(document).pipe(Layer.provide(NodeHttpClient.layerUndici)))
+          Effect.provide(
+            Backend.Backends,
+            backendsOf(document).pipe(Layer.provide(NodeHttpClient.layerUndici))
+          )
       }))
     )
     const places: Places = {

@@ -1,5 +1,5 @@
-import type * as Terminal from "@effect/platform/Terminal"
 import * as Option from "effect/Option"
+import type * as Terminal from "effect/Terminal"
 
 /**
  * What a key asks of the page.

@@ -1,8 +1,8 @@
 import type * as Backend from "@fallback/core/Backend"
 import * as Place from "@fallback/core/Place"
 import * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
 import * as Option from "effect/Option"
+import * as Result from "effect/Result"
 
 import { choose, enter } from "./editPrompts.js"
 
@@ -18,7 +18,7 @@ export type Models = (cli: string) => ReadonlyArray<string>
  *
  * @internal
  */
-export const modelsOf = (backends: Option.Option<Backend.Backends["Type"]>): Models => (cli) =>
+export const modelsOf = (backends: Option.Option<Backend.Service>): Models => (cli) =>
   Option.match(Option.flatMap(backends, (backends) => backends.get(cli)), {
     onNone: () => [],
     onSome: (backend) => backend.capabilities.models.map((model) => model.name)
@@ -42,11 +42,11 @@ const typed = (asking: string, prefix: string, colour: boolean, refuse: Refuse) 
   enter(
     `${asking}: which model of ${prefix}? (type its name)`,
     (model) =>
-      Either.flatMap(
-        Either.mapLeft(Place.parse(`${prefix}/${model}`), (error) => error.reason),
+      Result.flatMap(
+        Result.mapError(Place.parse(`${prefix}/${model}`), (error) => error.reason),
         (place) => {
           const refused = refuse(place)
-          return refused === undefined ? Either.right(model) : Either.left(refused)
+          return refused === undefined ? Result.succeed(model) : Result.fail(refused)
         }
       ),
     colour
@@ -62,9 +62,9 @@ const model = Effect.fn("Edit.model")(function*(
 ) {
   // a model that would make a refused place is not offered
   const offered = listed.filter((name) =>
-    Either.match(Place.parse(`${prefix}/${name}`), {
-      onLeft: () => true,
-      onRight: (place) => refuse(place) === undefined
+    Result.match(Place.parse(`${prefix}/${name}`), {
+      onFailure: () => true,
+      onSuccess: (place) => refuse(place) === undefined
     })
   )
   if (offered.length === 0) return yield* typed(asking, prefix, colour, refuse)
@@ -127,7 +127,7 @@ export const choosePlace = Effect.fn("Edit.choosePlace")(function*(
       if (Option.isNone(account)) break
       const prefix = account.value === "" ? cli.value : `${cli.value}@${account.value}`
       const name = yield* model(asking, prefix, places.models(cli.value), colour, refuse, now?.model)
-      if (Option.isSome(name)) return Either.getRight(Place.parse(`${prefix}/${name.value}`))
+      if (Option.isSome(name)) return Result.getSuccess(Place.parse(`${prefix}/${name.value}`))
       if (names.length === 0) break
     }
   }

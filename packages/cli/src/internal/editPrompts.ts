@@ -1,10 +1,10 @@
-import * as Prompt from "@effect/cli/Prompt"
-import * as Terminal from "@effect/platform/Terminal"
 import type * as Steps from "@fallback/core/Steps"
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
 import * as Option from "effect/Option"
+import * as Result from "effect/Result"
+import * as Terminal from "effect/Terminal"
+import * as Prompt from "effect/cli/Prompt"
 
 import { fieldKey, pageKey, questionKey } from "./editKeys.js"
 import { type Choice, erase, fieldLines, frame, pageLines, questionLines } from "./editRender.js"
@@ -29,9 +29,12 @@ export type Intent = Data.TaggedEnum<{
  */
 export const Intent = Data.taggedEnum<Intent>()
 
-const Action = Data.taggedEnum<Prompt.Prompt.ActionDefinition>()
+const Action = Data.taggedEnum<Prompt.ActionDefinition>()
 
-const bell = "\u0007"
+// a key that does nothing rings the terminal's bell
+const beep = Effect.flatMap(Terminal.Terminal, (terminal) => Effect.ignore(terminal.display("\u0007"))).pipe(
+  Effect.as(Action.Beep())
+)
 
 interface Size {
   readonly columns: number
@@ -44,12 +47,10 @@ const size = Effect.flatMap(
 )
 
 const drawn = <S>(lines: (state: S, size: Size) => ReadonlyArray<string>) => ({
-  render: (_: S, action: Prompt.Prompt.Action<S, unknown>) =>
-    action._tag === "Beep"
-      ? Effect.succeed(bell)
-      : action._tag === "Submit"
+  render: (state: S, action: Prompt.Action<S, unknown>) =>
+    action._tag === "Submit"
       ? Effect.succeed("")
-      : Effect.map(size, (size) => frame(lines(action.state, size), size.columns)),
+      : Effect.map(size, (size) => frame(lines(action._tag === "NextFrame" ? action.state : state, size), size.columns)),
   clear: (state: S) => Effect.map(size, (size) => erase(lines(state, size).length))
 })
 
@@ -59,7 +60,7 @@ const drawn = <S>(lines: (state: S, size: Size) => ReadonlyArray<string>) => ({
  * @internal
  */
 export const page = (initial: State.Page, colour: boolean): Prompt.Prompt<readonly [State.Page, Intent]> =>
-  Prompt.custom(initial, {
+  Prompt.Custom(initial, {
     ...drawn((page: State.Page, size) => pageLines(page, colour, size.rows)),
     process: (input, page) => {
       const submit = (intent: Intent) => Effect.succeed(Action.Submit({ value: [page, intent] as const }))
@@ -79,7 +80,7 @@ export const page = (initial: State.Page, colour: boolean): Prompt.Prompt<readon
         case "leave":
           return submit(Intent.Leave())
         case "none":
-          return Effect.succeed(Action.Beep())
+          return beep
       }
     }
   })
@@ -90,7 +91,7 @@ const question = <A>(
   colour: boolean,
   initial = 0
 ): Prompt.Prompt<Option.Option<A>> =>
-  Prompt.custom(initial, {
+  Prompt.Custom(initial, {
     ...drawn((cursor: number, size) => questionLines(message, choices, cursor, colour, size.rows)),
     process: (input, cursor) => {
       switch (questionKey(input)) {
@@ -103,7 +104,7 @@ const question = <A>(
         case "back":
           return Effect.succeed(Action.Submit({ value: Option.none() }))
         case "none":
-          return Effect.succeed(Action.Beep())
+          return beep
       }
     }
   })
@@ -113,8 +114,8 @@ const question = <A>(
  *
  * @internal
  */
-export const asked = <A>(prompt: Prompt.Prompt<A>): Effect.Effect<Option.Option<A>, never, Prompt.Prompt.Environment> =>
-  Prompt.run(prompt).pipe(Effect.asSome, Effect.catchTag("QuitException", () => Effect.succeedNone))
+export const asked = <A>(prompt: Prompt.Prompt<A>): Effect.Effect<Option.Option<A>, never, Prompt.Environment> =>
+  Prompt.run(prompt).pipe(Effect.asSome, Effect.catchTag("QuitError", () => Effect.succeedNone))
 
 /**
  * Asks a question on the page: one of `choices`, or none when the person goes back (Escape,
@@ -127,7 +128,7 @@ export const choose = <A>(
   choices: ReadonlyArray<Choice<A>>,
   colour: boolean,
   initial = 0
-): Effect.Effect<Option.Option<A>, never, Prompt.Prompt.Environment> =>
+): Effect.Effect<Option.Option<A>, never, Prompt.Environment> =>
   Effect.map(asked(question(message, choices, colour, initial)), Option.flatten)
 
 interface Field {
@@ -148,13 +149,13 @@ interface Field {
  */
 export const enter = <A>(
   message: string,
-  read: (text: string) => Either.Either<A, string>,
+  read: (text: string) => Result.Result<A, string>,
   colour: boolean,
   initial = ""
-): Effect.Effect<Option.Option<A>, never, Prompt.Prompt.Environment> =>
+): Effect.Effect<Option.Option<A>, never, Prompt.Environment> =>
   Effect.map(
     asked(
-      Prompt.custom<Field, Option.Option<A>>(
+      Prompt.Custom<Field, Option.Option<A>>(
         { text: initial, error: undefined, fresh: initial !== "", refused: false },
         {
           ...drawn((field: Field) => fieldLines(message, field.text, field.error, colour)),
@@ -184,14 +185,14 @@ export const enter = <A>(
                   })
                 )
               case "done":
-                return Effect.succeed(Either.match(read(field.text), {
-                  onLeft: (error) => Action.NextFrame({ state: { ...field, error, refused: true } }),
-                  onRight: (value) => Action.Submit({ value: Option.some(value) })
+                return Effect.succeed(Result.match(read(field.text), {
+                  onFailure: (error) => Action.NextFrame({ state: { ...field, error, refused: true } }),
+                  onSuccess: (value) => Action.Submit({ value: Option.some(value) })
                 }))
               case "back":
                 return Effect.succeed(Action.Submit({ value: Option.none() }))
               case "none":
-                return Effect.succeed(Action.Beep())
+                return beep
             }
           }
         }

@@ -1,9 +1,9 @@
 import * as ConfigFile from "@fallback/core/ConfigFile"
 import type * as Place from "@fallback/core/Place"
 import type * as Steps from "@fallback/core/Steps"
-import * as Either from "effect/Either"
 import * as Equal from "effect/Equal"
 import * as Option from "effect/Option"
+import * as Result from "effect/Result"
 
 /**
  * The page: the steps as the file had them, the steps as edited, the row the cursor is on (the
@@ -142,7 +142,7 @@ export const remove = (page: Page, place: Place.Place, notice: string): Page => 
  *
  * @internal
  */
-export const land = (page: Page) => (document: ConfigFile.Document): Either.Either<ConfigFile.Document> => {
+export const land = (page: Page) => (document: ConfigFile.Document): Result.Result<ConfigFile.Document> => {
   const book = new Map(ConfigFile.bookOf(document))
   for (const place of removed(page)) book.delete(key(place))
   for (const step of page.rows) {
@@ -153,5 +153,5 @@ export const land = (page: Page) => (document: ConfigFile.Document): Either.Eith
       retrying: Option.getOrUndefined(step.retrying)
     })
   }
-  return Either.right(ConfigFile.withBook(document, book))
+  return Result.succeed(ConfigFile.withBook(document, book))
 }

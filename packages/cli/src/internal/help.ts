@@ -1,12 +1,10 @@
-import * as CliConfig from "@effect/cli/CliConfig"
-import type * as Command from "@effect/cli/Command"
-import * as CommandModule from "@effect/cli/Command"
-import type * as HelpDoc from "@effect/cli/HelpDoc"
-import type * as Span from "@effect/cli/HelpDoc/Span"
-import type * as CommandExecutor from "@effect/platform/CommandExecutor"
-import type * as FileSystem from "@effect/platform/FileSystem"
-import type * as Path from "@effect/platform/Path"
-import type * as Terminal from "@effect/platform/Terminal"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as CliConfig from "effect/cli/CliConfig"
+import * as CliOutput from "effect/cli/CliOutput"
+import * as Command from "effect/cli/Command"
+import * as GlobalFlag from "effect/cli/GlobalFlag"
+import type * as HelpDoc from "effect/cli/HelpDoc"
 
 /**
  * A command of `fallback`: what it runs on (the platform the bin provides), and its errors, each
@@ -14,12 +12,7 @@ import type * as Terminal from "@effect/platform/Terminal"
  *
  * @internal
  */
-export type Loaded = Command.Command<
-  any,
-  CommandExecutor.CommandExecutor | FileSystem.FileSystem | Path.Path | Terminal.Terminal,
-  { readonly message: string },
-  any
->
+export type Loaded = Command.Command<any, any, any, { readonly message: string }, Command.Environment>
 
 /**
  * One command as the help shows it: how it is called, one line about it, and how to load the
@@ -36,165 +29,74 @@ export interface Entry {
   readonly load: () => Promise<Loaded>
 }
 
-const textOf = (span: Span.Span): string => {
-  switch (span._tag) {
-    case "Text":
-    case "URI":
-      return span.value
-    case "Highlight":
-    case "Weak":
-    case "Strong":
-      return textOf(span.value)
-    case "Sequence":
-      return textOf(span.left) + textOf(span.right)
-  }
-}
-
-interface Read {
-  readonly paragraphs: Array<{ readonly header: string; readonly text: string }>
-  readonly definitions: Array<{ readonly header: string; readonly term: string; readonly text: Array<string> }>
-}
-
-const paragraphs = (doc: HelpDoc.HelpDoc): Array<string> => {
-  switch (doc._tag) {
-    case "Paragraph":
-      return [textOf(doc.value)]
-    case "Sequence":
-      return [...paragraphs(doc.left), ...paragraphs(doc.right)]
-    case "Enumeration":
-      return doc.elements.flatMap(paragraphs)
-    default:
-      return []
-  }
-}
-
 /**
- * A help document's text, paragraphs one a line, without styles.
+ * A command's help document, as effect/cli builds it for `--help`: the command is run on `--help`
+ * alone, with a presenter that keeps the document instead of printing it.
  *
  * @internal
  */
-export const textOfDoc = (doc: HelpDoc.HelpDoc): string => {
-  switch (doc._tag) {
-    case "Header":
-    case "Paragraph":
-      return textOf(doc.value)
-    case "DescriptionList":
-      return doc.definitions.map(([term, description]) => `${textOf(term)} ${textOfDoc(description)}`).join("\n")
-    case "Sequence":
-      return [textOfDoc(doc.left), textOfDoc(doc.right)].filter((t) => t !== "").join("\n")
-    case "Enumeration":
-      return doc.elements.map(textOfDoc).join("\n")
-    case "Empty":
-      return ""
-  }
-}
-
-const read = (doc: HelpDoc.HelpDoc, into: Read, header: { value: string }): Read => {
-  switch (doc._tag) {
-    case "Header":
-      header.value = textOf(doc.value)
-      break
-    case "Paragraph":
-      into.paragraphs.push({ header: header.value, text: textOf(doc.value) })
-      break
-    case "DescriptionList":
-      for (const [term, description] of doc.definitions) {
-        into.definitions.push({ header: header.value, term: textOf(term), text: paragraphs(description) })
-      }
-      break
-    case "Sequence":
-      read(doc.left, into, header)
-      read(doc.right, into, header)
-      break
-    case "Enumeration":
-      for (const element of doc.elements) read(element, into, header)
-      break
-    case "Empty":
-      break
-  }
-  return into
-}
-
-// what @effect/cli says of every option of a kind; the help keeps only what was said of this one
-const boilerplate =
-  /^(?:One of the following|A true or false value|A user-defined piece of text|An integer|This setting is optional|This option may be repeated|A file system path|This setting is)/
-
-const built = new Set(["--completions", "--log-level", "--wizard", "--version", "(-h,"])
-
-const values: Record<string, string> = {
-  "--config": "FILE",
-  "--config-dir": "DIR",
-  "--session": "ID",
-  "--skill": "NAME",
-  "--first-byte": "TIME",
-  "--idle": "TIME",
-  "--deadline": "TIME",
-  "--timeout": "TIME",
-  "--attempts": "N",
-  "--tries": "N",
-  "--port": "N",
-  "--lifetime": "TIME",
-  "--env": "VAR=fromEnv:OTHER",
-  "--effort": "LEVEL",
-  "--permission": "RUNG"
-}
-
-const termOf = (term: string) =>
-  term.replace(/^\((-\w), (--[\w-]+)\)/, "$1, $2").replace(
-    /^((?:-\w, )?(--[\w-]+)) (?:text|integer)(\.\.\.)?$/,
-    (_, flag: string, name: string, many: string | undefined) =>
-      `${flag} ${values[name] ?? "VALUE"}${many === undefined ? "" : "…"}`
-  )
-
-// headings in bold: the bin drops colour where it is not wanted (not a terminal, NO_COLOR)
-const heading = (text: string) => `\u001b[1m${text}\u001b[0m`
-
-const readCommand = (command: Loaded) =>
-  read(CommandModule.getHelp(command, CliConfig.defaultConfig), { paragraphs: [], definitions: [] }, {
-    value: ""
+export const docOf = (command: Loaded): Effect.Effect<HelpDoc.HelpDoc, never, Command.Environment> =>
+  Effect.suspend(() => {
+    let doc: HelpDoc.HelpDoc | undefined
+    const presenter: CliOutput.Presenter = {
+      present: (event) => Effect.sync(() => void (event._tag === "Version" ? undefined : (doc ??= event.helpDoc)))
+    }
+    return Command.runWith(command, { version: "", renderErrors: false })(["--help"]).pipe(
+      Effect.ignore,
+      Effect.provideService(CliOutput.Presenter, presenter),
+      Effect.provideService(CliConfig.CliConfig, CliConfig.make({ builtIns: [GlobalFlag.Help] })),
+      Effect.map(() => doc!)
+    )
   })
 
-const optionsOf = (doc: Read) =>
-  doc.definitions.filter((d) => d.header === "OPTIONS" && !built.has(d.term.split(" ")[0]!)).map((d) => ({
-    term: termOf(d.term),
-    names: [...termOf(d.term).matchAll(/(?:^|, )(--?[\w-]+)/g)].map(([, name]) => name!),
-    text: d.text.filter((t) => !boilerplate.test(t)).join(" ")
-  }))
+const choicesIn = /\s*\(choices: (.*)\)$/
+
+/**
+ * The values a flag takes when it is one of a few (`--policy`), as its help says them.
+ *
+ * @internal
+ */
+export const choicesOf = (flag: HelpDoc.FlagDoc): ReadonlyArray<string> | undefined => {
+  const found = Option.getOrElse(flag.description, () => "").match(choicesIn)
+  return flag.type === "choice" && found !== null ? found[1]!.split(", ") : undefined
+}
+
+/**
+ * A flag's names as typed: `-j`, `--json`.
+ *
+ * @internal
+ */
+export const namesOf = (flag: HelpDoc.FlagDoc): ReadonlyArray<string> => [...flag.aliases, `--${flag.name}`]
+
+const termOf = (flag: HelpDoc.FlagDoc) => {
+  const choices = choicesOf(flag)
+  const value = flag.type === "boolean" ? "" : ` ${choices === undefined ? flag.type : choices.join(" | ")}`
+  return `${namesOf(flag).join(", ")}${value}`
+}
 
 /**
  * The options a command takes, as typed: `--json`, `-c`…
  *
  * @internal
  */
-export const optionNames = (command: Loaded): ReadonlyArray<string> =>
-  optionsOf(readCommand(command)).flatMap((o) => o.names)
+export const optionNames = (doc: HelpDoc.HelpDoc): ReadonlyArray<string> => doc.flags.flatMap(namesOf)
 
-/**
- * The names of the option of `command` whose value is one of `choices` (`--policy`), if one is.
- *
- * @internal
- */
-export const optionChoosing = (command: Loaded, choices: ReadonlyArray<string>): ReadonlyArray<string> => {
-  for (const { header, term } of readCommand(command).definitions) {
-    const found = term.match(/^(\((-\w), (--[\w-]+)\)|--[\w-]+) (.*)$/)
-    if (header !== "OPTIONS" || found === null || found[4] !== choices.join(" | ")) continue
-    return found[2] === undefined ? [found[1]!] : [found[2], found[3]!]
-  }
-  return []
-}
+// headings in bold: the bin drops colour where it is not wanted (not a terminal, NO_COLOR)
+const heading = (text: string) => `\u001b[1m${text}\u001b[0m`
 
 /**
  * A command's own help: usage, what it does, its options one a line, its examples.
  *
  * @internal
  */
-export const commandHelp = (entry: Entry, command: Loaded): string => {
-  const doc = readCommand(command)
-  const description = doc.paragraphs.filter((p) => p.header === "DESCRIPTION").map((p) => p.text).join("\n\n")
-  const lines = description.split("\n")
+export const commandHelp = (entry: Entry, doc: HelpDoc.HelpDoc): string => {
+  const lines = doc.description.split("\n")
   const examples = lines.filter((line) => line.startsWith("  fallback ") || line.startsWith("  echo "))
   const about = lines.filter((line) => !examples.includes(line)).join("\n").trim()
-  const options = optionsOf(doc)
+  const options = doc.flags.map((flag) => ({
+    term: termOf(flag),
+    text: Option.getOrElse(flag.description, () => "").replace(choicesIn, "")
+  }))
   const width = Math.min(22, Math.max(0, ...options.map((o) => o.term.length))) + 2
   const option = (o: { readonly term: string; readonly text: string }) =>
     o.term.length < width ? `  ${o.term.padEnd(width)}${o.text}` : `  ${o.term}\n  ${"".padEnd(width)}${o.text}`

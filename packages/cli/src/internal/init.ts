@@ -1,19 +1,19 @@
-import * as Command from "@effect/cli/Command"
-import * as Options from "@effect/cli/Options"
-import * as Prompt from "@effect/cli/Prompt"
-import * as FileSystem from "@effect/platform/FileSystem"
-import * as Path from "@effect/platform/Path"
-import * as Terminal from "@effect/platform/Terminal"
 import * as ConfigFile from "@fallback/core/ConfigFile"
 import * as Config from "effect/Config"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
+import * as FileSystem from "effect/FileSystem"
 import * as Option from "effect/Option"
+import * as Path from "effect/Path"
+import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
+import * as Stdio from "effect/Stdio"
+import type * as Terminal from "effect/Terminal"
+import * as Command from "effect/cli/Command"
+import * as Prompt from "effect/cli/Prompt"
 
 import { agentClis } from "./backends.js"
-import { besideConfig, config, editing } from "./config.js"
+import { besideConfig, config, editing, repeated, text, toggle } from "./config.js"
 import { binaryOf, examine, versionOf } from "./doctor.js"
 import { signedIn, signInLine, signInOf } from "./signIn.js"
 
@@ -47,25 +47,13 @@ export class InvalidInit extends Schema.TaggedError<InvalidInit>("@fallback/cli/
   }
 }
 
-const yes = Options.boolean("yes").pipe(
-  Options.withAlias("y"),
-  Options.withDescription("write the config without asking (for scripts)")
-)
-const only = Options.text("cli").pipe(
-  Options.withDescription("set up only this CLI (repeatable; default: every one installed)"),
-  Options.repeated
-)
-const endpoint = Options.text("endpoint").pipe(
-  Options.withDescription("CLI=URL: the endpoint that CLI sends its requests to (repeatable)"),
-  Options.repeated
-)
-const key = Options.text("key").pipe(
-  Options.withDescription("the variable the endpoints' key is read from (its value is never written)"),
-  Options.optional
-)
+const yes = toggle("yes", "write the config without asking (for scripts)", "y")
+const only = repeated("cli", "VALUE", "set up only this CLI (repeatable; default: every one installed)")
+const endpoint = repeated("endpoint", "VALUE", "CLI=URL: the endpoint that CLI sends its requests to (repeatable)")
+const key = text("key", "VALUE", "the variable the endpoints' key is read from (its value is never written)")
 
 const set = (name: string) =>
-  Effect.map(Config.option(Config.string(name)), (value) => Option.isSome(value) && value.value !== "")
+  Effect.map(Config.option(Config.String(name)), (value) => Option.isSome(value) && value.value !== "")
 
 interface Found {
   readonly cli: string
@@ -79,7 +67,7 @@ const discover = (clis: ReadonlyArray<string>) =>
   Effect.gen(function*() {
     const fs = yield* FileSystem.FileSystem
     const path = yield* Path.Path
-    const home = yield* Config.string("HOME").pipe(Config.withDefault(""))
+    const home = yield* Config.String("HOME").pipe(Config.withDefault(""))
     const entries = home === "" ? [] : yield* fs.readDirectory(home).pipe(Effect.orElseSucceed(() => []))
     const found: Array<Found> = []
     for (const look of looks) {
@@ -129,19 +117,19 @@ const endpointsOf = (given: ReadonlyArray<string>, key: Option.Option<string>) =
         reason: `--endpoint ${pair}: write CLI=URL, the CLI one of ${agentClis.map((a) => a.cli).join(", ")}`
       })
     }
-    return Either.match(
-      Schema.decodeUnknownEither(ConfigFile.Endpoint)({
+    return Result.match(
+      Schema.decodeUnknownResult(ConfigFile.Endpoint)({
         baseUrl: pair.slice(at + 1),
         ...Option.match(key, { onNone: () => ({}), onSome: (fromEnv) => ({ key: { fromEnv } }) })
       }),
       {
-        onLeft: () =>
+        onFailure: () =>
           Effect.fail(
             new InvalidInit({
               reason: `--endpoint ${pair}: the URL is an http:// or https:// one, and --key the name of a variable`
             })
           ),
-        onRight: (endpoint) => Effect.succeed([cli, endpoint] as const)
+        onSuccess: (endpoint) => Effect.succeed([cli, endpoint] as const)
       }
     )
   })
@@ -188,8 +176,7 @@ export const init = Command.make("init", { config, yes, only, endpoint, key }, (
     )
     let picked = found
     if (!args.yes) {
-      const terminal = yield* Terminal.Terminal
-      if (!(yield* terminal.isTTY)) {
+      if (!(yield* (yield* Stdio.Stdio).stdinIsTerminal)) {
         return yield* new InvalidInit({ reason: `no terminal to ask on; write ${file} with: fallback init --yes` })
       }
       const choices = found.flatMap((f) =>
@@ -201,16 +188,16 @@ export const init = Command.make("init", { config, yes, only, endpoint, key }, (
         }))
       )
       // the accounts to write, all offered picked; with none to offer, whether to write at all
-      const asked: Effect.Effect<ReadonlySet<string> | boolean, Terminal.QuitException, Prompt.Prompt.Environment> =
+      const asked: Effect.Effect<ReadonlySet<string> | boolean, Terminal.QuitError, Prompt.Environment> =
         choices.length === 0
-          ? Prompt.run(Prompt.confirm({ message: `Write these to ${file}?`, initial: true }))
+          ? Prompt.run(Prompt.Confirm({ message: `Write these to ${file}?`, initial: true }))
           : Effect.map(
             Prompt.run(
-              Prompt.multiSelect({ message: `The accounts to write to ${file} (space picks, enter writes)`, choices })
+              Prompt.MultiSelect({ message: `The accounts to write to ${file} (space picks, enter writes)`, choices })
             ),
             (names) => new Set(names)
           )
-      const answer = yield* asked.pipe(Effect.catchTag("QuitException", () => Effect.succeed(false)))
+      const answer = yield* asked.pipe(Effect.catchTag("QuitError", () => Effect.succeed(false)))
       if (answer === false) return yield* Console.log("Nothing written.")
       if (answer !== true) {
         picked = found.map((f) => ({ ...f, accounts: f.accounts.filter((a) => answer.has(`${f.cli}@${a.name}`)) }))
@@ -230,7 +217,7 @@ export const init = Command.make("init", { config, yes, only, endpoint, key }, (
         if (reach !== undefined) clis[f.cli] = { ...clis[f.cli], endpoint: reach }
         else if (clis[f.cli] === undefined) clis[f.cli] = {}
       }
-      return Either.right({ ...document, $schema: "./config.schema.json", accounts, clis })
+      return Result.succeed({ ...document, $schema: "./config.schema.json", accounts, clis })
     })
     yield* Console.log(`Wrote ${file}. What the doctor says of it:`)
     yield* examine(false)

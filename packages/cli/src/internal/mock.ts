@@ -1,12 +1,13 @@
-import * as Command from "@effect/cli/Command"
-import * as Options from "@effect/cli/Options"
 import * as MockProvider from "@fallback/testkit/MockProvider"
 import * as Console from "effect/Console"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
+import * as Command from "effect/cli/Command"
+import * as Flag from "effect/cli/Flag"
 
+import { text, toggle } from "./config.js"
 import { formatTime, parseTime } from "./seconds.js"
 
 /**
@@ -22,17 +23,16 @@ export class InvalidMock extends Schema.TaggedError<InvalidMock>("@fallback/cli/
   }
 }
 
-const port = Options.integer("port").pipe(
-  Options.withDescription("the port on 127.0.0.1 (default 0: any free one, printed)"),
-  Options.optional
+const port = Flag.Int("port").pipe(
+  Flag.withMetavar("N"),
+  Flag.withDescription("the port on 127.0.0.1 (default 0: any free one, printed)"),
+  Flag.optional
 )
-const lifetime = Options.text("lifetime").pipe(
-  Options.withDescription("how long it runs before it stops by itself (10m; at most 24h)"),
-  Options.optional
-)
-const json = Options.boolean("json").pipe(
-  Options.withAlias("j"),
-  Options.withDescription("print one JSON line (url, port, refusedUrl, lifetime in seconds) instead of the text")
+const lifetime = text("lifetime", "TIME", "how long it runs before it stops by itself (10m; at most 24h)")
+const json = toggle(
+  "json",
+  "print one JSON line (url, port, refusedUrl, lifetime in seconds) instead of the text",
+  "j"
 )
 
 const longest = Duration.hours(24)
@@ -97,8 +97,8 @@ export const mock = Command.make("mock", { port, lifetime, json }, (args) =>
     if (!Number.isInteger(at) || at < 0 || at > 65535) {
       return yield* new InvalidMock({ reason: `--port ${at}: a port is 0 (any free one) to 65535` })
     }
-    const runs = Option.isNone(args.lifetime) ? Duration.minutes(10) : yield* parseTime(args.lifetime.value)
-    if (Duration.isZero(runs) || Duration.greaterThan(runs, longest)) {
+    const runs = Option.isNone(args.lifetime) ? Duration.minutes(10) : yield* Effect.fromResult(parseTime(args.lifetime.value))
+    if (Duration.isZero(runs) || Duration.isGreaterThan(runs, longest)) {
       return yield* new InvalidMock({
         reason: `--lifetime ${Option.getOrElse(args.lifetime, () => "")}: more than 0 and at most 24h (10m, 1h…)`
       })

@@ -1,11 +1,10 @@
-import * as Otlp from "@effect/opentelemetry/Otlp"
-import * as OtlpSerialization from "@effect/opentelemetry/OtlpSerialization"
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import * as Secret from "@fallback/core/Secret"
 import * as Telemetry from "@fallback/core/Telemetry"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import * as Logger from "effect/Logger"
+import * as Otlp from "effect/observability/Otlp"
+import * as OtlpSerialization from "effect/observability/OtlpSerialization"
 import type { Variables } from "./telemetry.js"
 
 /**
@@ -66,11 +65,14 @@ export const masked = (data: unknown, field?: string): unknown => {
 const maskedSerialization = (protocol: Layer.Layer<OtlpSerialization.OtlpSerialization>) =>
   Layer.effect(
     OtlpSerialization.OtlpSerialization,
-    Effect.map(OtlpSerialization.OtlpSerialization, (encode) => ({
-      traces: (data: unknown) => encode.traces(masked(data)),
-      metrics: (data: unknown) => encode.metrics(masked(data)),
-      logs: (data: unknown) => encode.logs(masked(data))
-    }))
+    Effect.gen(function*() {
+      const encode = yield* OtlpSerialization.OtlpSerialization
+      return OtlpSerialization.OtlpSerialization.of({
+        traces: (data) => encode.traces(masked(data) as typeof data),
+        metrics: (data) => encode.metrics(masked(data) as typeof data),
+        logs: (data) => encode.logs(masked(data) as typeof data)
+      })
+    })
   ).pipe(Layer.provide(protocol))
 
 /**
@@ -89,7 +91,7 @@ export const layer = (endpoint: string, variables: Variables) => {
     baseUrl: endpoint,
     resource: { serviceName: named },
     headers: headersOf(variables.OTEL_EXPORTER_OTLP_HEADERS),
-    replaceLogger: Logger.defaultLogger
+    loggerMergeWithExisting: false
   }
   const protocol = variables.OTEL_EXPORTER_OTLP_PROTOCOL === "http/protobuf"
     ? OtlpSerialization.layerProtobuf

@@ -1,11 +1,7 @@
 import * as fs from "node:fs"
 import * as nodePath from "node:path"
 
-import * as Args from "@effect/cli/Args"
-import * as Command from "@effect/cli/Command"
-import * as Options from "@effect/cli/Options"
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
-import * as Terminal from "@effect/platform/Terminal"
 import * as Agent from "@fallback/core/Agent"
 import * as Answer from "@fallback/core/Answer"
 import * as Backend from "@fallback/core/Backend"
@@ -18,76 +14,26 @@ import * as Settings from "@fallback/core/Settings"
 import * as Console from "effect/Console"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
+import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
+import * as Terminal from "effect/Terminal"
+import * as Command from "effect/cli/Command"
 
 import { backendsOf } from "./backends.js"
-import { besideConfig, config, editing } from "./config.js"
+import { besideConfig, editing } from "./config.js"
 import * as Conversations from "./conversations.js"
 import * as Countdown from "./countdown.js"
 import { exitStatusTable, Unanswered } from "./outcome.js"
+import { runArgs } from "./runArgs.js"
 import * as RunJson from "./runJson.js"
 import { parseTime } from "./seconds.js"
 import { health } from "./status.js"
 import { exported } from "./telemetry.js"
 
 const presets = { primary: Preset.primary, escalating: Preset.escalating, breaker: Preset.breaker } as const
-
-const place = Args.text({ name: "place" }).pipe(Args.withDescription("where the turn starts: CLI[@ACCOUNT]/MODEL"))
-
-const prompt = Args.text({ name: "prompt" }).pipe(
-  Args.withDescription("the prompt; - or nothing reads it from stdin"),
-  Args.optional
-)
-
-const preset = Options.choice("preset", ["primary", "escalating", "breaker"]).pipe(
-  Options.withDescription("how turns recover: primary (the default), escalating or breaker"),
-  Options.optional
-)
-
-const text = (name: string, description: string) =>
-  Options.text(name).pipe(Options.withDescription(description), Options.optional)
-
-const effort = text("effort", "how hard the agent thinks (the CLI's own words: low, medium, high…)")
-const permission = text(
-  "permission",
-  `what the agent may do unasked: ${
-    Settings.permissions.join(", ")
-  }, narrowest first (a place whose CLI cannot run at it exactly is not walked to)`
-)
-const noWebSearch = Options.boolean("no-web-search").pipe(
-  Options.withDescription("the agent may not search the web (a place that cannot be told so is not walked to)")
-)
-const skill = Options.text("skill").pipe(
-  Options.withDescription("a skill's folder (its SKILL.md) the agent carries (repeatable)"),
-  Options.repeated
-)
-const firstByte = text("first-byte", "the longest a place may take to send its first byte (30s; 0 for no limit)")
-const idle = text("idle", "the longest an HTTP answer may go quiet once it started (60s)")
-const deadline = text("deadline", "the longest the whole turn may take, failover included (15m)")
-const attempts = Options.integer("attempts").pipe(
-  Options.withDescription("the most goes the turn may take in all, failover included (20)"),
-  Options.optional
-)
-const resume = Options.boolean("continue").pipe(
-  Options.withAlias("c"),
-  Options.withDescription("continue the conversation the last turn from PLACE ended in, where it was answered")
-)
-const session = text(
-  "session",
-  "resume the CLI's conversation ID at PLACE (any of its accounts), as the CLI printed it"
-)
-const json = Options.boolean("json").pipe(
-  Options.withAlias("j"),
-  Options.withDescription("one JSON object a line on stdout: each event, each notice, then the outcome")
-)
-const quiet = Options.boolean("quiet").pipe(
-  Options.withAlias("q"),
-  Options.withDescription("say nothing on stderr about recovery")
-)
 
 /**
  * A number given to `run` that is not one it can use.
@@ -122,7 +68,7 @@ export const sessionProblem = (id: string): string | undefined =>
  * @internal
  */
 export class InvalidPrompt extends Schema.TaggedError<InvalidPrompt>("@fallback/cli/InvalidPrompt")("InvalidPrompt", {
-  reason: Schema.Literal("nul", "empty")
+  reason: Schema.Literals(["nul", "empty"])
 }) {
   override get message(): string {
     return this.reason === "nul"
@@ -161,9 +107,9 @@ const answersWith = (
   )
 
 const timeOf = (given: Option.Option<string>) =>
-  Option.match(given, { onNone: () => Effect.succeedNone, onSome: (input) => Effect.asSome(parseTime(input)) })
+  Option.match(given, { onNone: () => Effect.succeedNone, onSome: (input) => Effect.asSome(Effect.fromResult(parseTime(input))) })
 
-const stdin = Effect.async<string>((resume) => {
+const stdin = Effect.callback<string>((resume) => {
   let text = ""
   process.stdin.setEncoding("utf8")
   process.stdin.on("data", (chunk: string) => (text += chunk))
@@ -174,40 +120,23 @@ const reading = Effect.suspend(() =>
   process.stdin.isTTY === true
     ? Console.error("fallback: type the prompt, then ctrl+d on a line of its own (or pass it as an argument)")
     : Effect.void
-).pipe(Effect.zipRight(stdin))
+).pipe(Effect.andThen(stdin))
 
 /** @internal */
-export const run = Command.make("run", {
-  config,
-  place,
-  preset,
-  effort,
-  permission,
-  noWebSearch,
-  skill,
-  firstByte,
-  idle,
-  deadline,
-  attempts,
-  resume,
-  session,
-  json,
-  quiet,
-  prompt
-}, (args) =>
+export const run = Command.make("run", runArgs, (args) =>
   Effect.gen(function*() {
-    const origin = yield* Place.parse(args.place)
+    const origin = yield* Effect.fromResult(Place.parse(args.place))
     const store = yield* ConfigFile.Store
     const document = yield* store.read
     // only a place the config knows, by the rule `point` writes by, before any prompt is read or CLI run
     const knows = (place: Place.Place) =>
-      Effect.map(ConfigFile.KnownClis, (known) =>
-        ConfigFile.checkPlace(document, place, { known, file: Option.getOrUndefined(store.file) }))
-    yield* Effect.flatten(knows(origin))
+      Effect.flatMap(ConfigFile.KnownClis, (known) =>
+        Effect.fromResult(ConfigFile.checkPlace(document, place, { known, file: Option.getOrUndefined(store.file) })))
+    yield* knows(origin)
     // the flags, else the config's run settings, else the preset's
     const file = document.run ?? {}
     const seconds = (value: number | undefined) =>
-      Option.map(Option.fromNullable(value), (s) => Duration.seconds(s))
+      Option.map(Option.fromUndefinedOr(value), (s) => Duration.seconds(s))
     const named = presets[Option.getOrElse(args.preset, () => file.preset ?? "primary")]
     const chosen: Preset.Preset = {
       ...named,
@@ -224,8 +153,8 @@ export const run = Command.make("run", {
     const idleFlag = yield* timeOf(args.idle)
     const quietFor = Option.orElse(idleFlag, () => seconds(file.idle))
     const within = Option.orElse(yield* timeOf(args.deadline), () => seconds(file.deadline))
-    const attempts = Option.orElse(args.attempts, () => Option.fromNullable(file.attempts))
-    if (Option.isSome(args.permission) && Either.isLeft(Settings.parsePermission(args.permission.value))) {
+    const attempts = Option.orElse(args.attempts, () => Option.fromUndefinedOr(file.attempts))
+    if (Option.isSome(args.permission) && Result.isFailure(Settings.parsePermission(args.permission.value))) {
       return yield* new InvalidRun({
         reason: `--permission ${args.permission.value}: ${
           new Settings.InvalidPermission({ word: args.permission.value }).message
@@ -241,11 +170,11 @@ export const run = Command.make("run", {
     if (args.resume && Option.isSome(args.session)) {
       return yield* new InvalidRun({ reason: "--continue and --session both name a conversation; give one" })
     }
-    const badSession = Option.flatMapNullable(args.session, sessionProblem)
+    const badSession = Option.flatMapNullishOr(args.session, sessionProblem)
     if (Option.isSome(badSession)) return yield* new InvalidRun({ reason: badSession.value })
     const continued = args.resume ? Option.some(yield* Conversations.last(Place.format(origin))) : Option.none()
     const startAt = Option.isSome(continued)
-      ? yield* Effect.flatten(knows(yield* Place.parse(continued.value.at)))
+      ? yield* knows(yield* Effect.fromResult(Place.parse(continued.value.at)))
       : origin
     const resumed = Option.orElse(
       Option.map(continued, (c) => ({ at: startAt, session: c.session })),
@@ -282,7 +211,7 @@ export const run = Command.make("run", {
     }
     const settings = new Settings.Settings({
       ...Option.match(args.effort, { onNone: () => ({}), onSome: (effort) => ({ effort }) }),
-      ...Option.match(Option.flatMap(args.permission, (word) => Either.getRight(Settings.parsePermission(word))), {
+      ...Option.match(Option.flatMap(args.permission, (word) => Result.getSuccess(Settings.parsePermission(word))), {
         onNone: () => ({}),
         onSome: (permission) => ({ permission })
       }),
@@ -356,7 +285,7 @@ export const run = Command.make("run", {
       }
       const agent = yield* Agent.make(startAt, settings, options)
       const shown = yield* agent.turn(text).pipe(
-        Stream.runFoldEffect("", onEvent),
+        Stream.runFoldEffect(() => "", onEvent),
         Effect.ensuring(countdown.stop),
         Effect.mapError((failure) => new Unanswered({ failure })),
         Effect.tapError((unanswered) =>

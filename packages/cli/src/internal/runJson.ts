@@ -22,7 +22,7 @@ import * as Schema from "effect/Schema"
  *
  * @internal
  */
-export const Line = Schema.Union(
+export const Line = Schema.Union([
   Schema.Struct({ type: Schema.Literal("session"), id: Schema.String }),
   Schema.Struct({ type: Schema.Literal("thinking"), text: Schema.String }),
   Schema.Struct({ type: Schema.Literal("text"), text: Schema.String }),
@@ -36,12 +36,12 @@ export const Line = Schema.Union(
     type: Schema.Literal("moved"),
     from: Schema.String,
     to: Schema.String,
-    by: Schema.Literal("account", "place"),
-    kind: Schema.Literal(...Failure.kinds)
+    by: Schema.Literals(["account", "place"]),
+    kind: Schema.Literals(Failure.kinds)
   }),
   Schema.Struct({
     type: Schema.Literal("notice"),
-    notice: Schema.Literal(
+    notice: Schema.Literals([
       "Retrying",
       "Moving",
       "Skipping",
@@ -51,10 +51,10 @@ export const Line = Schema.Union(
       "Fresh",
       "Stopping",
       "Sharing"
-    ),
+    ]),
     message: Schema.String,
     place: Schema.optional(Schema.String),
-    kind: Schema.optional(Schema.Literal(...Failure.kinds)),
+    kind: Schema.optional(Schema.Literals(Failure.kinds)),
     to: Schema.optional(Schema.String),
     waitSeconds: Schema.optional(Schema.Number)
   }),
@@ -63,10 +63,10 @@ export const Line = Schema.Union(
     ok: Schema.Boolean,
     status: Schema.Int,
     place: Schema.String,
-    kind: Schema.optional(Schema.Literal(...Failure.kinds)),
+    kind: Schema.optional(Schema.Literals(Failure.kinds)),
     message: Schema.optional(Schema.String)
   })
-)
+])
 
 /** @internal */
 export type Line = typeof Line.Type

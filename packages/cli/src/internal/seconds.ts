@@ -1,5 +1,5 @@
 import * as Duration from "effect/Duration"
-import * as Either from "effect/Either"
+import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
 
 /**
@@ -25,12 +25,12 @@ const part = /(\d+(?:\.\d+)?)(ms|h|m|s)/g
  *
  * @internal
  */
-export const parseTime = (input: string): Either.Either<Duration.Duration, InvalidTime> => {
+export const parseTime = (input: string): Result.Result<Duration.Duration, InvalidTime> => {
   const text = input.trim()
-  if (bare.test(text)) return Either.right(Duration.millis(Number(text) * 1000))
-  if (!compound.test(text)) return Either.left(new InvalidTime({ input }))
+  if (bare.test(text)) return Result.succeed(Duration.millis(Number(text) * 1000))
+  if (!compound.test(text)) return Result.fail(new InvalidTime({ input }))
   const millis = [...text.matchAll(part)].reduce((sum, [, amount, unit]) => sum + Number(amount) * units[unit!]!, 0)
-  return Either.right(Duration.millis(millis))
+  return Result.succeed(Duration.millis(millis))
 }
 
 /**

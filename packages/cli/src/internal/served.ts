@@ -42,5 +42,5 @@ export const servedAt = (
 export const serves = (document: ConfigFile.Document, place: Place.Place) =>
   Option.match(servedAt(document, place), {
     onNone: () => Effect.succeed(place),
-    onSome: ({ addTo, models }) => ModelList.checkPlace(place, models, addTo)
+    onSome: ({ addTo, models }) => Effect.fromResult(ModelList.checkPlace(place, models, addTo))
   })

@@ -1,6 +1,6 @@
-import * as FileSystem from "@effect/platform/FileSystem"
-import * as Path from "@effect/platform/Path"
 import * as Effect from "effect/Effect"
+import * as FileSystem from "effect/FileSystem"
+import * as Path from "effect/Path"
 
 /**
  * Where an agent CLI keeps its sign-in (on Linux): the variable that moves its home to an

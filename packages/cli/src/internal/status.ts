@@ -1,7 +1,3 @@
-import * as Args from "@effect/cli/Args"
-import * as Command from "@effect/cli/Command"
-import * as Options from "@effect/cli/Options"
-import * as Path from "@effect/platform/Path"
 import * as ConfigFile from "@fallback/core/ConfigFile"
 import * as Health from "@fallback/core/Health"
 import * as Place from "@fallback/core/Place"
@@ -11,9 +7,12 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
+import * as Path from "effect/Path"
 import * as Schema from "effect/Schema"
+import * as Argument from "effect/cli/Argument"
+import * as Command from "effect/cli/Command"
 
-import { config, editing, json } from "./config.js"
+import { config, editing, json, toggle } from "./config.js"
 import { formatTime } from "./seconds.js"
 import { table } from "./table.js"
 
@@ -25,7 +24,7 @@ import { table } from "./table.js"
  * @internal
  */
 export const health = (breaker: Health.Breaker = Health.defaultBreaker) =>
-  Layer.unwrapEffect(
+  Layer.unwrap(
     Effect.gen(function*() {
       const store = yield* ConfigFile.Store
       const chosen = (yield* store.read).health
@@ -43,19 +42,19 @@ export const health = (breaker: Health.Breaker = Health.defaultBreaker) =>
 const left = (until: Option.Option<number>, now: number) =>
   Option.filter(Option.map(until, (at) => at - now), (millis) => millis > 0)
 
-const place = Args.text({ name: "place" }).pipe(
-  Args.withDescription("one place: CLI[@ACCOUNT]/MODEL (with --clear: every place when left out)"),
-  Args.optional
+const place = Argument.String("place").pipe(
+  Argument.withDescription("one place: CLI[@ACCOUNT]/MODEL (with --clear: every place when left out)"),
+  Argument.optional
 )
 
-const clear = Options.boolean("clear").pipe(
-  Options.withDescription("forget the failures recorded against PLACE (or every place), so the next turn goes there")
+const clear = toggle(
+  "clear",
+  "forget the failures recorded against PLACE (or every place), so the next turn goes there"
 )
 
-const tryNow = Options.boolean("try").pipe(
-  Options.withDescription(
-    "take a short turn at PLACE now, parked or not: an answer clears it, a failure is recorded (exit status as run's)"
-  )
+const tryNow = toggle(
+  "try",
+  "take a short turn at PLACE now, parked or not: an answer clears it, a failure is recorded (exit status as run's)"
 )
 
 /**
@@ -78,7 +77,7 @@ export const status = Command.make(
   ({ clear, config, json, place, tryNow }) =>
     Effect.gen(function*() {
       const health = yield* Health.Health
-      const only = Option.isSome(place) ? Option.some(yield* Place.parse(place.value)) : Option.none()
+      const only = Option.isSome(place) ? Option.some(yield* Effect.fromResult(Place.parse(place.value))) : Option.none()
       if (clear && tryNow) return yield* new InvalidStatus({ reason: "--clear and --try: give one" })
       if (tryNow) {
         if (Option.isNone(only)) {

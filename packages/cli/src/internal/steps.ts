@@ -1,6 +1,3 @@
-import * as Args from "@effect/cli/Args"
-import * as Command from "@effect/cli/Command"
-import * as Options from "@effect/cli/Options"
 import * as ConfigFile from "@fallback/core/ConfigFile"
 import * as Place from "@fallback/core/Place"
 import * as Policy from "@fallback/core/Policy"
@@ -9,12 +6,15 @@ import * as Console from "effect/Console"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
+import * as Argument from "effect/cli/Argument"
+import * as Command from "effect/cli/Command"
+import * as Flag from "effect/cli/Flag"
 import { config, editing, json } from "./config.js"
 import { formatTime, parseTime } from "./seconds.js"
 import { serves } from "./served.js"
 import { table } from "./table.js"
 
-const place = (name: string, description: string) => Args.text({ name }).pipe(Args.withDescription(description))
+const place = (name: string, description: string) => Argument.String(name).pipe(Argument.withDescription(description))
 
 const rowOf = (step: Steps.Step) => ({
   place: Place.format(step.place),
@@ -59,7 +59,7 @@ export const point = Command.make("point", {
     const known = { known: yield* ConfigFile.KnownClis, file: Option.getOrUndefined(store.file) }
     // each place (its CLI, its account), then its model; a step to itself is refused as that below
     for (const written of from === to ? [] : [from, to]) {
-      yield* serves(document, yield* ConfigFile.checkPlace(document, yield* Place.parse(written), known))
+      yield* serves(document, yield* Effect.fromResult(ConfigFile.checkPlace(document, yield* Effect.fromResult(Place.parse(written)), known)))
     }
     yield* (yield* Steps.Steps).points(from, to)
     yield* Console.log(`${from} → ${to}`)
@@ -72,16 +72,20 @@ export const point = Command.make("point", {
     )
   )
 
-const tries = Options.integer("tries").pipe(Options.withDescription("how many goes beyond the first (0: none)"))
-
-const policy = Options.choice("policy", Policy.names).pipe(
-  Options.withDescription("the waits between tries"),
-  Options.withDefault(Policy.defaultName)
+const tries = Flag.Int("tries").pipe(
+  Flag.withMetavar("N"),
+  Flag.withDescription("how many goes beyond the first (0: none)")
 )
 
-const timeout = Options.text("timeout").pipe(
-  Options.withDescription("the longest the trying again may take: 90s, 2m, 0 for no limit"),
-  Options.withDefault("0")
+const policy = Flag.Literals("policy", Policy.names).pipe(
+  Flag.withDescription("the waits between tries"),
+  Flag.withDefault(Policy.defaultName)
+)
+
+const timeout = Flag.String("timeout").pipe(
+  Flag.withMetavar("TIME"),
+  Flag.withDescription("the longest the trying again may take: 90s, 2m, 0 for no limit"),
+  Flag.withDefault("0")
 )
 
 /** @internal */
@@ -89,7 +93,7 @@ export const retry = Command.make("retry", { config, place: place("place", "the 
   { config, place, policy, timeout, tries }
 ) =>
   Effect.gen(function*() {
-    const budget = yield* parseTime(timeout)
+    const budget = yield* Effect.fromResult(parseTime(timeout))
     yield* (yield* Steps.Steps).retrying(place, tries, policy, budget)
     const waits = Policy.ladder(policy, tries).map(formatTime).join(", ")
     yield* Console.log(

@@ -9,6 +9,7 @@ import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
+import * as Result from "effect/Result"
 import * as Stream from "effect/Stream"
 
 import { backendsOf } from "./backends.js"
@@ -39,7 +40,7 @@ export const trial = (at: Place.Place) =>
       return yield* Stream.runDrain(agent.turn(probe))
     }).pipe(
       Effect.scoped,
-      Effect.either,
+      Effect.result,
       Effect.provideService(Notice.Notices, { publish: () => Effect.void, watch: Effect.succeed(Stream.empty) }),
       Effect.provide(
         Layer.mergeAll(backendsOf(document, { homes: yield* besideConfig("homes") }), Health.Health.layerMemory()).pipe(
@@ -47,10 +48,10 @@ export const trial = (at: Place.Place) =>
         )
       )
     )
-    if (outcome._tag === "Right") {
+    if (Result.isSuccess(outcome)) {
       yield* recorded.succeeded(at)
       return yield* Console.log(`${Place.format(at)} answered; its failures are cleared`)
     }
-    yield* recorded.failed(at, { failure: outcome.left, counts: true, coolUntil: Option.none() })
-    return yield* new TrialFailed({ place: Place.format(at), failure: outcome.left })
+    yield* recorded.failed(at, { failure: outcome.failure, counts: true, coolUntil: Option.none() })
+    return yield* new TrialFailed({ place: Place.format(at), failure: outcome.failure })
   })

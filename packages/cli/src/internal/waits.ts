@@ -1,22 +1,23 @@
-import * as Command from "@effect/cli/Command"
-import * as Options from "@effect/cli/Options"
 import * as Policy from "@fallback/core/Policy"
 import * as Console from "effect/Console"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
+import * as Command from "effect/cli/Command"
+import * as Flag from "effect/cli/Flag"
 import { json } from "./config.js"
 import { formatTime } from "./seconds.js"
 import { table } from "./table.js"
 
-const policy = Options.choice("policy", Policy.names).pipe(
-  Options.withDescription("one policy (default: all six)"),
-  Options.optional
+const policy = Flag.Literals("policy", Policy.names).pipe(
+  Flag.withDescription("one policy (default: all six)"),
+  Flag.optional
 )
 
-const tries = Options.integer("tries").pipe(
-  Options.withDescription(`how many goes beyond the first (0 to ${Policy.mostTries})`),
-  Options.withDefault(6)
+const tries = Flag.Int("tries").pipe(
+  Flag.withMetavar("N"),
+  Flag.withDescription(`how many goes beyond the first (0 to ${Policy.mostTries})`),
+  Flag.withDefault(6)
 )
 
 /** @internal */
@@ -26,7 +27,7 @@ export const waits = Command.make(
   ({ json, policy, tries }) =>
     Effect.gen(function*() {
       if (!Number.isSafeInteger(tries) || tries < 0 || tries > Policy.mostTries) {
-        return yield* Effect.fail(new Policy.InvalidRetrying({ reason: `tries is ${String(tries).slice(0, 24)}` }))
+        return yield* (new Policy.InvalidRetrying({ reason: `tries is ${String(tries).slice(0, 24)}` }))
       }
       const names = Option.match(policy, { onNone: () => Policy.names, onSome: (name) => [name] })
       const ladders = names.map((name) => ({
