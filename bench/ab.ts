@@ -7,7 +7,6 @@ import { Agent } from "@fallback/core"
 import { wrap } from "cockatiel"
 import * as Array from "effect/Array"
 import * as Effect from "effect/Effect"
-import * as Runtime from "effect/Runtime"
 import * as peers from "./peers.js"
 import { chain, world } from "./world.js"
 
@@ -43,7 +42,7 @@ export const b2 = (n: number, started: () => Promise<void> = () => Promise.resol
 }
 
 export const catchAll = (n: number) =>
-  Effect.runPromise(loop(n, Effect.catchAll(peers.refuseEffect, () => peers.answerEffect)))
+  Effect.runPromise(loop(n, Effect.catch(peers.refuseEffect, () => peers.answerEffect)))
 
 const places = 1_000
 const turns = 10_000
@@ -59,7 +58,7 @@ export const b3 = () => {
       collect()
       const empty = heap()
       const agents = yield* Effect.forEach(names, (place) => Agent.make(place, undefined, { moved: "returns" }))
-      const run = Runtime.runPromise(yield* Effect.runtime<never>())
+      const run = Effect.runPromiseWith(yield* Effect.context<never>())
       yield* Effect.forEach(agents, (agent) => Agent.ask(agent, "hi"), { concurrency: "unbounded", discard: true })
       collect()
       const idle = ((heap() - empty) * 1024) / places
@@ -79,7 +78,7 @@ export const b3turns = (times: number, started: () => Promise<void> = () => Prom
   return Effect.runPromise(
     Effect.scoped(Effect.gen(function*() {
       const agents = yield* Effect.forEach(names, (place) => Agent.make(place, undefined, { moved: "returns" }))
-      const run = Runtime.runPromise(yield* Effect.runtime<never>())
+      const run = Effect.runPromiseWith(yield* Effect.context<never>())
       const walls: Array<number> = []
       yield* Effect.forEach(agents, (agent) => Agent.ask(agent, "hi"), { concurrency: "unbounded", discard: true })
       yield* Effect.promise(started)

@@ -12,10 +12,8 @@ await build({
   bundle: true,
   platform: "node",
   format: "esm",
-  target: "node20",
+  target: "node22",
   conditions: ["@fallback/source"],
-  // @effect/ai-anthropic's tokenizer reads its WASM beside its own CommonJS file: left to Node.
-  external: ["@anthropic-ai/tokenizer"],
   outfile: new URL(`${entry}.bundle.mjs`, import.meta.url).pathname,
   banner: {
     js:

@@ -1,7 +1,10 @@
 /**
  * B7 health stores: what one health operation costs in memory, in the file, and in Redis on
  * loopback (a redis-server of the bench's own), and what each store adds to a landing turn (B1's
- * held agent). A landing turn at a healthy place only reads, and Redis's read is cached.
+ * held agent). A landing turn at a healthy place only reads, and Redis's read is cached. And how
+ * long a cooldown one process writes through Redis takes to be seen by another (issue 24: within
+ * 250 ms at p99; LiteLLM polls every second): two Health services, each on connections of its own
+ * as two processes would be, the reader holding a cached healthy admission when the write starts.
  */
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
@@ -19,8 +22,9 @@ import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as Stream from "effect/Stream"
 
-import { against, type Figure, figure } from "./figures.js"
+import { against, type Figure, figure, repetitions } from "./figures.js"
 import { inEffect } from "./loops.js"
+import { cooldownSeen } from "./targets.js"
 import { instant } from "./world.js"
 
 const reads = Number(process.env.BENCH_HEALTH_OPS ?? 2_000)
@@ -53,6 +57,42 @@ const store = (name: string, health: Layer.Layer<Health.Health>) =>
     ]
   }).pipe(Effect.provide(world(health)))
 
+const sightings = Number(process.env.BENCH_HEALTH_SIGHTINGS ?? 200)
+
+/** The p99 of `samples`. */
+const p99 = (samples: ReadonlyArray<number>) => [...samples].sort((a, b) => a - b)[Math.ceil(samples.length * 0.99) - 1]!
+
+/** Milliseconds from the start of a cooldown's write by `writer` to `reader`'s first admission that skips it. */
+const seen = (writer: Health.Health["Service"], reader: Health.Health["Service"]) =>
+  Effect.gen(function*() {
+    const until = (tag: Health.Admission["_tag"]) =>
+      Effect.gen(function*() {
+        while ((yield* reader.admit(failing))._tag !== tag) yield* Effect.sleep("1 millis")
+      })
+    yield* until("Go")
+    const start = performance.now()
+    yield* writer.failed(failing, { failure, counts: false, coolUntil: Option.some(Date.now() + 60_000) })
+    yield* until("Skip")
+    const took = performance.now() - start
+    yield* writer.succeeded(failing)
+    return took
+  })
+
+/** B7's propagation: each repetition's p99 over `sightings` cooldowns. */
+const propagation = (url: string) =>
+  Effect.gen(function*() {
+    const open = RedisHealth.make({ url: Redacted.make(url), prefix: "bench:seen:", breaker: neverParks })
+    const writer = yield* open
+    const reader = yield* open
+    const runs: Array<number> = []
+    for (let run = 0; run < repetitions; run++) {
+      const times: Array<number> = []
+      for (let i = 0; i < sightings; i++) times.push(yield* seen(writer, reader))
+      runs.push(p99(times))
+    }
+    return figure("B7", cooldownSeen, "ms", runs, `p99 of ${sightings} cooldowns a repetition`)
+  }).pipe(Effect.provide(silent), Effect.scoped)
+
 export const health = async (): Promise<Array<Figure>> => {
   const folder = mkdtempSync(join(tmpdir(), "fallback-bench-health-"))
   const redis = await RedisServer.start()
@@ -75,10 +115,12 @@ export const health = async (): Promise<Array<Figure>> => {
     })))
     // Each landing turn against memory's; each operation against memory's same operation.
     const rows = (kind: string) => against(figures.filter((f) => f.what.endsWith(kind)), `memory: ${kind}`)
+    const seenAt = await Effect.runPromise(propagation(redis.url))
     return [
       ...rows("admission at a healthy place"),
       ...rows("a failure written"),
-      ...rows("landing turn (Agent.ask, held agent)")
+      ...rows("landing turn (Agent.ask, held agent)"),
+      seenAt
     ]
   } finally {
     await redis.close()

@@ -11,15 +11,14 @@
  * at a time (200 a round), where the p50 over direct is B5's c=1 figure.
  */
 import { NodeHttpClient } from "@effect/platform-node"
-import * as HttpClient from "@effect/platform/HttpClient"
-import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
+import * as HttpClient from "effect/http/HttpClient"
+import * as HttpClientRequest from "effect/http/HttpClientRequest"
 import { OpenAiCompatible } from "@fallback/backends"
 import { Place, Settings } from "@fallback/core"
 import { MockProvider } from "@fallback/testkit"
 import * as Effect from "effect/Effect"
 import * as ManagedRuntime from "effect/ManagedRuntime"
 import * as Option from "effect/Option"
-import * as Runtime from "effect/Runtime"
 import { always, chat, clientLayer, direct, ours } from "./http.js"
 
 const median = (values: Array<number>) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!
@@ -59,10 +58,10 @@ const body = {
 const clients = ManagedRuntime.make(NodeHttpClient.layerUndici)
 const platform: Turns = await clients.runPromise(Effect.gen(function*() {
   const client = yield* HttpClient.HttpClient
-  const request = HttpClientRequest.bodyUnsafeJson(HttpClientRequest.post(`${mock.url}/v1/chat/completions`), body)
+  const request = HttpClientRequest.bodyJsonUnsafe(HttpClientRequest.post(`${mock.url}/v1/chat/completions`), body)
   const once = Effect.flatMap(client.execute(request), (response) => response.text)
-  const runtime = yield* Effect.runtime<never>()
-  return always(() => Runtime.runPromise(runtime)(once))
+  const run = Effect.runPromiseWith(yield* Effect.context<never>())
+  return always(() => run(once))
 }))
 
 const sessionOn = (layer: ManagedRuntime.ManagedRuntime<any, never>) =>
@@ -77,8 +76,7 @@ const sessionOn = (layer: ManagedRuntime.ManagedRuntime<any, never>) =>
     const prompt = { text: "hi", history: [{ prompt: "hi", answer: "ok" }] }
     const limits = { by: Infinity, whole: Infinity, deadline: Infinity }
     const limited = (now: number) => ({ by: now + 30_000, whole: now + 60_000, deadline: now + 60_000 })
-    const runtime = yield* Effect.runtime<never>()
-    const go = Runtime.runPromise(runtime)
+    const go = Effect.runPromiseWith(yield* Effect.context<never>())
     return async () => (i: number) => () => go(opened.reply!(prompt, i % 1 === 0 ? limited(Date.now()) : limits))
   })) as Promise<Turns>
 const dispatched = ManagedRuntime.make(clientLayer("dispatcher"))

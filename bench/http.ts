@@ -16,7 +16,6 @@ import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
-import * as Runtime from "effect/Runtime"
 import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import { against, type Figure, figure, repetitions, spread } from "./figures.js"
@@ -95,12 +94,12 @@ export const clientLayer = (through: "dispatcher" | "client" = "dispatcher") =>
   through === "client"
     ? NodeHttpClient.layerUndici
     : Layer.merge(
-      NodeHttpClient.layerUndiciWithoutDispatcher,
+      NodeHttpClient.layerUndiciNoDispatcher,
       Layer.effect(HttpProvider.Dispatcher, NodeHttpClient.Dispatcher)
-    ).pipe(Layer.provide(NodeHttpClient.dispatcherLayer))
+    ).pipe(Layer.provide(NodeHttpClient.layerDispatcher))
 
 const world = (url: string, chain: ReadonlyArray<string>, through: "dispatcher" | "client") => {
-  const backends = Layer.unwrapEffect(
+  const backends = Layer.unwrap(
     Effect.map(
       OpenAiCompatible.make({ name: "local", baseUrl: `${url}/v1` }),
       (backend) => Backend.Backends.layer([backend])
@@ -140,8 +139,8 @@ export const ours = <A>(
   through: "dispatcher" | "client" = "dispatcher"
 ): Effect.Effect<A> =>
   Effect.gen(function*() {
-    const run = Runtime.runPromise(yield* Effect.runtime<Steps.Steps | Health.Health | Backend.Backends>())
-    let held: Scope.CloseableScope | undefined
+    const run = Effect.runPromiseWith(yield* Effect.context<Steps.Steps | Health.Health | Backend.Backends>())
+    let held: Scope.Closeable | undefined
     const turns: Turns = async (count) => {
       if (held !== undefined) await run(Scope.close(held, Exit.void))
       const scope = held = await run(Scope.make())
@@ -152,7 +151,7 @@ export const ours = <A>(
           ...(whole ? { firstByte: Option.none() } : {})
         }).pipe(
           Effect.tap((agent) => Agent.ask(agent, "hi")),
-          Scope.extend(scope)
+          Scope.provide(scope)
         )))
       return (i) => () => run(Agent.ask(agents[i]!, "hi"))
     }

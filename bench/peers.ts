@@ -21,7 +21,7 @@ export const answerEffect = Effect.tryPromise(answer)
 export const refuseEffect = Effect.tryPromise(refuse)
 
 /** The model as a service, for ExecutionPlan's steps to provide. */
-export class Model extends Context.Tag("bench/Model")<Model, { readonly ask: Effect.Effect<string, unknown> }>() {}
+export class Model extends Context.Service<Model, { readonly ask: Effect.Effect<string, unknown> }>()("bench/Model") {}
 
 /** Asks whichever model the plan's step provided. */
 export const ask = Effect.flatMap(Model, (model) => model.ask)

@@ -19,7 +19,7 @@ const at = session(Place.Place.make({ cli: "claude", model: "a" }))
 const prompt = { text: "hi", history: [] }
 
 const forks = <E>(turn: Effect.Effect<unknown, E>) =>
-  Effect.map(Fibers.started(Effect.repeatN(turn, 99)), (count) => count / 100)
+  Effect.map(Fibers.started(Effect.repeat(turn, { times: 99 })), (count) => count / 100)
 
 const program = Effect.gen(function*() {
   const agent = yield* Agent.make("claude/a")

@@ -10,7 +10,6 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as ExecutionPlan from "effect/ExecutionPlan"
 import * as Layer from "effect/Layer"
-import * as Runtime from "effect/Runtime"
 import { against, type Figure, figure, repetitions } from "./figures.js"
 import * as peers from "./peers.js"
 import { world } from "./world.js"
@@ -49,20 +48,20 @@ const variants: ReadonlyArray<readonly [string, () => Promise<() => Promise<unkn
     const policies = Array.makeBy(places, () => wrap(peers.fallbackTo(peers.answer), peers.retryBreaker()))
     return () => Promise.all(Array.makeBy(turns, (t) => policies[placeOf(t)]!.execute(() => callAt(placeOf(t)))))
   }],
-  ["Effect.catchAll, unbounded", async () => () =>
+  ["Effect.catch, unbounded", async () => () =>
     Effect.runPromise(
       Effect.forEach(
         Array.range(0, turns - 1),
-        (t) => Effect.catchAll(effectAt(placeOf(t)), () => peers.answerEffect),
+        (t) => Effect.catch(effectAt(placeOf(t)), () => peers.answerEffect),
         {
           concurrency: "unbounded",
           discard: true
         }
       )
     )],
-  ["Effect.catchAll, a runPromise per turn", async () => () =>
+  ["Effect.catch, a runPromise per turn", async () => () =>
     Promise.all(
-      Array.makeBy(turns, (t) => Effect.runPromise(Effect.catchAll(effectAt(placeOf(t)), () => peers.answerEffect)))
+      Array.makeBy(turns, (t) => Effect.runPromise(Effect.catch(effectAt(placeOf(t)), () => peers.answerEffect)))
     )],
   ["ExecutionPlan, Layer steps", async () => {
     const plans = Array.makeBy(places, (place) =>
@@ -104,7 +103,7 @@ const ours = async (): Promise<{ readonly runs: Array<Run>; readonly idle: numbe
       collect()
       const empty = heap()
       const agents = yield* Effect.forEach(chain, (place) => Agent.make(place, undefined, { moved: "returns" }))
-      const run = Runtime.runPromise(yield* Effect.runtime<never>())
+      const run = Effect.runPromiseWith(yield* Effect.context<never>())
       yield* Effect.forEach(agents, (agent) => Agent.ask(agent, "hi"), { concurrency: "unbounded", discard: true })
       collect()
       const idle = ((heap() - empty) * 2 ** 20) / places

@@ -11,8 +11,6 @@
 import * as NodeSdk from "@effect/opentelemetry/NodeSdk"
 import { Agent } from "@fallback/core"
 import type { SpanProcessor } from "@opentelemetry/sdk-trace-base"
-import * as Context from "effect/Context"
-import * as DefaultServices from "effect/DefaultServices"
 import * as Effect from "effect/Effect"
 import * as Stream from "effect/Stream"
 import * as Tracer from "effect/Tracer"
@@ -23,8 +21,11 @@ import { chain, world } from "./world.js"
 const turns = Number(process.env.BENCH_TURNS ?? 5_000)
 const streamedTurns = Math.max(200, Math.floor(turns / 20))
 
-const native = Context.get(DefaultServices.liveServices, Tracer.Tracer)
-const own = Tracer.make({ span: (...args) => native.span(...args), context: native.context })
+const native = Tracer.Tracer.defaultValue()
+const own = Tracer.make({
+  span: (options) => native.span(options),
+  ...(native.context === undefined ? {} : { context: native.context })
+})
 
 const dropped: SpanProcessor = {
   onStart: () => {},

@@ -105,10 +105,13 @@ export const happy = async (): Promise<Array<Figure>> => {
     // What bounding the bare stream by hand costs, with one of the limits the engine keeps.
     figure(
       "B1",
-      "fallback's session stream under Stream.timeoutFail (bare, one limit)",
+      "fallback's session stream under Stream.timeoutOrElse (bare, one limit)",
       "µs",
       await Effect.runPromise(
-        inEffect(fresh, bare(Stream.timeoutFail(at.turn(prompt), () => "late", Duration.seconds(30))))
+        inEffect(
+          fresh,
+          bare(Stream.timeoutOrElse(at.turn(prompt), { duration: Duration.seconds(30), orElse: () => Stream.fail("late") }))
+        )
       )
     ),
     ...await Effect.runPromise(ours("B1", up)),
@@ -120,14 +123,14 @@ export const happy = async (): Promise<Array<Figure>> => {
 
 /** B2: the first place fails with a kind that moves at once; the second answers. */
 export const failover = async (): Promise<Array<Figure>> => {
-  const caught = Effect.catchAll(peers.refuseEffect, () => peers.answerEffect)
+  const caught = Effect.catch(peers.refuseEffect, () => peers.answerEffect)
   const cockatiel = peers.fallbackTo(peers.answer)
   const figures = [
-    figure("B2", "hand-written Effect.catchAll", "µs", await Effect.runPromise(inEffect(turns, caught))),
+    figure("B2", "hand-written Effect.catch", "µs", await Effect.runPromise(inEffect(turns, caught))),
     figure("B2", "plain promise .catch", "µs", await inPromises(turns, () => peers.refuse().catch(peers.answer))),
     ...await Effect.runPromise(ours("B2", down)),
     figure("B2", "cockatiel fallback", "µs", await inPromises(turns, () => cockatiel.execute(peers.refuse))),
     ...await plans("B2", true)
   ]
-  return against(figures, "hand-written Effect.catchAll")
+  return against(figures, "hand-written Effect.catch")
 }

@@ -6,7 +6,8 @@
  */
 import { Accounts, Agent, ConfigFile, Health, Notice, Place, Steps } from "@fallback/core"
 import { Scripted } from "@fallback/testkit"
-import { Clock, Console, Effect, Fiber, Layer, Stream, TestClock, TestContext } from "effect"
+import { Clock, Console, Effect, Fiber, Layer, Stream } from "effect"
+import { TestClock } from "effect/testing"
 
 const [work, codex, deepseek] = ["claude@work/claude-opus-5", "codex@key/gpt-5.6-sol", "dsh/deepseek-v4-flash"]
 
@@ -35,7 +36,7 @@ const program = Effect.gen(function*() {
   yield* accounts.add("claude", new ConfigFile.Account({ name: "home" }))
 
   const watched = yield* Effect.flatMap(Notice.Notices, (notices) => notices.watch)
-  const printed = yield* Effect.fork(
+  const printed = yield* Effect.forkChild(
     Stream.runForEach(
       watched,
       (notice) => Effect.flatMap(seconds, (at) => Console.log(`${at} ${Notice.format(notice)}`))
@@ -44,10 +45,10 @@ const program = Effect.gen(function*() {
 
   yield* Console.log(`chain: ${(yield* steps.chain(work)).map(Place.format).join(" → ")}`)
   const agent = yield* Agent.make(work)
-  const turn = yield* Effect.fork(Effect.zip(Agent.ask(agent, "refactor the parser"), seconds))
+  const turn = yield* Effect.forkChild(Effect.zip(Agent.ask(agent, "refactor the parser"), seconds))
   yield* TestClock.adjust("5 minutes")
   const [answer, at] = yield* Fiber.join(turn)
-  yield* Effect.repeatN(Effect.yieldNow(), 10)
+  yield* Effect.repeat(Effect.yieldNow, { times: 10 })
   yield* Fiber.interrupt(printed)
   yield* Console.log(`${at} answer from ${Place.format(yield* agent.at)}: ${answer}`)
   yield* Console.log(`next turn goes straight to ${Place.format(yield* agent.at)} (an agent that moved stays moved)`)
@@ -56,6 +57,6 @@ const program = Effect.gen(function*() {
 program.pipe(
   Effect.scoped,
   Effect.provide(Layer.mergeAll(outage, config, Health.Health.layerMemory(), Notice.Notices.layer)),
-  Effect.provide(TestContext.TestContext),
+  Effect.provide(TestClock.layer()),
   Effect.runPromise
 )

@@ -5,7 +5,7 @@
  *   npm run quickstart
  */
 import { Place, Policy, Steps } from "@fallback/core"
-import { Duration, Effect, Either } from "effect"
+import { Duration, Effect, Result } from "effect"
 
 const seconds = (waits: ReadonlyArray<Duration.Duration>) =>
   waits.map((wait) => `${Duration.toSeconds(wait)}s`).join(", ")
@@ -21,9 +21,9 @@ const places = [
   "ollama/qwen3:8b",
   "Claude/claude-opus-5"
 ].map((input) =>
-  Either.match(Place.parse(input), {
-    onLeft: (error) => `  ✗ ${error.message}`,
-    onRight: (place) =>
+  Result.match(Place.parse(input), {
+    onFailure: (error) => `  ✗ ${error.message}`,
+    onSuccess: (place) =>
       `  ✓ ${Place.format(place).padEnd(42)} cli=${place.cli} account=${place.account ?? "(none)"} model=${place.model}`
   })
 )

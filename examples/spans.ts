@@ -11,7 +11,8 @@ import { Accounts, Agent, ConfigFile, Health, Steps, Telemetry } from "@fallback
 import { Scripted } from "@fallback/testkit"
 import { SpanKind } from "@opentelemetry/api"
 import { InMemorySpanExporter, type ReadableSpan, SimpleSpanProcessor } from "@opentelemetry/sdk-trace-base"
-import { Console, Effect, Fiber, Layer, TestClock, TestContext } from "effect"
+import { Console, Effect, Fiber, Layer } from "effect"
+import { TestClock } from "effect/testing"
 
 const [work, home, codex] = ["claude@work/claude-opus-5", "claude@home/claude-opus-5", "codex/gpt-5.6-sol"]
 
@@ -69,7 +70,7 @@ const program = Effect.gen(function*() {
   yield* accounts.add("claude", new ConfigFile.Account({ name: "home" }))
 
   const agent = yield* Agent.make(work)
-  const turn = yield* Effect.fork(Agent.ask(agent, "refactor the parser"))
+  const turn = yield* Effect.forkChild(Agent.ask(agent, "refactor the parser"))
   yield* TestClock.adjust("1 minute")
   yield* Console.log(`answer: ${yield* Fiber.join(turn)}\n`)
 
@@ -82,6 +83,6 @@ program.pipe(
   Effect.scoped,
   Effect.provide(tracing),
   Effect.provide(Layer.mergeAll(outage, config, Health.Health.layerMemory())),
-  Effect.provide(TestContext.TestContext),
+  Effect.provide(TestClock.layer()),
   Effect.runPromise
 )

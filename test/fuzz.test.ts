@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { ConfigFile } from "@fallback/core"
-import { Either, FastCheck as fc } from "effect"
+import { Arbitrary, Effect, Result, Schema } from "effect"
 import { existsSync, mkdtempSync, readFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -14,8 +14,8 @@ import { runBin } from "./support/bin.js"
 
 const seed = Number(process.env.FUZZ_SEED ?? 12)
 
-const word = fc.oneof(
-  fc.constantFrom(
+const word = Arbitrary.schema(Schema.Union([
+  Schema.Literals([
     "claude/a",
     "gemini/--yolo",
     "--tries",
@@ -30,21 +30,21 @@ const word = fc.oneof(
     "ANTHROPIC_API_KEY=hunter2-prod-key",
     "--env",
     "add"
-  ),
-  fc.string({ maxLength: 20 })
-)
+  ]),
+  Schema.String.check(Schema.isMaxLength(20))
+]))
 
 describe("fuzz: the real bin", () => {
   it("random command lines end cleanly", async () => {
     const dir = mkdtempSync(join(tmpdir(), "fallback-fuzz-bin-"))
     const config = join(dir, "config.json")
-    const lines = fc.sample(
-      fc.tuple(
-        fc.constantFrom("point", "retry", "waits", "accounts", "list", "chain", "status", "run"),
-        fc.array(word, { maxLength: 4 })
-      ),
-      { numRuns: 12, seed }
-    )
+    const lines = Effect.runSync(Arbitrary.sampleEffect(
+      Arbitrary.all([
+        Arbitrary.schema(Schema.Literals(["point", "retry", "waits", "accounts", "list", "chain", "status", "run"])),
+        Arbitrary.array(word, { maxLength: 4 })
+      ]),
+      { count: 12, seed }
+    ))
     let refused = 0
     for (const [command, words] of lines) {
       // run gets a place that is not set up, so it never starts a turn
@@ -59,7 +59,7 @@ describe("fuzz: the real bin", () => {
       expect(ran.err, said).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f]/)
       expect(`${ran.out}${ran.err}`, said).not.toContain("hunter2-prod-key")
       if (existsSync(config)) {
-        expect(Either.isRight(ConfigFile.decode(config, readFileSync(config, "utf8"), ConfigFile.builtinClis)), said)
+        expect(Result.isSuccess(ConfigFile.decode(config, readFileSync(config, "utf8"), ConfigFile.builtinClis)), said)
           .toBe(true)
       }
     }

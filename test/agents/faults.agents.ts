@@ -8,8 +8,8 @@ import { Backend, Failure, Settings } from "@fallback/core"
 import * as MockProvider from "@fallback/testkit/MockProvider"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
 import * as Option from "effect/Option"
+import * as Result from "effect/Result"
 import * as Stream from "effect/Stream"
 import * as fs from "node:fs"
 import * as path from "node:path"
@@ -49,8 +49,8 @@ describe.concurrent.each(clis)("%s", (cli) => {
       const outcome = yield* Effect.scoped(Effect.gen(function*() {
         const session = yield* backend.open(place, Option.some(account), Settings.plain, {})
         return yield* Stream.runCollect(session.turn({ text: "say hi", history: [] }))
-      })).pipe(Effect.either)
-      const judged = Either.match(outcome, { onLeft: (failure) => failure._tag, onRight: () => "answer" })
+      })).pipe(Effect.result)
+      const judged = Result.match(outcome, { onFailure: (failure) => failure._tag, onSuccess: () => "answer" })
       expect(finished).toBeDefined()
       Recording.write({
         cli,
@@ -62,13 +62,13 @@ describe.concurrent.each(clis)("%s", (cli) => {
         ...finished!
       }, folder)
       expect(judged).toBe(expected[cli][fault])
-      if (Either.isRight(outcome)) {
-        const events = [...outcome.right]
+      if (Result.isSuccess(outcome)) {
+        const events = [...outcome.success]
         expect(events.some((event) => event._tag === "SessionStarted")).toBe(true)
         expect(events.at(-1)?._tag).toBe("Result")
         expect(events.filter(Backend.isContent).length).toBeGreaterThan(0)
       } else {
-        const failure = outcome.left
+        const failure = outcome.failure
         expect(Failure.isFailure(failure)).toBe(true)
         expect(failure.place).toEqual(place)
         expect(failure.message).not.toContain(key)

@@ -6,7 +6,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Settings } from "@fallback/core"
 import * as MockProvider from "@fallback/testkit/MockProvider"
-import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
@@ -57,7 +56,7 @@ describe.concurrent.each(clis)("%s", (cli) => {
             new Settings.Settings({ permission: rung }),
             {}
           )
-          return Chunk.toReadonlyArray(yield* Stream.runCollect(session.turn({ text: "say hi", history: [] })))
+          return yield* Stream.runCollect(session.turn({ text: "say hi", history: [] }))
         }))
         expect(events.at(-1)?._tag).toBe("Result")
       }),

@@ -6,7 +6,6 @@ import { describe, expect, it } from "@effect/vitest"
 import { Claude, OpenCode } from "@fallback/backends"
 import { ConfigFile, Failure, Settings } from "@fallback/core"
 import * as MockProvider from "@fallback/testkit/MockProvider"
-import * as Chunk from "effect/Chunk"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
@@ -87,7 +86,7 @@ describe.concurrent.each(clis)("%s", (cli) => {
           Settings.plain,
           { resume: id }
         )
-        const events = Chunk.toReadonlyArray(yield* Stream.runCollect(session.turn(prompt("which word?"))))
+        const events = yield* Stream.runCollect(session.turn(prompt("which word?")))
         expect(session.id).toBe(id)
         return events
       }))
@@ -108,12 +107,12 @@ describe.concurrent.each(clis)("%s", (cli) => {
           Settings.plain,
           {}
         )
-        const failed = yield* Effect.either(Stream.runDrain(session.turn(prompt("say hi"))))
-        const landed = yield* Effect.either(Stream.runCollect(session.turn(prompt("say hi"))))
+        const failed = yield* Effect.result(Stream.runDrain(session.turn(prompt("say hi"))))
+        const landed = yield* Effect.result(Stream.runCollect(session.turn(prompt("say hi"))))
         return [failed, landed] as const
       }))
-      expect(failed._tag).toBe("Left")
-      expect(landed._tag).toBe("Right")
+      expect(failed._tag).toBe("Failure")
+      expect(landed._tag).toBe("Success")
     }), 240_000)
 
   it.live.each(["hang", "stall"] as const)(
@@ -124,7 +123,7 @@ describe.concurrent.each(clis)("%s", (cli) => {
         fs.mkdirSync(folder, { recursive: true })
         const backend = backendFor(cli, { home: folder, url: mock.url, faults: [fault] }, () => {})
         const model = modelFor(cli, fault)
-        const fiber = yield* Effect.fork(Effect.scoped(Effect.gen(function*() {
+        const fiber = yield* Effect.forkChild(Effect.scoped(Effect.gen(function*() {
           const session = yield* backend.open(
             placeFor(cli, "a", fault),
             Option.some(accountFor(cli, "a", folder, mock.url)),
@@ -168,7 +167,7 @@ describe.concurrent.each(clis)("%s killed", (cli) => {
         fs.mkdirSync(folder, { recursive: true })
         const backend = backendFor(cli, { home: folder, url: mock.url, faults: ["killed"] }, () => {})
         const model = modelFor(cli, "killed")
-        const fiber = yield* Effect.fork(Effect.scoped(Effect.gen(function*() {
+        const fiber = yield* Effect.forkChild(Effect.scoped(Effect.gen(function*() {
           const session = yield* backend.open(
             placeFor(cli, "a", "killed"),
             Option.some(accountFor(cli, "a", folder, mock.url)),

@@ -6,7 +6,7 @@ import { Claude, Codex, Gemini, OpenCode } from "@fallback/backends"
 import type { Cli as CliOptions } from "@fallback/backends"
 import { Backend, Place } from "@fallback/core"
 import * as Duration from "effect/Duration"
-import * as Either from "effect/Either"
+import * as Result from "effect/Result"
 import { describe, expect, it } from "vitest"
 import { type Cli, expected, faults, quotaEnds, waits } from "./expected.js"
 import { key } from "./places.js"
@@ -25,11 +25,11 @@ describe.each(Object.keys(judges) as ReadonlyArray<Cli>)("%s, as recorded", (cli
     expect(recording, `no recording of ${cli} × ${fault}; run npm run test:agents`).toBeDefined()
     const place = new Place.Place({ cli, account: "a", model: recording!.model })
     const outcome = judges[cli](recording!, place)
-    const judged = Either.match(outcome, { onLeft: (failure) => failure._tag, onRight: () => "answer" })
+    const judged = Result.match(outcome, { onFailure: (failure) => failure._tag, onSuccess: () => "answer" })
     expect(judged).toBe(expected[cli][fault])
     expect(recording!.judged).toBe(judged)
-    Either.match(outcome, {
-      onLeft: (failure) => {
+    Result.match(outcome, {
+      onFailure: (failure) => {
         expect(failure.place).toEqual(place)
         expect(failure.said.length).toBeGreaterThan(0)
         expect(failure.message).not.toContain(key)
@@ -45,7 +45,7 @@ describe.each(Object.keys(judges) as ReadonlyArray<Cli>)("%s, as recorded", (cli
           expect(failure._tag === "QuotaExhausted" && failure.until !== undefined).toBe(quotaEnds[cli])
         }
       },
-      onRight: (turned) => {
+      onSuccess: (turned) => {
         expect(turned.sessionId).toBeDefined()
         expect(turned.events[0]).toEqual(Backend.Event.SessionStarted({ sessionId: turned.sessionId! }))
         expect(turned.events.at(-1)?._tag).toBe("Result")

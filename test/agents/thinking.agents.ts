@@ -8,7 +8,6 @@ import { describe, expect, it } from "@effect/vitest"
 import type { Cli as CliOptions } from "@fallback/backends"
 import { Backend, Place, Settings } from "@fallback/core"
 import * as MockProvider from "@fallback/testkit/MockProvider"
-import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
@@ -58,9 +57,7 @@ describe("claude", () => {
             Settings.plain,
             {}
           )
-          return Chunk.toReadonlyArray(
-            yield* Stream.runCollect(session.turn({ text: "how long should I wait?", history: [] }))
-          )
+          return yield* Stream.runCollect(session.turn({ text: "how long should I wait?", history: [] }))
         }))
         expect(finished).toBeDefined()
         Recording.write({
@@ -101,15 +98,13 @@ describe("claude", () => {
             Settings.plain,
             {}
           )
-          return Chunk.toReadonlyArray(
-            yield* session.turn({ text: "how long should I wait?", history: [] }).pipe(
-              Stream.tap((event) =>
-                Effect.sync(() => {
-                  if (event._tag === "Thinking" && atFirst === undefined) atFirst = written()
-                })
-              ),
-              Stream.runCollect
-            )
+          return yield* session.turn({ text: "how long should I wait?", history: [] }).pipe(
+            Stream.tap((event) =>
+              Effect.sync(() => {
+                if (event._tag === "Thinking" && atFirst === undefined) atFirst = written()
+              })
+            ),
+            Stream.runCollect
           )
         }))
         expect(Backend.textOf(events)).toBe(text)

@@ -11,10 +11,10 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
+import * as Metric from "effect/Metric"
 import * as Option from "effect/Option"
 import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
-import * as Supervisor from "effect/Supervisor"
 import { breakerOf, chainOf, optionsOf, outcomeOf, retryingOf, rulesOf } from "./draw.js"
 import * as Lag from "./lag.js"
 import { random } from "./random.js"
@@ -56,23 +56,25 @@ interface Request {
 }
 
 /** Counts fibers started and ended under it: none may be left running once a trial's scope closes. */
-class Live extends Supervisor.AbstractSupervisor<number> {
-  running = 0
-  get value() {
-    return Effect.sync(() => this.running)
+const liveFibers = () => {
+  const live = {
+    running: 0,
+    counter: {
+      recordFiberStart: () => {
+        live.running += 1
+      },
+      recordFiberEnd: () => {
+        live.running -= 1
+      }
+    } satisfies Metric.FiberRuntimeMetricsService
   }
-  override onStart() {
-    this.running += 1
-  }
-  override onEnd() {
-    this.running -= 1
-  }
+  return live
 }
 
 const silent = Layer.succeed(Notice.Notices, { publish: () => Effect.void, watch: Effect.succeed(Stream.empty) })
 
 /** The places parked or cooling when a turn starts, and until when. */
-const blocked = (health: Health.Health["Type"]) =>
+const blocked = (health: Health.Health["Service"]) =>
   Effect.map(health.snapshot, (all) => {
     const until = new Map<string, number>()
     for (const entry of all) {
@@ -114,14 +116,14 @@ export const trial = (seed: number, turns: number, stopAt = Infinity, wallClock 
     // Half the trials take their turns whole (agent.reply, scripted sessions answering whole).
     const whole = rng.chance(0.5)
     const requests: Array<Request> = []
-    const live = new Live()
+    const live = liveFibers()
     const broken: Array<string> = []
     const endings: Array<Ending> = []
     let overrun = 0
     let late = 0
 
     const scope = yield* Scope.make()
-    const mock = yield* MockProvider.make({ downFor: 30, retryAfter: 1, quotaReset: 1 }).pipe(Scope.extend(scope))
+    const mock = yield* MockProvider.make({ downFor: 30, retryAfter: 1, quotaReset: 1 }).pipe(Scope.provide(scope))
     const scripted = chain.filter((drawn) => !drawn.http)
     const script: Scripted.Script = {
       places: Object.fromEntries(scripted.map((drawn) => [drawn.place, [
@@ -142,9 +144,9 @@ export const trial = (seed: number, turns: number, stopAt = Infinity, wallClock 
       // Trials of even seeds give the providers the dispatcher too: their whole replies go to it directly.
       seed % 2 === 0
         ? Layer.merge(
-          NodeHttpClient.layerUndiciWithoutDispatcher,
+          NodeHttpClient.layerUndiciNoDispatcher,
           Layer.effect(HttpProvider.Dispatcher, NodeHttpClient.Dispatcher)
-        ).pipe(Layer.provide(NodeHttpClient.dispatcherLayer))
+        ).pipe(Layer.provide(NodeHttpClient.layerDispatcher))
         : NodeHttpClient.layerUndici
     ))
     const backends = Layer.effect(
@@ -228,7 +230,7 @@ export const trial = (seed: number, turns: number, stopAt = Infinity, wallClock 
         if (Exit.isSuccess(exit)) {
           endings.push("answered")
         } else {
-          const failure = Cause.failureOption(exit.cause)
+          const failure = Cause.findErrorOption(exit.cause)
           if (Option.isSome(failure) && Failure.isFailure(failure.value)) {
             endings.push(`failed ${failure.value._tag}`)
           } else {
@@ -242,7 +244,11 @@ export const trial = (seed: number, turns: number, stopAt = Infinity, wallClock 
         }
         broken.push(...wrong.map((text) => `turn ${turn}: ${text}`))
       }
-    }).pipe(Effect.provide(world), Effect.scoped, Effect.supervised(live))
+    }).pipe(
+      Effect.provide(world),
+      Effect.scoped,
+      Effect.provideService(Metric.FiberRuntimeMetrics, live.counter)
+    )
 
     yield* run
     yield* Scope.close(scope, Exit.void)

@@ -16,6 +16,9 @@
  * A turn that lands at a healthy place writes nothing, and its admission is read from a cache that
  * Redis's change channel keeps true.
  *
+ * Redis is reached through `effect/persistence/Redis`, on the `redis` client of `@effect/platform-node`'s
+ * NodeRedis layer; the scripts are loaded once and run by `EVALSHA`.
+ *
  * Slow is not away: an operation is waited for (`timeout`, 30 s, and the turn's own limits), so a
  * busy machine loses no failure and hands out no extra trial. Redis away (the connection refused
  * or closed, or no answer within `timeout`) never fails a turn: the operation is taken by this
@@ -69,7 +72,7 @@ export interface Options {
  * @since 0.1.0
  * @category constructors
  */
-export const make: (options: Options) => Effect.Effect<Health.Health["Type"], never, Scope.Scope> = internal.make
+export const make: (options: Options) => Effect.Effect<Health.Health["Service"], never, Scope.Scope> = internal.make
 
 /**
  * Health kept in Redis, as a layer.
@@ -77,7 +80,7 @@ export const make: (options: Options) => Effect.Effect<Health.Health["Type"], ne
  * @since 0.1.0
  * @category layers
  */
-export const layer = (options: Options): Layer.Layer<Health.Health> => Layer.scoped(Health.Health, make(options))
+export const layer = (options: Options): Layer.Layer<Health.Health> => Layer.effect(Health.Health, make(options))
 
 /**
  * The URL as it may be shown: scheme, host, port and database, without a user or password.
@@ -116,7 +119,7 @@ export interface Settings {
 }
 
 const fromEnv = (variable: string, what: string) =>
-  Effect.mapError(Config.redacted(variable), () => new VariableUnset({ variable, what }))
+  Effect.mapError(Config.Redacted(variable), () => new VariableUnset({ variable, what }))
 
 /**
  * Health kept in Redis as the settings say, with the variables they name read from the environment.
@@ -128,7 +131,7 @@ export const layerSettings = (
   settings: Settings,
   breaker?: Health.Breaker
 ): Layer.Layer<Health.Health, VariableUnset> =>
-  Layer.unwrapEffect(Effect.gen(function*() {
+  Layer.unwrap(Effect.gen(function*() {
     const url = typeof settings.url === "string"
       ? Redacted.make(settings.url)
       : yield* fromEnv(settings.url.fromEnv, "URL")

@@ -11,13 +11,13 @@ import { fileURLToPath } from "node:url"
 
 import { MockProvider, RedisServer } from "@fallback/testkit"
 import { build } from "esbuild"
-import { Redis } from "ioredis"
+import { createClient } from "redis"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 
 let folder = ""
 let worker = ""
 let server: RedisServer.RedisServer
-let raw: Redis
+let client: ReturnType<typeof createClient> | undefined
 let mock: MockProvider.Running
 
 beforeAll(async () => {
@@ -30,7 +30,7 @@ beforeAll(async () => {
       bundle: true,
       platform: "node",
       format: "esm",
-      target: "node20",
+      target: "node22",
       conditions: ["@fallback/source"],
       outfile: worker,
       logLevel: "warning",
@@ -38,17 +38,21 @@ beforeAll(async () => {
     })
   ])
   server = started
-  raw = new Redis(server.url)
-  raw.on("error", () => {})
+  client = createClient({ url: server.url, RESP: 2 })
+  client.on("error", () => {})
+  await client.connect()
   mock = await MockProvider.start()
 }, 120_000)
 
 afterAll(async () => {
-  raw?.disconnect()
+  client?.destroy()
   await mock?.stop()
   await server?.close()
   rmSync(folder, { recursive: true, force: true })
 })
+
+/** A command on a connection of the test's own, as redis-cli would send it. */
+const raw = <A>(...command: Array<string>) => client!.sendCommand(command) as Promise<A>
 
 interface Line {
   readonly [key: string]: unknown
@@ -128,7 +132,7 @@ const stores = () =>
       name: "Redis",
       config: (prefix: string) => ({ store: "redis", url: server.url, prefix }),
       recorded: async (prefix: string, model: string) =>
-        Number(await raw.hget(`${prefix}local/${model}`, "failures") ?? 0),
+        Number(await raw<string | null>("HGET", `${prefix}local/${model}`, "failures") ?? 0),
       // Slow is not away: Redis stopped (SIGSTOP) and continued mid-run loses nothing
       stall: async () => {
         server.pause()
@@ -200,7 +204,7 @@ describe.each(stores())("health shared through $name by real processes", ({ conf
       )
       expect(after).toBe(200 + trials)
       if (name === "Redis") {
-        const [opens, leased, reparks] = await raw.hmget(`${prefix}local/${model}`, "opens", "trials", "reparks")
+        const [opens, leased, reparks] = await raw<Array<string>>("HMGET", `${prefix}local/${model}`, "opens", "trials", "reparks")
         expect([Number(opens), Number(leased), Number(reparks)]).toEqual([1, trials, trials])
       }
     },
@@ -252,7 +256,7 @@ describe.each(stores())("health shared through $name by real processes", ({ conf
         } trials; ${sum("skip")} turns skipped the place`
       )
       if (name === "Redis") {
-        const [opens, trials, reparks] = await raw.hmget(`${prefix}local/${model}`, "opens", "trials", "reparks")
+        const [opens, trials, reparks] = await raw<Array<string>>("HMGET", `${prefix}local/${model}`, "opens", "trials", "reparks")
         expect(Number(opens)).toBe(1)
         // One trial per park: each trial handed out failed and parked the place again.
         expect(Number(trials)).toBe(sum("trial"))
@@ -305,7 +309,7 @@ describe("health shared through Redis across hosts", () => {
     expect(parked.untilIn).toBeGreaterThan(0)
     expect(parked.untilIn).toBeLessThanOrEqual(10_000)
     expect(await b.ask({ op: "admit" })).toMatchObject({ tag: "Skip", why: "parked" })
-    await raw.del(`${prefix}local/${model}`)
+    await raw("DEL", `${prefix}local/${model}`)
     await b.ask({ op: "fail", coolFor: 20_000 })
     const cooling = await a.ask({ op: "admit" }) as { tag: string; why: string; untilIn: number }
     expect(cooling).toMatchObject({ tag: "Skip", why: "cooling" })

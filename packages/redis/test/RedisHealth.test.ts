@@ -1,26 +1,32 @@
 import { describe, expect, it } from "@effect/vitest"
-import type { Health } from "@fallback/core"
-import { Failure, Notice, Place } from "@fallback/core"
-import { RedisServer } from "@fallback/testkit"
+import * as Failure from "@fallback/core/Failure"
+import type * as Health from "@fallback/core/Health"
+import * as Notice from "@fallback/core/Notice"
+import * as Place from "@fallback/core/Place"
+import * as RedisServer from "@fallback/testkit/RedisServer"
 import { Duration, Effect, Layer, Option, Redacted } from "effect"
-import { Redis } from "ioredis"
+import { createClient } from "redis"
 import { afterAll, beforeAll } from "vitest"
 
 import { RedisHealth } from "../src/index.js"
 
 let server: RedisServer.RedisServer
-let raw: Redis
+let client: ReturnType<typeof createClient> | undefined
 
 beforeAll(async () => {
   server = await RedisServer.start()
-  raw = new Redis(server.url)
-  raw.on("error", () => {})
+  client = createClient({ url: server.url, RESP: 2 })
+  client.on("error", () => {})
+  await client.connect()
 }, 60_000)
 
 afterAll(async () => {
-  raw?.disconnect()
+  client?.destroy()
   await server?.close()
 })
+
+/** A command on a connection of the test's own, as redis-cli would send it. */
+const raw = <A>(...command: Array<string>) => Effect.promise(() => client!.sendCommand(command) as Promise<A>)
 
 const place = Place.Place.make({ cli: "claude", account: "work", model: "opus" })
 const healthy = Place.Place.make({ cli: "local", model: "qwen3:8b" })
@@ -50,17 +56,17 @@ const two = (options: Partial<RedisHealth.Options> = {}) =>
     return { prefix, one: yield* open, other: yield* open }
   }).pipe(Effect.provide(notices))
 
-const fail = (health: Health.Health["Type"], times = 1, coolUntil: Option.Option<number> = Option.none()) =>
-  Effect.repeatN(health.failed(place, { failure: broken, counts: true, coolUntil }), times - 1)
-const tag = (health: Health.Health["Type"], at = place) => Effect.map(health.admit(at), (a) => a._tag)
+const fail = (health: Health.Health["Service"], times = 1, coolUntil: Option.Option<number> = Option.none()) =>
+  Effect.repeat(health.failed(place, { failure: broken, counts: true, coolUntil }), { times: times - 1 })
+const tag = (health: Health.Health["Service"], at = place) => Effect.map(health.admit(at), (a) => a._tag)
 
-const evals = async () => {
-  const stats = await raw.info("commandstats")
-  return [...stats.matchAll(/cmdstat_(evalsha|eval):calls=(\d+)/g)].reduce((sum, m) => sum + Number(m[2]), 0)
-}
+const evals = Effect.map(
+  raw<string>("INFO", "commandstats"),
+  (stats) => [...stats.matchAll(/cmdstat_(evalsha|eval):calls=(\d+)/g)].reduce((sum, m) => sum + Number(m[2]), 0)
+)
 
 describe("Health kept in Redis", () => {
-  it.scopedLive("a breaker opened by one process is seen by another; one trial per park; its failure parks again, its success clears", () =>
+  it.live("a breaker opened by one process is seen by another; one trial per park; its failure parks again, its success clears", () =>
     Effect.gen(function*() {
       const { one, other, prefix } = yield* two()
       yield* fail(one, 2)
@@ -68,7 +74,7 @@ describe("Health kept in Redis", () => {
       yield* fail(other)
       expect(yield* tag(one)).toBe("Skip")
       yield* fail(one, 3)
-      expect(yield* Effect.promise(() => raw.hget(`${prefix}claude@work/opus`, "opens"))).toBe("1")
+      expect(yield* raw("HGET", `${prefix}claude@work/opus`, "opens")).toBe("1")
       const [entry] = yield* other.snapshot
       expect([Place.format(entry!.place), entry!.failures, entry!.breaker]).toEqual(["claude@work/opus", 3, "parked"])
       expect(entry!.last.message).toContain("Bearer ***")
@@ -79,7 +85,7 @@ describe("Health kept in Redis", () => {
       expect((yield* other.snapshot)[0]!.breaker).toBe("trial")
       yield* fail(taker)
       expect(yield* one.admit(place)).toMatchObject({ _tag: "Skip", why: "parked" })
-      expect(yield* Effect.promise(() => raw.hmget(`${prefix}claude@work/opus`, "opens", "reparks", "trials"))).toEqual(
+      expect(yield* raw("HMGET", `${prefix}claude@work/opus`, "opens", "reparks", "trials")).toEqual(
         [
           "1",
           "1",
@@ -93,7 +99,7 @@ describe("Health kept in Redis", () => {
       expect(yield* one.snapshot).toEqual([])
     }))
 
-  it.scopedLive("a trial is leased: given back at once by its taker, or when the lease ends", () =>
+  it.live("a trial is leased: given back at once by its taker, or when the lease ends", () =>
     Effect.gen(function*() {
       const { one, other } = yield* two()
       yield* fail(one, 3)
@@ -109,12 +115,12 @@ describe("Health kept in Redis", () => {
       expect(yield* tag(one)).toBe("Trial")
     }))
 
-  it.scopedLive("a cooldown is a key that expires; clear forgets a place, or every place", () =>
+  it.live("a cooldown is a key that expires; clear forgets a place, or every place", () =>
     Effect.gen(function*() {
       const { one, other, prefix } = yield* two()
       yield* one.failed(place, { failure: broken, counts: false, coolUntil: Option.some(Date.now() + 60_000) })
       expect(yield* other.admit(place)).toMatchObject({ _tag: "Skip", why: "cooling" })
-      const ttl = yield* Effect.promise(() => raw.pttl(`${prefix}claude@work/opus:cool`))
+      const ttl = yield* raw<number>("PTTL", `${prefix}claude@work/opus:cool`)
       expect(ttl).toBeGreaterThan(50_000)
       expect(ttl).toBeLessThanOrEqual(60_000)
       yield* one.failed(healthy, { failure: broken, counts: true, coolUntil: Option.none() })
@@ -123,10 +129,10 @@ describe("Health kept in Redis", () => {
       expect((yield* one.snapshot).map((entry) => Place.format(entry.place))).toEqual(["local/qwen3:8b"])
       yield* one.clear()
       expect(yield* other.snapshot).toEqual([])
-      expect(yield* Effect.promise(() => raw.keys(`${prefix}*`))).toEqual([])
+      expect(yield* raw("KEYS", `${prefix}*`)).toEqual([])
     }))
 
-  it.scopedLive("Redis keeps what a backend said as the file does: a short excerpt, secrets masked, never a whole echoed prompt", () =>
+  it.live("Redis keeps what a backend said as the file does: a short excerpt, secrets masked, never a whole echoed prompt", () =>
     Effect.gen(function*() {
       const { one, prefix } = yield* two()
       const echoed = new Failure.Unknown({
@@ -134,21 +140,21 @@ describe("Health kept in Redis", () => {
         said: Failure.said(`Bearer abcdefghijklmnop1234 ${"the prompt ".repeat(500)}`)
       })
       yield* one.failed(place, { failure: echoed, counts: true, coolUntil: Option.none() })
-      const last = yield* Effect.promise(() => raw.hget(`${prefix}claude@work/opus`, "last"))
+      const last = yield* raw<string | null>("HGET", `${prefix}claude@work/opus`, "last")
       expect(last!.length).toBeLessThan(600)
       expect(last).toContain("Bearer ***")
       expect(last).not.toContain("abcdefghijklmnop1234")
       expect((yield* one.snapshot)[0]!.last._tag).toBe("Unknown")
     }))
 
-  it.scopedLive("an admission at a healthy place writes nothing, and is cached until a change is published", () =>
+  it.live("an admission at a healthy place writes nothing, and is cached until a change is published", () =>
     Effect.gen(function*() {
       const { one, other, prefix } = yield* two()
       expect(yield* one.admit(healthy)).toEqual({ _tag: "Go", held: false })
-      const before = yield* Effect.promise(evals)
+      const before = yield* evals
       for (let i = 0; i < 100; i++) expect(yield* one.admit(healthy)).toEqual({ _tag: "Go", held: false })
-      expect(yield* Effect.promise(evals)).toBe(before)
-      expect(yield* Effect.promise(() => raw.keys(`${prefix}*`))).toEqual([])
+      expect(yield* evals).toBe(before)
+      expect(yield* raw("KEYS", `${prefix}*`)).toEqual([])
       for (let i = 0; i < 3; i++) {
         yield* other.failed(healthy, { failure: broken, counts: true, coolUntil: Option.none() })
       }
@@ -156,7 +162,7 @@ describe("Health kept in Redis", () => {
       expect(yield* one.admit(healthy)).toMatchObject({ _tag: "Skip", why: "parked" })
     }))
 
-  it.scopedLive("Redis away after it showed a place parked: on its own health this process skips the place until its park and trial would have ended, and says so", () =>
+  it.live("Redis away after it showed a place parked: on its own health this process skips the place until its park and trial would have ended, and says so", () =>
     Effect.gen(function*() {
       heard.length = 0
       const { one, other } = yield* two({ timeout: Duration.seconds(1), retry: Duration.millis(100) })
@@ -178,7 +184,7 @@ describe("Health kept in Redis", () => {
       expect(yield* other.admit(place)).toEqual({ _tag: "Go", held: false })
     }))
 
-  it.scopedLive("a failure whose cooldown no Date holds is written nowhere: said, and Redis left as it was", () =>
+  it.live("a failure whose cooldown no Date holds is written nowhere: said, and Redis left as it was", () =>
     Effect.gen(function*() {
       heard.length = 0
       const { one, prefix } = yield* two()
@@ -187,11 +193,11 @@ describe("Health kept in Redis", () => {
         "Redis at " + server.url +
         " was not changed (the failure at claude@work/opus holds a value health cannot keep (its cooldown's end); it is not recorded)"
       ])
-      expect(yield* Effect.promise(() => raw.exists(`${prefix}${Place.format(place)}`))).toBe(0)
+      expect(yield* raw("EXISTS", `${prefix}${Place.format(place)}`)).toBe(0)
       expect(yield* tag(one)).toBe("Go")
     }))
 
-  it.scopedLive("Redis stopped: every operation carries on in this process, one notice; Redis back: shared again", () =>
+  it.live("Redis stopped: every operation carries on in this process, one notice; Redis back: shared again", () =>
     Effect.gen(function*() {
       heard.length = 0
       const { one, other } = yield* two({ timeout: Duration.seconds(1), retry: Duration.millis(100) })
@@ -216,7 +222,7 @@ describe("Health kept in Redis", () => {
       ])
     }))
 
-  it.scopedLive("Redis that does not answer (stopped with SIGSTOP): operations carry on here after the timeout, one notice; answering again: shared again", () =>
+  it.live("Redis that does not answer (stopped with SIGSTOP): operations carry on here after the timeout, one notice; answering again: shared again", () =>
     Effect.gen(function*() {
       heard.length = 0
       const { one, prefix } = yield* two()

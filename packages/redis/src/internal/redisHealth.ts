@@ -4,40 +4,30 @@ import * as Notice from "@fallback/core/Notice"
 import * as Place from "@fallback/core/Place"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
 import * as Option from "effect/Option"
+import type * as Redis from "effect/persistence/Redis"
 import * as Redacted from "effect/Redacted"
+import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
-import { Redis } from "ioredis"
 
 import type * as RedisHealth from "../RedisHealth.js"
+import * as Connection from "./connection.js"
 import * as scripts from "./scripts.js"
 
-const FailureJson = Schema.parseJson(Failure.Failure)
-const decodeFailure = Schema.decodeUnknownSync(FailureJson)
+const decodeFailure = Schema.decodeUnknownSync(Schema.fromJsonString(Failure.Failure))
 
 /** What Redis keeps of what a backend said, as the file does: enough to know what happened. */
 const keptOfSaid = 200
 /** The failure as Redis keeps it, or none when the health schema refuses it (it is then not written). */
 const encodeFailure = (failure: Failure.Failure): Option.Option<string> =>
-  Option.map(Either.getRight(Schema.encodeEither(Failure.Failure)(failure)), (encoded) => {
+  Option.map(Result.getSuccess(Schema.encodeResult(Failure.Failure)(failure)), (encoded) => {
     const said = encoded.said.length <= keptOfSaid ? encoded.said : `${encoded.said.slice(0, keptOfSaid)}…`
     return JSON.stringify({ ...encoded, said })
   })
 
 /** A time a Date can hold (epoch millis), as the file store's schema has it: any other is never written. */
 const isInstant = (at: number) => Number.isFinite(at) && at >= 0 && at <= 8.64e15
-
-/** What the scripts are, as commands of a client. */
-interface Commands {
-  readonly fallbackAdmit: (...args: ReadonlyArray<string | number>) => Promise<[number, string, number?, string?]>
-  readonly fallbackFailed: (...args: ReadonlyArray<string | number>) => Promise<[number, string]>
-  readonly fallbackSucceeded: (...args: ReadonlyArray<string | number>) => Promise<number>
-  readonly fallbackGiveBack: (...args: ReadonlyArray<string | number>) => Promise<number>
-  readonly fallbackClear: (...args: ReadonlyArray<string | number>) => Promise<number>
-  readonly fallbackSnapshot: (...args: ReadonlyArray<string | number>) => Promise<[number, ...Array<Array<string>>]>
-}
 
 /**
  * The URL a person may read: scheme, host, port and database, never a user or a password.
@@ -70,7 +60,7 @@ const hashLifetime = Duration.toMillis(Duration.days(1))
 const cachedFor = 1_000
 
 /** @internal */
-export const make = (options: RedisHealth.Options): Effect.Effect<Health.Health["Type"], never, Scope.Scope> =>
+export const make = (options: RedisHealth.Options): Effect.Effect<Health.Health["Service"], never, Scope.Scope> =>
   Effect.gen(function*() {
     const notices = yield* Notice.Notices
     const breaker = options.breaker ?? Health.defaultBreaker
@@ -81,7 +71,6 @@ export const make = (options: RedisHealth.Options): Effect.Effect<Health.Health[
     const placesKey = `${prefix}places`
     const url = Redacted.value(options.url)
     const store = `Redis at ${shown(url)}`
-    // A reason is shown to people: it never carries the password, whichever way it was given.
     const secrets = [options.password === undefined ? "" : Redacted.value(options.password), passwordOf(url)]
       .filter((secret) => secret.length > 0)
     const failuresToPark = breaker.failures
@@ -90,38 +79,9 @@ export const make = (options: RedisHealth.Options): Effect.Effect<Health.Health[
     const by = Health.owner()
     const local = Health.memory(breaker)
 
-    const connection = (name: string) => {
-      const client = new Redis(url, {
-        ...(options.password === undefined ? {} : { password: Redacted.value(options.password) }),
-        connectionName: name,
-        lazyConnect: true,
-        enableOfflineQueue: false,
-        maxRetriesPerRequest: 0,
-        autoResendUnfulfilledCommands: false,
-        commandTimeout: timeout,
-        connectTimeout: Math.max(timeout, 1_000),
-        retryStrategy: (times) => Math.min(50 * times, retryAfter)
-      })
-      // Errors reach the operations that meet them; unheard, ioredis would print each one.
-      client.on("error", () => {})
-      return client
-    }
-
-    const client = yield* Effect.acquireRelease(
-      Effect.sync(() => connection("fallback-health")),
-      (client) => Effect.sync(() => client.disconnect())
-    )
-    client.defineCommand("fallbackAdmit", { numberOfKeys: 3, lua: scripts.admit })
-    client.defineCommand("fallbackFailed", { numberOfKeys: 4, lua: scripts.failed })
-    client.defineCommand("fallbackSucceeded", { numberOfKeys: 4, lua: scripts.succeeded })
-    client.defineCommand("fallbackGiveBack", { numberOfKeys: 1, lua: scripts.giveBack })
-    client.defineCommand("fallbackClear", { numberOfKeys: 1, lua: scripts.clear })
-    client.defineCommand("fallbackSnapshot", { numberOfKeys: 1, lua: scripts.snapshot })
-    const commands = client as unknown as Commands
-
-    // Healthy admissions are cached while the change channel is subscribed: every change to a
-    // place is published, and drops it. `epoch` moves on every drop, so an answer that was on its
-    // way while a change was published is not cached.
+    // Healthy admissions are cached while the change channel is heard: every change to a place is
+    // published, and drops it. `epoch` moves on every drop, so an answer that was on its way while
+    // a change was published is not cached.
     const cache = new Map<string, number>()
     let epoch = 0
     let subscribed = false
@@ -130,43 +90,17 @@ export const make = (options: RedisHealth.Options): Effect.Effect<Health.Health[
       subscribed = false
       cache.clear()
     }
-    const subscriber = yield* Effect.acquireRelease(
-      Effect.sync(() => connection("fallback-health-changes")),
-      (client) => Effect.sync(() => client.disconnect())
-    )
-    subscriber.on("message", (_, place: string) => {
-      epoch += 1
-      cache.delete(place)
-    })
-    subscriber.on("close", forget)
-    subscriber.on("ready", () => {
-      subscriber.subscribe(channel).then(() => (subscribed = true), forget)
-    })
-
-    // A connection on its way is waited for until it is ready, `timeout` at most, or until it is
-    // refused or closed: a Redis that is slow to accept is waited for, one that is not there is not.
-    const settled = (connection: Redis): Promise<void> =>
-      connection.status !== "connecting" && connection.status !== "connect" && connection.status !== "wait"
-        ? Promise.resolve()
-        : new Promise((resolve) => {
-          const events = ["ready", "error", "close", "end"] as const
-          const done = () => {
-            clearTimeout(timer)
-            for (const event of events) connection.off(event, done)
-            resolve()
-          }
-          const timer = setTimeout(done, timeout)
-          timer.unref()
-          for (const event of events) connection.once(event, done)
-        })
-
-    // The first operations wait for the connection; a Redis that is not there is down from the
-    // start, and ioredis keeps trying to reach it.
-    yield* Effect.promise(() => {
-      const both = Promise.all([settled(client), settled(subscriber)])
-      client.connect().catch(() => undefined)
-      subscriber.connect().catch(() => undefined)
-      return both
+    const connection = yield* Connection.make({
+      url,
+      password: options.password === undefined ? undefined : Redacted.value(options.password),
+      timeout,
+      retryAfter,
+      channel,
+      changed: (place) => {
+        epoch += 1
+        cache.delete(place)
+      },
+      hearing: (heard) => heard ? (subscribed = true) : forget()
     })
 
     // What Redis last said of places it had parked (as this process's clock reads it: the end of the
@@ -208,24 +142,20 @@ export const make = (options: RedisHealth.Options): Effect.Effect<Health.Health[
       down = false
       return notices.publish(Notice.Notice.Sharing({ store, shared: true, reason: "" }))
     })
-    const reasonOf = (error: unknown) => {
-      const message = error instanceof Error ? error.message : typeof error === "string" ? error : "no answer"
-      if (/timed? ?out/i.test(message)) return `no answer within ${timeout} ms`
-      return secrets.reduce((text, secret) => text.split(secret).join("***"), message.split("\n")[0]!.slice(0, 120))
-    }
+    // A reason is shown to people: it never carries the password, whichever way it was given.
+    const masked = (reason: string) => secrets.reduce((text, secret) => text.split(secret).join("***"), reason)
 
     /** One operation on Redis, or on this process's health while Redis does not answer. */
-    // A connection on its way (the first, or once Redis answers again) is waited for, `timeout` at most.
-    const connected = () => settled(client)
-
-    const shared = <A, B>(ask: () => Promise<A>, onLocal: Effect.Effect<B>): Effect.Effect<A | B> =>
+    const shared = <A, B>(
+      ask: (redis: Redis.Redis["Service"]) => Effect.Effect<A, Redis.RedisError>,
+      onLocal: Effect.Effect<B>
+    ): Effect.Effect<Result.Result<A, B>> =>
       Effect.suspend(() => {
-        if (down && Date.now() < retryAt) return onLocal
-        return Effect.tryPromise({ try: () => connected().then(ask), catch: (error) => error }).pipe(
-          Effect.timeoutFail({ duration: Duration.millis(2 * timeout + 50), onTimeout: () => new Error("timed out") }),
+        if (down && Date.now() < retryAt) return Effect.map(onLocal, Result.fail)
+        return connection.run(ask).pipe(
           Effect.matchEffect({
-            onFailure: (error) => Effect.zipRight(wentDown(reasonOf(error)), onLocal),
-            onSuccess: (answer) => Effect.as(cameBack, answer)
+            onFailure: (away) => Effect.andThen(wentDown(masked(away.reason)), Effect.map(onLocal, Result.fail)),
+            onSuccess: (answer) => Effect.as(cameBack, Result.succeed(answer))
           })
         )
       })
@@ -247,94 +177,96 @@ export const make = (options: RedisHealth.Options): Effect.Effect<Health.Health[
         const since = epoch
         const [hash, trial, cool] = keys(name)
         return shared(
-          () => commands.fallbackAdmit(hash, trial, cool, by, lease, channel, name),
-          Effect.map(local.admit(place), (admission) => ({ admission: onLocal(name, admission) }))
-        ).pipe(Effect.map((answer): Health.Admission => {
-          if (!Array.isArray(answer)) return answer.admission
-          const [now, kind, until, last] = answer
-          if (kind === "clean") {
-            lastParked.delete(name)
-            if (since === epoch && subscribed) cache.set(name, Date.now())
-            return clean
+          (redis) => redis.eval(scripts.admit)(hash, trial, cool, by, lease, channel, name),
+          Effect.map(local.admit(place), (admission) => onLocal(name, admission))
+        ).pipe(Effect.map(Result.match({
+          onFailure: (admission) => admission,
+          onSuccess: ([now, kind, until, last]): Health.Admission => {
+            if (kind === "clean") {
+              lastParked.delete(name)
+              if (since === epoch && subscribed) cache.set(name, Date.now())
+              return clean
+            }
+            cache.delete(name)
+            if (kind === "held") {
+              lastParked.delete(name)
+              return held
+            }
+            if (kind === "trial") return { _tag: "Trial" }
+            const skip: Health.Admission = {
+              _tag: "Skip",
+              why: kind === "cooling" ? "cooling" : kind === "parked" ? "parked" : "trial",
+              until: toLocal(now, until!),
+              last: decodeFailure(last)
+            }
+            // parked: a trial comes after it; out: another's trial, until its lease ends
+            if (kind !== "cooling") sawParked(name, skip.until + (kind === "parked" ? lease : 0), skip.last)
+            return skip
           }
-          cache.delete(name)
-          if (kind === "held") {
-            lastParked.delete(name)
-            return held
-          }
-          if (kind === "trial") return { _tag: "Trial" }
-          const skip: Health.Admission = {
-            _tag: "Skip",
-            why: kind === "cooling" ? "cooling" : kind === "parked" ? "parked" : "trial",
-            until: toLocal(now, until!),
-            last: decodeFailure(last)
-          }
-          // parked: a trial comes after it; out: another's trial, until its lease ends
-          if (kind !== "cooling") sawParked(name, skip.until + (kind === "parked" ? lease : 0), skip.last)
-          return skip
+        })))
+      })
+
+    const failed = (place: Place.Place, failed: Health.Failed): Effect.Effect<void> =>
+      Effect.suspend(() => {
+        const name = Place.format(place)
+        cache.delete(name)
+        const [hash, trial, cool] = keys(name)
+        const coolUntil = Option.getOrUndefined(failed.coolUntil)
+        const last = encodeFailure(failed.failure)
+        // What the health schema refuses is never written, here or in this process's own health.
+        if (Option.isNone(last) || (coolUntil !== undefined && !isInstant(coolUntil))) {
+          return Health.notWritten(
+            store,
+            `the failure at ${name} holds a value health cannot keep (${
+              Option.isNone(last) ? "the failure" : "its cooldown's end"
+            }); it is not recorded`
+          ).pipe(Effect.provideService(Notice.Notices, notices))
+        }
+        const coolFor = coolUntil === undefined ? 0 : Math.max(0, Math.ceil(coolUntil - Date.now()))
+        return shared(
+          (redis) =>
+            redis.eval(scripts.failed)(
+              hash,
+              trial,
+              cool,
+              placesKey,
+              by,
+              name,
+              last.value,
+              failed.counts,
+              coolFor,
+              failuresToPark,
+              park,
+              hashLifetime,
+              channel
+            ),
+          local.failed(place, failed)
+        ).pipe(Effect.map((answer) => {
+          if (Result.isFailure(answer)) return
+          const [now, parked] = answer.success
+          if (parked !== "") sawParked(name, toLocal(now, Number(parked)) + lease, failed.failure)
         }))
       })
 
     return Health.Health.of({
       admit,
+      failed,
       succeeded: (place) =>
         Effect.suspend(() => {
           const name = Place.format(place)
           const [hash, trial, cool] = keys(name)
           return shared(
-            () => commands.fallbackSucceeded(hash, trial, cool, placesKey, name, channel),
+            (redis) => redis.eval(scripts.succeeded)(hash, trial, cool, placesKey, name, channel),
             local.succeeded(place)
           ).pipe(Effect.map(() => void lastParked.delete(name)))
-        }),
-      failed: (place, failed) =>
-        Effect.suspend(() => {
-          const name = Place.format(place)
-          cache.delete(name)
-          const [hash, trial, cool] = keys(name)
-          const coolUntil = Option.getOrUndefined(failed.coolUntil)
-          const last = encodeFailure(failed.failure)
-          // What the health schema refuses is never written, here or in this process's own health.
-          if (Option.isNone(last) || (coolUntil !== undefined && !isInstant(coolUntil))) {
-            return notices.publish(Notice.Notice.Sharing({
-              store,
-              shared: false,
-              unwritten: true,
-              reason: `the failure at ${name} holds a value health cannot keep (${
-                Option.isNone(last) ? "the failure" : "its cooldown's end"
-              }); it is not recorded`
-            }))
-          }
-          const coolFor = coolUntil === undefined ? 0 : Math.max(0, Math.ceil(coolUntil - Date.now()))
-          return shared(
-            () =>
-              commands.fallbackFailed(
-                hash,
-                trial,
-                cool,
-                placesKey,
-                by,
-                name,
-                last.value,
-                failed.counts ? 1 : 0,
-                coolFor,
-                failuresToPark,
-                park,
-                hashLifetime,
-                channel
-              ),
-            local.failed(place, failed)
-          ).pipe(Effect.map((answer) => {
-            if (!Array.isArray(answer)) return
-            const [now, parked] = answer
-            if (parked !== "") sawParked(name, toLocal(now, Number(parked)) + lease, failed.failure)
-          }))
         }),
       giveBack: (place) =>
         Effect.suspend(() => {
           const name = Place.format(place)
-          return shared(() => commands.fallbackGiveBack(keys(name)[1], by, channel, name), local.giveBack(place)).pipe(
-            Effect.asVoid
-          )
+          return shared(
+            (redis) => redis.eval(scripts.giveBack)(keys(name)[1], by, channel, name),
+            local.giveBack(place)
+          ).pipe(Effect.asVoid)
         }),
       clear: (place) =>
         Effect.suspend(() => {
@@ -342,42 +274,43 @@ export const make = (options: RedisHealth.Options): Effect.Effect<Health.Health[
           const only = place === undefined ? [] : [Place.format(place)]
           if (place === undefined) lastParked.clear()
           else lastParked.delete(only[0]!)
-          return shared(() => commands.fallbackClear(placesKey, prefix, channel, ...only), local.clear(place)).pipe(
-            Effect.zipRight(local.clear(place))
-          )
+          return shared(
+            (redis) => redis.eval(scripts.clear)(placesKey, prefix, channel, ...only),
+            local.clear(place)
+          ).pipe(Effect.andThen(local.clear(place)))
         }),
       snapshot: Effect.suspend(() =>
-        shared(
-          () => commands.fallbackSnapshot(placesKey, prefix),
-          Effect.map(local.snapshot, (all) => ({ all }))
-        ).pipe(Effect.map((answer) => {
-          if (!Array.isArray(answer)) return answer.all
-          const [now, ...rows] = answer
-          const here = Date.now()
-          return rows.flatMap((row): Array<Health.PlaceHealth> => {
-            const [name, failures, parked, last, cooling, trialUntil, taker] = row as [
-              string,
-              string,
-              string,
-              string,
-              string,
-              string,
-              string
-            ]
-            const place = Place.parse(name)
-            if (place._tag === "Left") return []
-            const at = (value: string) => value === "" ? undefined : toLocal(now, Number(value))
-            const trial = at(trialUntil)
-            return [Health.placeHealth({
-              place: place.right,
-              failures: Number(failures),
-              parkedUntil: at(parked),
-              trial: trial === undefined ? undefined : { by: taker, until: trial },
-              coolingUntil: at(cooling),
-              last: decodeFailure(last)
-            }, here)]
-          })
-        }))
+        shared((redis) => redis.eval(scripts.snapshot)(placesKey, prefix), local.snapshot).pipe(
+          Effect.map(Result.match({
+            onFailure: (all) => all,
+            onSuccess: ([now, ...rows]) => {
+              const here = Date.now()
+              return rows.flatMap((row): Array<Health.PlaceHealth> => {
+                const [name, failures, parked, last, cooling, trialUntil, taker] = row as readonly [
+                  string,
+                  string,
+                  string,
+                  string,
+                  string,
+                  string,
+                  string
+                ]
+                const place = Place.parse(name)
+                if (Result.isFailure(place)) return []
+                const at = (value: string) => value === "" ? undefined : toLocal(now, Number(value))
+                const trial = at(trialUntil)
+                return [Health.placeHealth({
+                  place: place.success,
+                  failures: Number(failures),
+                  parkedUntil: at(parked),
+                  trial: trial === undefined ? undefined : { by: taker, until: trial },
+                  coolingUntil: at(cooling),
+                  last: decodeFailure(last)
+                }, here)]
+              })
+            }
+          }))
+        )
       )
     })
   })

@@ -8,8 +8,12 @@
  * (the cooldown's end, expiring with it). `<prefix>places` lists the places with a hash, and every
  * change is published on `<prefix>changed` with the place, so processes drop what they cached.
  *
+ * Each is a typed `Redis.script` of `effect/persistence/Redis`, run by `EVALSHA` (loaded once).
+ *
  * @internal
  */
+import * as Redis from "effect/persistence/Redis"
+
 
 const now = `local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)`
@@ -19,7 +23,12 @@ local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)`
  * Answers `{now, kind, until, last}`: kind `clean`, `held`, `trial` (taken by ARGV[1]), `cooling`,
  * `parked`, or `out` (another's trial is out).
  */
-export const admit = `${now}
+export const admit = Redis.script(
+  (hash: string, trial: string, cool: string, taker: string, lease: number, channel: string, place: string) =>
+    [hash, trial, cool, taker, lease, channel, place],
+  {
+    numberOfKeys: 3,
+    lua: `${now}
 if redis.call('EXISTS', KEYS[1]) == 0 then return {now, 'clean'} end
 local last = redis.call('HGET', KEYS[1], 'last')
 local cool = redis.call('GET', KEYS[3])
@@ -34,13 +43,33 @@ redis.call('SET', KEYS[2], ARGV[1], 'PX', ARGV[2])
 redis.call('HINCRBY', KEYS[1], 'trials', 1)
 redis.call('PUBLISH', ARGV[3], ARGV[4])
 return {now, 'trial'}`
+  }
+).withReturnType<readonly [now: number, kind: string, until?: number, last?: string]>()
 
 /**
  * KEYS: hash, trial, cool, places. ARGV: taker, place, last (JSON), counts (0/1), cool for (ms, 0
  * for none), failures that park, park (ms), hash lifetime (ms), channel. Answers `{now, parked}`:
  * when the place's park ends ('' when it is not parked).
  */
-export const failed = `${now}
+export const failed = Redis.script(
+  (
+    hash: string,
+    trial: string,
+    cool: string,
+    places: string,
+    taker: string,
+    place: string,
+    last: string,
+    counts: boolean,
+    coolFor: number,
+    failuresToPark: number,
+    park: number,
+    lifetime: number,
+    channel: string
+  ) => [hash, trial, cool, places, taker, place, last, counts ? 1 : 0, coolFor, failuresToPark, park, lifetime, channel],
+  {
+    numberOfKeys: 4,
+    lua: `${now}
 local trial = redis.call('GET', KEYS[2]) == ARGV[1]
 local parked = redis.call('HGET', KEYS[1], 'parked')
 local failures = tonumber(redis.call('HGET', KEYS[1], 'failures') or '0')
@@ -66,25 +95,45 @@ redis.call('PEXPIRE', KEYS[1], ARGV[8])
 redis.call('SADD', KEYS[4], ARGV[2])
 redis.call('PUBLISH', ARGV[9], ARGV[2])
 return {now, redis.call('HGET', KEYS[1], 'parked') or ''}`
+  }
+).withReturnType<readonly [now: number, parked: string]>()
 
 /** KEYS: hash, trial, cool, places. ARGV: place, channel. */
-export const succeeded = `if redis.call('EXISTS', KEYS[1]) == 0 and redis.call('EXISTS', KEYS[3]) == 0 then return 0 end
+export const succeeded = Redis.script(
+  (hash: string, trial: string, cool: string, places: string, place: string, channel: string) =>
+    [hash, trial, cool, places, place, channel],
+  {
+    numberOfKeys: 4,
+    lua: `if redis.call('EXISTS', KEYS[1]) == 0 and redis.call('EXISTS', KEYS[3]) == 0 then return 0 end
 redis.call('DEL', KEYS[1], KEYS[2], KEYS[3])
 redis.call('SREM', KEYS[4], ARGV[1])
 redis.call('PUBLISH', ARGV[2], ARGV[1])
 return 1`
+  }
+).withReturnType<number>()
 
 /** KEYS: trial. ARGV: taker, channel, place. */
-export const giveBack = `if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+export const giveBack = Redis.script(
+  (trial: string, taker: string, channel: string, place: string) => [trial, taker, channel, place],
+  {
+    numberOfKeys: 1,
+    lua: `if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
 redis.call('DEL', KEYS[1])
 redis.call('PUBLISH', ARGV[2], ARGV[3])
 return 1`
+  }
+).withReturnType<number>()
 
 /**
  * KEYS: places. ARGV: prefix, channel, and the place to clear (none: every place). The keys of
  * places are made here from the prefix, so this (and snapshot) needs one Redis, not a cluster.
  */
-export const clear = `local places = ARGV[3] and {ARGV[3]} or redis.call('SMEMBERS', KEYS[1])
+export const clear = Redis.script(
+  (places: string, prefix: string, channel: string, ...only: ReadonlyArray<string>) =>
+    [places, prefix, channel, ...only],
+  {
+    numberOfKeys: 1,
+    lua: `local places = ARGV[3] and {ARGV[3]} or redis.call('SMEMBERS', KEYS[1])
 for _, place in ipairs(places) do
   local key = ARGV[1] .. place
   redis.call('DEL', key, key .. ':trial', key .. ':cool')
@@ -92,12 +141,18 @@ for _, place in ipairs(places) do
   redis.call('PUBLISH', ARGV[2], place)
 end
 return #places`
+  }
+).withReturnType<number>()
 
 /**
  * KEYS: places. ARGV: prefix. Answers `{now, {place, failures, parked, last, cool, trial until, taker}...}`
  * ('' where there is none); places whose hash has expired are dropped from the list.
  */
-export const snapshot = `${now}
+export const snapshot = Redis.script(
+  (places: string, prefix: string) => [places, prefix],
+  {
+    numberOfKeys: 1,
+    lua: `${now}
 local out = {now}
 for _, place in ipairs(redis.call('SMEMBERS', KEYS[1])) do
   local key = ARGV[1] .. place
@@ -113,3 +168,5 @@ for _, place in ipairs(redis.call('SMEMBERS', KEYS[1])) do
   end
 end
 return out`
+  }
+).withReturnType<readonly [now: number, ...rows: ReadonlyArray<ReadonlyArray<string>>]>()
