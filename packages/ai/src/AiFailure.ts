@@ -1,21 +1,66 @@
 /**
- * `@effect/ai` errors as failure kinds, through the same classifier the HTTP providers use: an
- * `HttpResponseError` by its status, its rate-limit headers (`retry-after` and the vendors' reset
- * headers become `RateLimited.retryAfter` and `QuotaExhausted.until`) and its body's words (a
- * content-policy refusal is `Refused`, a 408 or 504 the provider's own `Timeout`); an
- * `HttpRequestError` that never reached the provider is `ConnectionLost` (`Timeout` when its
- * transport timed out); malformed input or output
- * is `Unknown`; an `UnknownError` by its words. Secrets are masked, as everywhere.
+ * Failure kinds and `effect/ai`'s `AiError` reasons, each way. A failure becomes the reason an
+ * Effect 4 program catches with `Effect.catchReason("AiError", "RateLimitError", …)`: RateLimited
+ * is `RateLimitError` (its wait as `retryAfter`), QuotaExhausted `QuotaExhaustedError` (`resetAt`),
+ * AuthRefused `AuthenticationError` (401 `InvalidKey`, 403 `InsufficientPermissions`),
+ * ModelNotFound and ContextTooLong `InvalidRequestError` (`parameter: "model"` /
+ * `constraint: "context-window"`), Refused `ContentPolicyError`, ArgumentsRefused
+ * `InvalidUserInputError`, ConnectionLost, Timeout and Unresponsive `NetworkError`, StoreBusy,
+ * Killed and NotInstalled `InternalProviderError`, Unknown `UnknownError`; and every such reason
+ * says its kind in `metadata.fallback` ({@link Failed}), typed.
+ *
+ * The other way, a reason is read by what it is, not by its words: the note where it has one (the
+ * failure exactly), else its tag and fields, and for a generic reason (`InvalidRequestError`,
+ * `InternalProviderError`, `UnknownError`) the HTTP status and headers it carries, read by the one
+ * classifier every backend uses. Secrets are masked, as everywhere.
  *
  * @since 0.1.0
  */
-import type * as AiError from "@effect/ai/AiError"
-import type { Failure, Place } from "@fallback/core"
+import type * as Failure from "@fallback/core/Failure"
+import type * as Place from "@fallback/core/Place"
+import type * as AiError from "effect/ai/AiError"
 
 import * as internal from "./internal/aiFailure.js"
 
 /**
- * The failure an `AiError` at a place is, judged at `now` (epoch milliseconds).
+ * The note on a reason that a failure kind became: the kind, the place (`CLI[@ACCOUNT]/MODEL`) it
+ * happened at, and the failure as its schema encodes it.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Failed {
+  readonly kind: Failure.Kind
+  readonly place: string
+  readonly failure: { readonly _tag: Failure.Kind; readonly [field: string]: unknown }
+}
+
+declare module "effect/ai/AiError" {
+  interface RateLimitErrorMetadata {
+    readonly fallback?: Failed | undefined
+  }
+  interface QuotaExhaustedErrorMetadata {
+    readonly fallback?: Failed | undefined
+  }
+  interface AuthenticationErrorMetadata {
+    readonly fallback?: Failed | undefined
+  }
+  interface ContentPolicyErrorMetadata {
+    readonly fallback?: Failed | undefined
+  }
+  interface InvalidRequestErrorMetadata {
+    readonly fallback?: Failed | undefined
+  }
+  interface InternalProviderErrorMetadata {
+    readonly fallback?: Failed | undefined
+  }
+  interface UnknownErrorMetadata {
+    readonly fallback?: Failed | undefined
+  }
+}
+
+/**
+ * The failure an `AiError` at a place is, judged at `now` (epoch milliseconds): its reason's.
  *
  * @since 0.1.0
  * @category utils
@@ -24,8 +69,39 @@ export const toFailure: (error: AiError.AiError, place: Place.Place, now: number
   internal.toFailure
 
 /**
- * The same error with its credentials masked: request and response headers, the URL's query, and
- * anything in its body or description that looks like a key.
+ * The failure a reason is at a place, judged at `now` (epoch milliseconds).
+ *
+ * @since 0.1.0
+ * @category utils
+ */
+export const fromReason: (reason: AiError.AiErrorReason, place: Place.Place, now: number) => Failure.Failure =
+  internal.fromReason
+
+/**
+ * The reason a failure is, with the failure noted in its `metadata.fallback`; `http` is what the
+ * refusal it was read from carried (its headers and body masked).
+ *
+ * @since 0.1.0
+ * @category utils
+ */
+export const toReason: (
+  failure: Failure.Failure,
+  http?: { readonly status: number; readonly headers: Readonly<Record<string, unknown>>; readonly body?: string }
+) => AiError.AiErrorReason = internal.toReason
+
+/**
+ * The kind an `AiError` says it is, where a failure was noted on it (every error a chain or one of
+ * fallback's providers fails with is).
+ *
+ * @since 0.1.0
+ * @category utils
+ */
+export const kindOf = (error: AiError.AiError): Failure.Kind | undefined =>
+  (error.reason as { readonly metadata?: { readonly fallback?: Failed } }).metadata?.fallback?.kind
+
+/**
+ * The same error with its credentials masked: response headers, the URL's query, and anything in
+ * its body or description that looks like a key.
  *
  * @since 0.1.0
  * @category utils

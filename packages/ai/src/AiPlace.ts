@@ -1,5 +1,5 @@
 /**
- * Any `@effect/ai` model as a place. Register a Layer that provides `LanguageModel` (a provider
+ * Any `effect/ai` model as a place. Register a Layer that provides `LanguageModel` (a provider
  * package's model, or a layer of your own) under a CLI name, and places such as
  * `anthropic@work/claude-opus-5` or `openai/gpt-5.5` run their turns through it, like any other
  * backend: retried, walked along accounts and places, parked and cooled as their steps say.
@@ -11,8 +11,9 @@
  *
  * @since 0.1.0
  */
-import type * as LanguageModel from "@effect/ai/LanguageModel"
-import type { Backend, ConfigFile } from "@fallback/core"
+import type * as Account from "@fallback/core/Account"
+import type * as Backend from "@fallback/core/Backend"
+import type * as LanguageModel from "effect/ai/LanguageModel"
 import type * as Config from "effect/Config"
 import type * as Effect from "effect/Effect"
 import type * as Layer from "effect/Layer"
@@ -31,7 +32,7 @@ import * as internal from "./internal/aiPlace.js"
 export interface At {
   readonly model: string
   readonly key: Config.Config<Redacted.Redacted>
-  readonly account: Option.Option<ConfigFile.Account>
+  readonly account: Option.Option<Account.Account>
 }
 
 /**
@@ -55,16 +56,13 @@ export interface Registration<E, R> {
  *
  * @example
  * ```ts
- * import { AnthropicClient, AnthropicLanguageModel } from "@effect/ai-anthropic"
- * import { AiPlace } from "@fallback/ai"
- * import * as Layer from "effect/Layer"
+ * import { AiPlace, AnthropicLanguageModel } from "@fallback/ai"
  *
  * const anthropic = AiPlace.make({
  *   cli: "anthropic",
  *   key: "ANTHROPIC_API_KEY",
  *   models: [{ name: "claude-opus-5", contextWindow: 200_000 }],
- *   layer: ({ model, key }) =>
- *     AnthropicLanguageModel.layer({ model }).pipe(Layer.provide(AnthropicClient.layerConfig({ apiKey: key })))
+ *   layer: ({ model, key }) => AnthropicLanguageModel.layer({ model, apiKey: key })
  * })
  * ```
  *

@@ -4,7 +4,7 @@
  * {@link layer} instead of one provider's model:
  *
  * - the whole `Prompt` (system message, turns, tool calls and results, files) and the call's
- *   options (toolkit, schema, tool choice) reach each `@effect/ai` place as they were given; a
+ *   options (toolkit, schema, tool choice) reach each `effect/ai` place as they were given; a
  *   place that takes only text (an agent CLI, an HTTP provider) gets the conversation as text;
  * - `streamText` commits at the first content part: a failure before it moves on, one after it
  *   surfaces with what was delivered, and the next place gets no request;
@@ -16,14 +16,37 @@
  *
  * @since 0.1.0
  */
-import * as LanguageModel from "@effect/ai/LanguageModel"
-import { type Agent, type Backend, Place, type Settings, type Steps } from "@fallback/core"
+import type * as Agent from "@fallback/core/Agent"
+import type * as Backend from "@fallback/core/Backend"
+import * as Place from "@fallback/core/Place"
+import type * as Settings from "@fallback/core/Settings"
+import * as LanguageModel from "effect/ai/LanguageModel"
 import * as Effect from "effect/Effect"
 import type * as ExecutionPlan from "effect/ExecutionPlan"
 import * as Layer from "effect/Layer"
 import type * as Scope from "effect/Scope"
+
 import * as internal from "./internal/fallbackAi.js"
 import * as plan from "./internal/plan.js"
+
+/**
+ * Where a call was answered, when that was not where it started: the finish part's
+ * `metadata.fallback` (typed on `Response.FinishPartMetadata`).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Moved {
+  readonly place: string
+  readonly from: string
+  readonly moved: true
+}
+
+declare module "effect/ai/Response" {
+  interface FinishPartMetadata {
+    readonly fallback?: Moved | undefined
+  }
+}
 
 /**
  * How the chain's agent is made: the settings that travel to every stand-in, and the agent's
@@ -48,7 +71,7 @@ export const make: (
   place: Place.Place | string,
   config?: Config
 ) => Effect.Effect<
-  LanguageModel.Service,
+  LanguageModel.LanguageModel,
   Place.InvalidPlace | Agent.SettingsRefused,
   Scope.Scope | Agent.Requirements
 > = (
@@ -61,7 +84,7 @@ export const make: (
  *
  * @example
  * ```ts
- * import { LanguageModel } from "@effect/ai"
+ * import { LanguageModel } from "effect/ai"
  * import { FallbackAi } from "@fallback/ai"
  * import * as Effect from "effect/Effect"
  *
@@ -76,7 +99,7 @@ export const layer = (
   place: Place.Place | string,
   config: Config = {}
 ): Layer.Layer<LanguageModel.LanguageModel, Place.InvalidPlace | Agent.SettingsRefused, Agent.Requirements> =>
-  Layer.scoped(LanguageModel.LanguageModel, make(place, config))
+  Layer.effect(LanguageModel.LanguageModel, make(place, config))
 
 /**
  * A chain written in code: `places` in order, each pointing to the next, run by `backends` (made
@@ -86,21 +109,17 @@ export const layer = (
  *
  * @example
  * ```ts
- * import { AnthropicClient, AnthropicLanguageModel } from "@effect/ai-anthropic"
- * import { OpenAiClient, OpenAiLanguageModel } from "@effect/ai-openai"
- * import { AiPlace, FallbackAi } from "@fallback/ai"
- * import * as Layer from "effect/Layer"
+ * import { AiPlace, AnthropicLanguageModel, FallbackAi, OpenAiLanguageModel } from "@fallback/ai"
  *
  * const anthropic = AiPlace.make({
  *   cli: "anthropic",
  *   key: "ANTHROPIC_API_KEY",
- *   layer: ({ model, key }) =>
- *     AnthropicLanguageModel.layer({ model }).pipe(Layer.provide(AnthropicClient.layerConfig({ apiKey: key })))
+ *   layer: ({ model, key }) => AnthropicLanguageModel.layer({ model, apiKey: key })
  * })
  * const openai = AiPlace.make({
  *   cli: "openai",
  *   key: "OPENAI_API_KEY",
- *   layer: ({ model, key }) => OpenAiLanguageModel.layer({ model }).pipe(Layer.provide(OpenAiClient.layerConfig({ apiKey: key })))
+ *   layer: ({ model, key }) => OpenAiLanguageModel.layer({ model, apiKey: key })
  * })
  * const model = FallbackAi.chain(["anthropic/claude-opus-5", "openai/gpt-5.5"], [anthropic, openai])
  * ```
@@ -114,12 +133,12 @@ export const chain = <E, R>(
   config: Config = {}
 ): Layer.Layer<
   LanguageModel.LanguageModel,
-  Place.InvalidPlace | Agent.SettingsRefused | Steps.StepsError | E,
+  Place.InvalidPlace | Agent.SettingsRefused | E,
   R
 > =>
-  Layer.unwrapEffect(
+  Layer.unwrap(
     Effect.map(
-      Effect.all([Effect.forEach(places, (place) => Place.parse(place)), Effect.all(backends)]),
+      Effect.all([Effect.forEach(places, (place) => Effect.fromResult(Place.parse(place))), Effect.all(backends)]),
       ([parsed, made]) => plan.chain(parsed, made, config)
     )
   )
@@ -148,7 +167,7 @@ export type PlanMismatch = plan.PlanMismatch
  *
  * @example
  * ```ts
- * import { LanguageModel } from "@effect/ai"
+ * import { LanguageModel } from "effect/ai"
  * import { FallbackAi } from "@fallback/ai"
  * import * as Effect from "effect/Effect"
  * import * as ExecutionPlan from "effect/ExecutionPlan"
@@ -172,6 +191,6 @@ export const fromExecutionPlan = <Types extends { provides: any; input: any; err
   config: Config = {}
 ): Layer.Layer<
   LanguageModel.LanguageModel,
-  Place.InvalidPlace | PlanMismatch | Steps.StepsError,
+  Place.InvalidPlace | PlanMismatch | Agent.SettingsRefused,
   Exclude<Types["requirements"], LanguageModel.LanguageModel>
 > => plan.fromExecutionPlan(executionPlan, places, config) as any

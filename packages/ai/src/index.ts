@@ -11,4 +11,14 @@ export * as AiPlace from "./AiPlace.js"
 /**
  * @since 0.1.0
  */
+export * as AnthropicLanguageModel from "./AnthropicLanguageModel.js"
+
+/**
+ * @since 0.1.0
+ */
 export * as FallbackAi from "./FallbackAi.js"
+
+/**
+ * @since 0.1.0
+ */
+export * as OpenAiLanguageModel from "./OpenAiLanguageModel.js"

@@ -1,21 +1,179 @@
-import * as AiError from "@effect/ai/AiError"
-import { HttpProvider } from "@fallback/backends"
-import { Failure, type Place } from "@fallback/core"
-import * as Duration from "effect/Duration"
+import * as Failure from "@fallback/core/Failure"
+import * as Place from "@fallback/core/Place"
+import * as AiError from "effect/ai/AiError"
+import * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
+
+import type * as AiFailure from "../AiFailure.js"
+import { classify } from "@fallback/core/Classify"
 
 /** Header names whose values are credentials, whatever they look like. */
 const credentials = /^(?:authorization|proxy-authorization|x-api-key|api-key|x-goog-api-key|cookie|set-cookie)$/i
 
-const maskHeaders = (headers: Readonly<Record<string, string>>): Record<string, string> => {
+/** Headers as a reason carries them: credentials replaced, anything else masked, names lower-cased. */
+export const maskHeaders = (headers: Readonly<Record<string, unknown>>): Record<string, string> => {
   const out: Record<string, string> = {}
-  for (const [name, value] of Object.entries(headers)) out[name] = credentials.test(name) ? "***" : Failure.said(value)
+  for (const [name, value] of Object.entries(headers)) {
+    if (typeof value !== "string") continue
+    out[name.toLowerCase()] = credentials.test(name) ? "***" : Failure.said(value)
+  }
   return out
 }
 
-const timedOut = /\b(?:ETIMEDOUT|ESOCKETTIMEDOUT|timed out|timeout)\b/i
+/** What an HTTP refusal carried, as a reason's `http` field holds it (masked). */
+export interface Http {
+  readonly status: number
+  readonly headers: Readonly<Record<string, unknown>>
+  readonly body?: string | undefined
+  /** Where the request went (without its query), said in the reason's description. */
+  readonly url?: string | undefined
+}
 
-const words = (error: AiError.AiError): string =>
-  error._tag === "HttpResponseError" ? error.body ?? error.description ?? "" : error.description ?? ""
+const httpOf = (http: Http | undefined) =>
+  http === undefined ? {} : {
+    http: {
+      response: { status: http.status, headers: maskHeaders(http.headers) },
+      ...(http.body === undefined ? {} : { body: Failure.said(http.body) })
+    }
+  }
+
+const encodeFailure = Schema.encodeSync(Failure.Failure)
+const decodeFailure = Schema.decodeUnknownOption(Failure.Failure)
+const encodePlace = Schema.encodeSync(Place.Place)
+
+/** The typed note a reason made from a failure carries: its kind, its place, and the failure itself. */
+const noteOf = (failure: Failure.Failure): AiFailure.Failed => ({
+  kind: failure._tag,
+  place: Place.format(failure.place),
+  failure: encodeFailure(failure) as AiFailure.Failed["failure"]
+})
+
+/** @internal */
+export const toReason = (failure: Failure.Failure, http?: Http): AiError.AiErrorReason => {
+  const metadata = { fallback: noteOf(failure) }
+  const said = http?.url === undefined ? failure.said as string : `${failure.said} (POST ${urlOf(http.url)})`
+  const more = { metadata, ...httpOf(http) }
+  switch (failure._tag) {
+    case "RateLimited":
+      return new AiError.RateLimitError({
+        ...more,
+        ...(failure.retryAfter === undefined ? {} : { retryAfter: failure.retryAfter })
+      })
+    case "QuotaExhausted":
+      return new AiError.QuotaExhaustedError({ ...more, ...(failure.until === undefined ? {} : { resetAt: failure.until }) })
+    case "AuthRefused":
+      return new AiError.AuthenticationError({
+        ...more,
+        kind: failure.status === 401 ? "InvalidKey" : failure.status === 403 ? "InsufficientPermissions" : "Unknown",
+        description: said
+      })
+    case "ModelNotFound":
+      return new AiError.InvalidRequestError({ ...more, parameter: "model", constraint: "exists", description: said })
+    case "ContextTooLong":
+      return new AiError.InvalidRequestError({
+        ...more,
+        parameter: "prompt",
+        constraint: "context-window",
+        description: said
+      })
+    case "ArgumentsRefused":
+      return new AiError.InvalidUserInputError({ metadata, description: said } as any)
+    case "Refused":
+      return new AiError.ContentPolicyError({ ...more, description: said })
+    case "ConnectionLost":
+    case "Timeout":
+    case "Unresponsive":
+      return new AiError.NetworkError({
+        reason: "TransportError",
+        method: "POST",
+        url: Place.format(failure.place),
+        description: said,
+        metadata
+      } as any)
+    case "StoreBusy":
+    case "Killed":
+    case "NotInstalled":
+      return new AiError.InternalProviderError({ ...more, description: said })
+    case "Unknown":
+      return new AiError.UnknownError({ ...more, description: said })
+  }
+}
+
+/** The failure a reason carries (one made by {@link toReason}), judged again at `place`. */
+const carried = (reason: AiError.AiErrorReason, place: Place.Place): Failure.Failure | undefined => {
+  const note = (reason as { readonly metadata?: { readonly fallback?: AiFailure.Failed } }).metadata?.fallback
+  if (note === undefined || typeof note !== "object" || note === null) return undefined
+  const encoded = note.failure as Record<string, unknown> | undefined
+  if (encoded === undefined) return undefined
+  return Option.getOrUndefined(decodeFailure({ ...encoded, place: encodePlace(place) }))
+}
+
+const statusOf = (reason: AiError.AiErrorReason): number | undefined =>
+  "http" in reason ? reason.http?.response?.status : undefined
+
+const describedBy = (reason: AiError.AiErrorReason): string => {
+  const description = "description" in reason ? reason.description : undefined
+  return typeof description === "string" && description !== "" ? description : reason._tag
+}
+
+/**
+ * A generic reason with an HTTP status is read by its status and headers (never its words): a
+ * foreign provider's 404 is ModelNotFound, its 502 ConnectionLost, whichever reason it chose.
+ */
+const byStatus = (reason: AiError.AiErrorReason, place: Place.Place, now: number): Failure.Failure | undefined => {
+  const status = statusOf(reason)
+  if (status === undefined || !("http" in reason)) return undefined
+  const found = classify({ status, headers: (reason.http?.response?.headers ?? {}) as Record<string, string>, body: "" }, place, now)
+  return found._tag === "Unknown" ? undefined : found
+}
+
+/** @internal */
+export const fromReason = (reason: AiError.AiErrorReason, place: Place.Place, now: number): Failure.Failure => {
+  const known = carried(reason, place)
+  if (known !== undefined) return known
+  const said = Failure.said(describedBy(reason))
+  switch (reason._tag) {
+    case "RateLimitError":
+      return new Failure.RateLimited({
+        place,
+        said,
+        ...(reason.retryAfter === undefined ? {} : { retryAfter: reason.retryAfter })
+      })
+    case "QuotaExhaustedError":
+      return new Failure.QuotaExhausted({ place, said, ...(reason.resetAt === undefined ? {} : { until: reason.resetAt }) })
+    case "AuthenticationError": {
+      const status = statusOf(reason) ??
+        (reason.kind === "InsufficientPermissions" ? 403 : reason.kind === "Unknown" || reason.kind === "MissingKey"
+          ? undefined
+          : 401)
+      return new Failure.AuthRefused({ place, said, ...(status === undefined ? {} : { status }) })
+    }
+    case "ContentPolicyError":
+      return new Failure.Refused({ place, said })
+    case "InvalidRequestError":
+      if (reason.parameter === "model") return new Failure.ModelNotFound({ place, said })
+      if (reason.constraint === "context-window") return new Failure.ContextTooLong({ place, said })
+      return byStatus(reason, place, now) ?? new Failure.Unknown({ place, said })
+    case "NetworkError":
+      return reason.reason === "TransportError"
+        ? new Failure.ConnectionLost({ place, said })
+        : new Failure.Unknown({ place, said })
+    case "InvalidUserInputError":
+    case "ToolConfigurationError":
+    case "ToolkitRequiredError":
+      return new Failure.ArgumentsRefused({ place, said })
+    case "InternalProviderError":
+    case "UnknownError":
+    case "InvalidResponseError":
+      return byStatus(reason, place, now) ?? new Failure.Unknown({ place, said })
+    default:
+      return new Failure.Unknown({ place, said })
+  }
+}
+
+/** @internal */
+export const toFailure = (error: AiError.AiError, place: Place.Place, now: number): Failure.Failure =>
+  fromReason(error.reason, place, now)
 
 /**
  * A finished answer that is a refusal: the provider's content filter stopped it
@@ -31,58 +189,8 @@ export const filtered = (reason: string, place: Place.Place): Failure.Failure | 
     })
     : undefined
 
-/** @internal */
-export const toFailure = (error: AiError.AiError, place: Place.Place, now: number): Failure.Failure => {
-  switch (error._tag) {
-    case "HttpResponseError":
-      return error.reason === "StatusCode"
-        ? HttpProvider.classify(
-          { status: error.response.status, headers: lowerCased(error.response.headers), body: words(error) },
-          place,
-          now
-        )
-        : new Failure.Unknown({
-          place,
-          said: Failure.said(`${error.response.status}: ${error.reason} ${words(error)}`.trim())
-        })
-    case "HttpRequestError": {
-      const said = Failure.said(
-        `could not reach ${urlOf(error.request.url)}${error.description ? `: ${error.description}` : ""}`
-      )
-      // A transport that timed out (ETIMEDOUT, "timed out") is the provider's own timeout, not a lost socket.
-      if (error.reason === "Transport" && timedOut.test(error.description ?? "")) {
-        return new Failure.Timeout({ place, said, phase: "provider", after: Duration.zero })
-      }
-      return error.reason === "Transport"
-        ? new Failure.ConnectionLost({ place, said })
-        : new Failure.Unknown({
-          place,
-          said: Failure.said(`${error.reason}: ${error.description ?? "the request could not be made"}`)
-        })
-    }
-    case "MalformedOutput":
-    case "MalformedInput":
-      return new Failure.Unknown({
-        place,
-        said: Failure.said(`${error._tag}: ${error.description ?? "no description"}`)
-      })
-    case "UnknownError": {
-      const found = HttpProvider.classify({ headers: {}, body: words(error) }, place, now)
-      return found._tag === "Unknown"
-        ? new Failure.Unknown({ place, said: Failure.said(words(error) || "UnknownError") })
-        : found
-    }
-  }
-}
-
-const lowerCased = (headers: Readonly<Record<string, string>>): Record<string, string> => {
-  const out: Record<string, string> = {}
-  for (const [name, value] of Object.entries(headers)) out[name.toLowerCase()] = value
-  return out
-}
-
 /** A URL without its query (where some providers take a key) or credentials. */
-const urlOf = (url: string): string => {
+export const urlOf = (url: string): string => {
   try {
     const parsed = new URL(url)
     return `${parsed.protocol}//${parsed.host}${parsed.pathname}`
@@ -91,50 +199,44 @@ const urlOf = (url: string): string => {
   }
 }
 
-/** A request as an error carries it, with no credentials in its URL, query or headers. */
-const requestOf = (request: AiError.HttpRequestError["request"]): AiError.HttpRequestError["request"] => ({
-  ...request,
-  url: urlOf(request.url),
-  urlParams: [],
-  headers: maskHeaders(request.headers)
-})
-
-/** @internal */
-export const masked = (error: AiError.AiError): AiError.AiError => {
-  switch (error._tag) {
-    case "HttpRequestError":
-      return new AiError.HttpRequestError({
-        module: error.module,
-        method: error.method,
-        reason: error.reason,
-        request: requestOf(error.request),
-        ...(error.description === undefined ? {} : { description: Failure.said(error.description) })
-      }, { disableValidation: true })
-    case "HttpResponseError":
-      return new AiError.HttpResponseError({
-        module: error.module,
-        method: error.method,
-        reason: error.reason,
-        request: requestOf(error.request),
-        response: { status: error.response.status, headers: maskHeaders(error.response.headers) },
-        ...(error.body === undefined ? {} : { body: Failure.said(error.body) }),
-        ...(error.description === undefined ? {} : { description: Failure.said(error.description) })
-      }, { disableValidation: true })
-    case "MalformedOutput":
-      return new AiError.MalformedOutput({
-        module: error.module,
-        method: error.method,
-        ...(error.description === undefined ? {} : { description: Failure.said(error.description) }),
-        ...(error.cause === undefined ? {} : { cause: error.cause })
-      })
-    case "MalformedInput":
-    case "UnknownError": {
-      const Same = error._tag === "MalformedInput" ? AiError.MalformedInput : AiError.UnknownError
-      return new Same({
-        module: error.module,
-        method: error.method,
-        ...(error.description === undefined ? {} : { description: Failure.said(error.description) })
-      })
+const maskedReason = (reason: AiError.AiErrorReason): AiError.AiErrorReason => {
+  const fields: Record<string, unknown> = { ...reason }
+  if (typeof fields.description === "string") fields.description = Failure.said(fields.description)
+  if (typeof fields.url === "string") fields.url = urlOf(fields.url)
+  const http = fields.http as { response?: { status: number; headers: Record<string, unknown> }; body?: string }
+  if (http !== undefined) {
+    fields.http = {
+      ...(http.response === undefined ? {} : {
+        response: { status: http.response.status, headers: maskHeaders(http.response.headers) }
+      }),
+      ...(http.body === undefined ? {} : { body: Failure.said(http.body) })
     }
   }
+  delete fields.cause
+  const Same = reason.constructor as new(fields: Record<string, unknown>) => AiError.AiErrorReason
+  return new Same(fields)
+}
+
+/** @internal */
+export const masked = (error: AiError.AiError): AiError.AiError =>
+  AiError.make({ module: error.module, method: error.method, reason: maskedReason(error.reason) })
+
+/**
+ * What a chain that gave up fails with: the place's own reason (masked) where it had one, else
+ * the failure as a reason, with the failure noted on it either way.
+ *
+ * @internal
+ */
+export const gaveUp = (
+  method: string,
+  failure: Failure.Failure,
+  own: AiError.AiError | undefined
+): AiError.AiError => {
+  if (own === undefined) return AiError.make({ module: "FallbackAi", method, reason: toReason(failure) })
+  const reason = maskedReason(own.reason) as AiError.AiErrorReason & { metadata?: Record<string, unknown> }
+  const noted = new (reason.constructor as new(fields: Record<string, unknown>) => AiError.AiErrorReason)({
+    ...reason,
+    metadata: { ...reason.metadata, fallback: noteOf(failure) }
+  })
+  return AiError.make({ module: own.module, method: own.method, reason: noted })
 }

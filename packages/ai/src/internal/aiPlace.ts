@@ -1,12 +1,19 @@
-import * as AiError from "@effect/ai/AiError"
-import * as LanguageModel from "@effect/ai/LanguageModel"
-import type * as Prompt from "@effect/ai/Prompt"
-import type * as Response from "@effect/ai/Response"
-import { Backend, type ConfigFile, Failure, Place, Secret, type Settings } from "@fallback/core"
-import * as Chunk from "effect/Chunk"
+import type * as Account from "@fallback/core/Account"
+import * as Backend from "@fallback/core/Backend"
+import * as Deadline from "@fallback/core/Deadline"
+import * as Failure from "@fallback/core/Failure"
+import * as Place from "@fallback/core/Place"
+import * as Secret from "@fallback/core/Secret"
+import type * as Settings from "@fallback/core/Settings"
+import * as AiError from "effect/ai/AiError"
+import * as LanguageModel from "effect/ai/LanguageModel"
+import type * as Prompt from "effect/ai/Prompt"
+import type * as Response from "effect/ai/Response"
+import * as Clock from "effect/Clock"
 import * as Config from "effect/Config"
-import * as ConfigError from "effect/ConfigError"
+import * as ConfigProvider from "effect/ConfigProvider"
 import * as Context from "effect/Context"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
@@ -16,31 +23,30 @@ import * as Stream from "effect/Stream"
 import type * as AiPlace from "../AiPlace.js"
 import { filtered, toFailure } from "./aiFailure.js"
 import { type Call, callOn, carried, models, Passed, raised } from "./call.js"
-import { within } from "./within.js"
 
-/** The failure an `@effect/ai` error is; the error itself is kept (masked when it is handed back) for a chain that gives up. */
+/** The failure an `effect/ai` error is; the error itself is kept (masked when it is handed back) for a chain that gives up. */
 const failed = (place: Place.Place) => (error: unknown): Effect.Effect<never, Failure.Failure> =>
   AiError.isAiError(error)
-    ? Effect.clockWith((clock) => {
-      const failure = toFailure(error, place, clock.unsafeCurrentTimeMillis())
+    ? Effect.flatMap(Clock.currentTimeMillis, (now) => {
+      const failure = toFailure(error, place, now)
       raised.set(failure, error)
       return Effect.fail(failure)
     })
     : Effect.die(new Passed(error))
 
+const noVariable = Config.fail(new ConfigProvider.SourceError({ message: "this place was registered with no key variable" }))
+
 /** The key an account gives a place: the account's own variable for the registered one, else the registered one. */
 const keyOf = (
   variable: string | undefined,
-  account: Option.Option<ConfigFile.Account>
+  account: Option.Option<Account.Account>
 ): { readonly config: Config.Config<Redacted.Redacted>; readonly variable: string | undefined } => {
-  if (variable === undefined) {
-    return { config: Config.fail("this place was registered with no key variable"), variable }
-  }
+  if (variable === undefined) return { config: noVariable, variable }
   const own = Option.getOrUndefined(account)?.env?.[variable]
-  if (own === undefined) return { config: held(Config.redacted(variable)), variable }
+  if (own === undefined) return { config: held(Config.Redacted(variable)), variable }
   return typeof own === "string"
     ? { config: held(Config.succeed(Redacted.make(own))), variable }
-    : { config: held(Config.redacted(own.fromEnv)), variable: own.fromEnv }
+    : { config: held(Config.Redacted(own.fromEnv)), variable: own.fromEnv }
 }
 
 /** A key read is a secret the process holds: masked wherever text leaves it. */
@@ -52,7 +58,7 @@ const held = (config: Config.Config<Redacted.Redacted>): Config.Config<Redacted.
 
 const unbuilt =
   (place: Place.Place, variable: string | undefined) => (error: unknown): Effect.Effect<never, Failure.Failure> =>
-    ConfigError.isConfigError(error)
+    error instanceof Config.ConfigError
       ? Effect.fail(
         new Failure.AuthRefused({
           place,
@@ -81,21 +87,14 @@ const leading: ReadonlySet<string> = new Set([
   "tool-params-start"
 ])
 
-const errorPart = (place: Place.Place, part: Response.AnyPart): Effect.Effect<never, Failure.Failure> =>
-  Effect.clockWith((clock) => {
-    const error = (part as Response.ErrorPart).error
-    return Effect.fail(
-      toFailure(
-        new AiError.UnknownError({
-          module: "AiPlace",
-          method: "streamText",
-          description: JSON.stringify(error) ?? String(error)
-        }),
-        place,
-        clock.unsafeCurrentTimeMillis()
-      )
-    )
-  })
+const errorPart = (place: Place.Place, part: Response.ErrorPart): Effect.Effect<never, Failure.Failure> =>
+  failed(place)(
+    AiError.make({
+      module: "AiPlace",
+      method: "streamText",
+      reason: new AiError.UnknownError({ description: JSON.stringify(part.error) ?? String(part.error) })
+    })
+  )
 
 /** A streamed answer as events: each part carried by one, its text in it where it has some. */
 const eventsOf = (
@@ -104,48 +103,50 @@ const eventsOf = (
   parts: Stream.Stream<Response.AnyPart, unknown>
 ): Stream.Stream<Backend.Event, Failure.Failure> =>
   parts.pipe(
-    Stream.catchAll((error) => Stream.fromEffect(failed(place)(error))),
-    Stream.mapChunksEffect((chunk) => {
-      const out: Array<Backend.Event> = []
-      for (const part of chunk) {
-        if (part.type === "error") return errorPart(place, part)
-        const refused = part.type === "finish" ? filtered(part.reason, place) : undefined
-        if (refused !== undefined) return Effect.fail(refused)
-        const event = leading.has(part.type)
-          ? Backend.Event.SessionStarted({ sessionId: id })
-          : Backend.Event.Text({ text: part.type === "text-delta" ? part.delta : "" })
-        carried.set(event, [part])
-        out.push(event)
-      }
-      return Effect.succeed(Chunk.unsafeFromArray(out))
+    Stream.catch((error) => Stream.fromEffect(failed(place)(error))),
+    Stream.mapEffect((part): Effect.Effect<Backend.Event, Failure.Failure> => {
+      if (part.type === "error") return errorPart(place, part)
+      const refused = part.type === "finish" ? filtered(part.reason, place) : undefined
+      if (refused !== undefined) return Effect.fail(refused)
+      const event = leading.has(part.type)
+        ? Backend.Event.SessionStarted({ sessionId: id })
+        : Backend.Event.Text({ text: part.type === "text-delta" ? part.delta : "" })
+      carried.set(event, [part])
+      return Effect.succeed(event)
     })
   )
 
-const whole = (lm: LanguageModel.Service, place: Place.Place, call: Call) =>
+const answered = (place: Place.Place, call: Call | undefined) =>
+(
+  response: LanguageModel.GenerateTextResponse<any>
+): Effect.Effect<ReadonlyArray<Backend.Event>, Failure.Failure> => {
+  const refused = filtered(response.finishReason, place)
+  if (refused !== undefined) return Effect.fail(refused)
+  if (call !== undefined) call.response = response
+  return Effect.succeed([Backend.Event.Text({ text: response.text })])
+}
+
+const whole = (lm: LanguageModel.LanguageModel, place: Place.Place, call: Call) =>
   Effect.flatMap(
-    Effect.catchAll(
+    Effect.catch(
       // The call's own requirements (its tools' handlers) come from the caller's context, where
       // the attempt runs.
-      (call.kind === "object" ? lm.generateObject(call.options) : lm.generateText(call.options)) as Effect.Effect<
+      (call.kind === "object" ? lm.generateObject(call.options) : lm.generateText(call.options)) as unknown as Effect.Effect<
         LanguageModel.GenerateTextResponse<any>,
         unknown
       >,
       failed(place)
     ),
-    (
-      response: LanguageModel.GenerateTextResponse<any>
-    ): Effect.Effect<ReadonlyArray<Backend.Event>, Failure.Failure> => {
-      const refused = filtered(response.finishReason, place)
-      if (refused !== undefined) return Effect.fail(refused)
-      call.response = response
-      return Effect.succeed([Backend.Event.Text({ text: response.text })])
-    }
+    answered(place, call)
   )
 
-const session = (lm: LanguageModel.Service, place: Place.Place, id: string): Backend.Session => ({
+const late = (place: Place.Place, after: Duration.Duration) => () =>
+  new Failure.Timeout({ place, said: Failure.said("no answer in time"), phase: "first-byte", after })
+
+const session = (lm: LanguageModel.LanguageModel, place: Place.Place, id: string): Backend.Session => ({
   id,
   turn: (prompt) =>
-    Stream.unwrap(Effect.withFiberRuntime((fiber) => {
+    Stream.unwrap(Effect.withFiber((fiber) => {
       const call = callOn(fiber)
       if (call !== undefined) call.at = place
       return Effect.succeed(eventsOf(
@@ -153,31 +154,23 @@ const session = (lm: LanguageModel.Service, place: Place.Place, id: string): Bac
         id,
         call !== undefined && call.kind === "stream"
           ? lm.streamText(call.options) as Stream.Stream<Response.AnyPart, unknown>
-          : lm.streamText({ prompt: promptOf(prompt) })
+          : lm.streamText({ prompt: promptOf(prompt) }) as Stream.Stream<Response.AnyPart, unknown>
       ))
     })),
   // A whole answer is bounded by the time its first byte was due: all of it is its first content.
   reply: (prompt, limits) =>
-    Effect.withFiberRuntime((fiber, status) => {
+    Effect.withFiber((fiber) => {
       const call = callOn(fiber)
       if (call !== undefined) call.at = place
-      return within(
-        fiber,
-        status.runtimeFlags,
-        call !== undefined && call.kind !== "stream"
-          ? whole(lm, place, call)
-          : Effect.flatMap(
-            Effect.catchAll(lm.generateText({ prompt: promptOf(prompt) }), failed(place)),
-            (response) => {
-              const refused = filtered(response.finishReason, place)
-              return refused === undefined
-                ? Effect.succeed([Backend.Event.Text({ text: response.text })])
-                : Effect.fail(refused)
-            }
-          ),
-        limits.by,
-        (after) => new Failure.Timeout({ place, said: Failure.said("no answer in time"), phase: "first-byte", after })
-      )
+      const asked = call !== undefined && call.kind !== "stream"
+        ? whole(lm, place, call)
+        : Effect.flatMap(
+          Effect.catch(lm.generateText({ prompt: promptOf(prompt) }), failed(place)),
+          answered(place, undefined)
+        )
+      if (!Number.isFinite(limits.by)) return asked
+      const left = Math.max(0, limits.by - fiber.getRef(Clock.Clock).currentTimeMillisUnsafe())
+      return Deadline.cutAt(asked, limits.by, late(place, Duration.millis(left)))
     }),
   keepsLimits: true
 })
@@ -202,7 +195,7 @@ export const make = <E, R>(registration: AiPlace.Registration<E, R>): Effect.Eff
       },
       open: (
         place: Place.Place,
-        account: Option.Option<ConfigFile.Account>,
+        account: Option.Option<Account.Account>,
         _settings: Settings.Settings,
         opening: Backend.Opening
       ) =>
@@ -213,7 +206,7 @@ export const make = <E, R>(registration: AiPlace.Registration<E, R>): Effect.Eff
             Layer.provide(layer, Layer.succeedContext(context)),
             yield* Effect.scope
           ).pipe(
-            Effect.catchAll(unbuilt(place, key.variable))
+            Effect.catch(unbuilt(place, key.variable))
           )
           opened += 1
           return session(

@@ -1,11 +1,14 @@
-import type * as AiError from "@effect/ai/AiError"
-import type * as Response from "@effect/ai/Response"
-import type { Backend, Failure, Place } from "@fallback/core"
-import * as FiberRef from "effect/FiberRef"
+import type * as Backend from "@fallback/core/Backend"
+import type * as Failure from "@fallback/core/Failure"
+import type * as Place from "@fallback/core/Place"
+import type * as AiError from "effect/ai/AiError"
+import type * as Response from "effect/ai/Response"
+import * as Context from "effect/Context"
+import type * as Fiber from "effect/Fiber"
 
 /**
  * One `LanguageModel` call a chain is answering: how it was made and with what options (passed
- * unchanged to each `@effect/ai` place), and what the places it reached left for the caller.
+ * unchanged to each `effect/ai` place), and what the places it reached left for the caller.
  *
  * @internal
  */
@@ -14,7 +17,7 @@ export interface Call {
   readonly options: any
   /** Where the last attempt was made: once the call answers, where it answered. */
   at: Place.Place | undefined
-  /** The whole response an `@effect/ai` place gave (`generateText`, `generateObject`). */
+  /** The whole response an `effect/ai` place gave (`generateText`, `generateObject`). */
   response: unknown
   /** The call as text for a place that takes only text, once one is reached. */
   asked: string | undefined
@@ -24,27 +27,28 @@ export interface Call {
 
 /**
  * The call a chain is answering on this fiber (and the fibers it forks), for the places it
- * reaches to read with {@link callOn}: set when the call starts, a fiber ref rather than a
- * service because providing a service copies and compares the whole context, several times a
- * call's own cost. A whole call that ends is marked closed rather than unset (setting a fiber ref
- * copies the fiber's refs), unless a call it was made in (a chain inside a chain) is put back.
+ * reaches to read with {@link callOn}: provided while the call runs. A call that ended is marked
+ * closed, for a fiber forked in it that outlives it (a layer's own fiber).
  *
  * @internal
  */
-export const currentCall: FiberRef.FiberRef<Call | undefined> = FiberRef.unsafeMake<Call | undefined>(undefined)
+export const currentCall: Context.Reference<Call | undefined> = Context.Reference<Call | undefined>(
+  "@fallback/ai/currentCall",
+  { defaultValue: () => undefined }
+)
 
 /**
  * The call being answered on `fiber`, if one is.
  *
  * @internal
  */
-export const callOn = (fiber: { getFiberRef<A>(ref: FiberRef.FiberRef<A>): A }): Call | undefined => {
-  const call = fiber.getFiberRef(currentCall)
+export const callOn = (fiber: Fiber.Fiber<unknown, unknown>): Call | undefined => {
+  const call = fiber.getRef(currentCall)
   return call !== undefined && call.open ? call : undefined
 }
 
 /**
- * The response parts an `@effect/ai` place streamed, by the event that carried them through the
+ * The response parts an `effect/ai` place streamed, by the event that carried them through the
  * engine (events pass through it as they are).
  *
  * @internal
@@ -52,7 +56,7 @@ export const callOn = (fiber: { getFiberRef<A>(ref: FiberRef.FiberRef<A>): A }):
 export const carried = new WeakMap<Backend.Event, ReadonlyArray<Response.AnyPart>>()
 
 /**
- * The error an `@effect/ai` place failed with, by the failure it was read as, so a chain that
+ * The error an `effect/ai` place failed with, by the failure it was read as, so a chain that
  * gives up fails with it (masked then: it holds the request's credentials).
  *
  * @internal
@@ -70,7 +74,7 @@ export class Passed {
 }
 
 /**
- * The backends whose places are `@effect/ai` models: they take a call's options as they are, so
+ * The backends whose places are `effect/ai` models: they take a call's options as they are, so
  * the call is not rewritten as text for them.
  *
  * @internal

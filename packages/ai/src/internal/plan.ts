@@ -1,6 +1,11 @@
-import * as LanguageModel from "@effect/ai/LanguageModel"
-import { Backend, ConfigFile, Health, Place, type Policy, Steps } from "@fallback/core"
-import type * as Context from "effect/Context"
+import * as Backend from "@fallback/core/Backend"
+import * as ConfigFile from "@fallback/core/ConfigFile"
+import * as Health from "@fallback/core/Health"
+import * as Place from "@fallback/core/Place"
+import type * as Policy from "@fallback/core/Policy"
+import * as Steps from "@fallback/core/Steps"
+import * as LanguageModel from "effect/ai/LanguageModel"
+import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import type * as ExecutionPlan from "effect/ExecutionPlan"
 import * as Layer from "effect/Layer"
@@ -29,7 +34,8 @@ export class PlanMismatch extends Schema.TaggedError<PlanMismatch>("@fallback/ai
 
 /**
  * The chain through `places`, in order, run by `backends`, with its steps and health in memory;
- * `tries[i]`, where given, is how many more goes place `i` gets.
+ * `tries[i]`, where given, is how many more goes place `i` gets. Steps in memory hold no file, so
+ * writing them fails with nothing the caller could meet.
  *
  * @internal
  */
@@ -50,9 +56,9 @@ export const chain = (
       }
       if (i > 0) yield* steps.points(places[i - 1]!, places[i]!)
     }
-  })
-  return Layer.scoped(LanguageModel.LanguageModel, Effect.zipRight(written, internal.make(places[0]!, config))).pipe(
-    Layer.provide(world)
+  }).pipe(Effect.orDie)
+  return Layer.effect(LanguageModel.LanguageModel, Effect.andThen(written, internal.make(places[0]!, config))).pipe(
+    Layer.provide(Layer.fresh(world))
   )
 }
 
@@ -62,11 +68,12 @@ export const fromExecutionPlan = (
   places: ReadonlyArray<string>,
   config: FallbackAi.Config
 ) =>
-  Layer.unwrapScoped(Effect.gen(function*() {
+  Layer.unwrap(Effect.gen(function*() {
     if (places.length !== plan.steps.length) {
       return yield* new PlanMismatch({ steps: plan.steps.length, places: places.length })
     }
-    const parsed = yield* Effect.forEach(places, (place) => Place.parse(place))
+    const parsed: Array<Place.Place> = []
+    for (const place of places) parsed.push(yield* Effect.fromResult(Place.parse(place)))
     const byPlace = new Map(parsed.map((place, i) => [`${place.cli}/${place.model}`, plan.steps[i]!]))
     const backends = yield* Effect.forEach([...new Set(parsed.map((place) => place.cli))], (cli) =>
       AiPlace.make({ cli, layer: ({ model }) => layerOf(byPlace.get(`${cli}/${model}`)!) }))

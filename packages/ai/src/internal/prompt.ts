@@ -1,4 +1,4 @@
-import type * as Prompt from "@effect/ai/Prompt"
+import type * as Prompt from "effect/ai/Prompt"
 
 interface Part {
   readonly type: string

@@ -1,0 +1,79 @@
+/**
+ * fallback's Anthropic Messages provider as an `effect/ai` `LanguageModel`: text, streaming, tool
+ * calls through a `Toolkit`, and structured output (asked through a forced tool), over the
+ * program's `HttpClient`. Usable alone, or as a place in a chain (register it with
+ * `AiPlace.make`). A refusal is read by the classifier every fallback backend uses, and fails as
+ * the `AiError` reason of its kind (a 429 a `RateLimitError` with its `retryAfter`, …), the kind
+ * noted in `metadata.fallback`.
+ *
+ * @since 0.1.0
+ */
+import * as LanguageModel from "effect/ai/LanguageModel"
+import * as Config from "effect/Config"
+import * as Layer from "effect/Layer"
+import type * as Effect from "effect/Effect"
+import type * as HttpClient from "effect/http/HttpClient"
+import type * as Redacted from "effect/Redacted"
+
+import { anthropic } from "./internal/model/anthropic.js"
+import * as internal from "./internal/model/languageModel.js"
+
+/**
+ * The model and how it is reached: the key (`ANTHROPIC_API_KEY` unless given), the origin
+ * (`https://api.anthropic.com`, without `/v1`), headers for every call, the answer's length cap
+ * (4096), and the name its places use (`anthropic`).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Options {
+  readonly model: string
+  readonly apiKey?: Config.Config<Redacted.Redacted> | Redacted.Redacted | undefined
+  readonly baseUrl?: string | undefined
+  readonly headers?: Readonly<Record<string, string>> | undefined
+  readonly maxTokens?: number | undefined
+  readonly name?: string | undefined
+}
+
+const resolved = (options: Options): internal.Options => ({
+  model: options.model,
+  apiKey: options.apiKey ?? Config.Redacted("ANTHROPIC_API_KEY"),
+  baseUrl: options.baseUrl ?? "https://api.anthropic.com",
+  headers: options.headers,
+  maxTokens: options.maxTokens ?? 4096,
+  name: options.name ?? "anthropic"
+})
+
+/**
+ * The model as a `LanguageModel` service.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const make = (
+  options: Options
+): Effect.Effect<LanguageModel.LanguageModel, Config.ConfigError, HttpClient.HttpClient> =>
+  internal.make(anthropic, resolved(options))
+
+/**
+ * The model as the `LanguageModel` layer.
+ *
+ * @example
+ * ```ts
+ * import { NodeHttpClient } from "@effect/platform-node"
+ * import { AnthropicLanguageModel } from "@fallback/ai"
+ * import { LanguageModel } from "effect/ai"
+ * import * as Effect from "effect/Effect"
+ * import * as Layer from "effect/Layer"
+ *
+ * const claude = AnthropicLanguageModel.layer({ model: "claude-opus-5" }).pipe(Layer.provide(NodeHttpClient.layerUndici))
+ * const program = LanguageModel.generateText({ prompt: "What is a place?" }).pipe(Effect.provide(claude))
+ * ```
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layer = (
+  options: Options
+): Layer.Layer<LanguageModel.LanguageModel, Config.ConfigError, HttpClient.HttpClient> =>
+  Layer.effect(LanguageModel.LanguageModel, make(options))

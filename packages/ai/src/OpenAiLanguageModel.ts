@@ -1,0 +1,96 @@
+/**
+ * fallback's OpenAI providers as `effect/ai` `LanguageModel`s: the Responses API (OpenAI's own,
+ * the default) and Chat Completions, which OpenAI and every OpenAI-compatible server (llama.cpp,
+ * vLLM, Ollama) speak. Text, streaming, tool calls through a `Toolkit`, and structured output
+ * (a JSON Schema format), over the program's `HttpClient`; usable alone or as a place in a chain
+ * (register it with `AiPlace.make`). A refusal is read by the classifier every fallback backend
+ * uses and fails as the `AiError` reason of its kind, the kind noted in `metadata.fallback`.
+ *
+ * @since 0.1.0
+ */
+import * as LanguageModel from "effect/ai/LanguageModel"
+import * as Config from "effect/Config"
+import type * as Effect from "effect/Effect"
+import type * as HttpClient from "effect/http/HttpClient"
+import * as Layer from "effect/Layer"
+import type * as Redacted from "effect/Redacted"
+
+import * as internal from "./internal/model/languageModel.js"
+import { openAiChat } from "./internal/model/openAiChat.js"
+import { openAiResponses } from "./internal/model/openAiResponses.js"
+
+/**
+ * The model and how it is reached: `api` (`responses` unless said, or `chat` for Chat
+ * Completions), the key (`OPENAI_API_KEY` unless given; `null` for a server that takes none), the
+ * base URL up to and including `/v1` (`https://api.openai.com/v1`), headers for every call, and
+ * the name its places use (`openai`).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Options {
+  readonly model: string
+  readonly api?: "responses" | "chat" | undefined
+  readonly apiKey?: Config.Config<Redacted.Redacted> | Redacted.Redacted | null | undefined
+  readonly baseUrl?: string | undefined
+  readonly headers?: Readonly<Record<string, string>> | undefined
+  readonly name?: string | undefined
+}
+
+const resolved = (options: Options): internal.Options => ({
+  model: options.model,
+  apiKey: options.apiKey === null ? undefined : options.apiKey ?? Config.Redacted("OPENAI_API_KEY"),
+  baseUrl: options.baseUrl ?? "https://api.openai.com/v1",
+  headers: options.headers,
+  maxTokens: 0,
+  name: options.name ?? "openai"
+})
+
+/**
+ * The model as a `LanguageModel` service.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const make = (
+  options: Options
+): Effect.Effect<LanguageModel.LanguageModel, Config.ConfigError, HttpClient.HttpClient> =>
+  internal.make(options.api === "chat" ? openAiChat : openAiResponses, resolved(options))
+
+/**
+ * The model as the `LanguageModel` layer.
+ *
+ * @example
+ * ```ts
+ * import { NodeHttpClient } from "@effect/platform-node"
+ * import { OpenAiLanguageModel } from "@fallback/ai"
+ * import { LanguageModel } from "effect/ai"
+ * import * as Effect from "effect/Effect"
+ * import * as Layer from "effect/Layer"
+ *
+ * const gpt = OpenAiLanguageModel.layer({ model: "gpt-5.5" }).pipe(Layer.provide(NodeHttpClient.layerUndici))
+ * const program = LanguageModel.generateText({ prompt: "What is a place?" }).pipe(Effect.provide(gpt))
+ * ```
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layer = (
+  options: Options
+): Layer.Layer<LanguageModel.LanguageModel, Config.ConfigError, HttpClient.HttpClient> =>
+  Layer.effect(LanguageModel.LanguageModel, make(options))
+
+/**
+ * An OpenAI-compatible server's model (Chat Completions at `baseUrl`, no key unless given) as the
+ * `LanguageModel` layer, e.g. `layerCompatible({ name: "local", baseUrl: "http://127.0.0.1:11434/v1", model: "qwen3:8b" })`.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layerCompatible = (
+  options: Omit<Options, "api" | "baseUrl" | "apiKey"> & {
+    readonly baseUrl: string
+    readonly apiKey?: Config.Config<Redacted.Redacted> | Redacted.Redacted | undefined
+  }
+): Layer.Layer<LanguageModel.LanguageModel, Config.ConfigError, HttpClient.HttpClient> =>
+  layer({ ...options, api: "chat", apiKey: options.apiKey ?? null })

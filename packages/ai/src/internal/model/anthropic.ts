@@ -1,0 +1,249 @@
+import type * as LanguageModel from "effect/ai/LanguageModel"
+import type * as Prompt from "effect/ai/Prompt"
+import type * as Response from "effect/ai/Response"
+
+import type { Read, Wire } from "./wire.js"
+import { formatOf, parse, parseArgs, resultText, toolsOf, usage } from "./wire.js"
+
+type Block = Record<string, unknown>
+
+const fileBlock = (part: Prompt.FilePart): Block => {
+  const data = part.data
+  const source = data instanceof URL
+    ? { type: "url", url: data.toString() }
+    : typeof data === "string" && /^https?:\/\//.test(data)
+    ? { type: "url", url: data }
+    : {
+      type: "base64",
+      media_type: part.mediaType,
+      data: typeof data === "string" ? data : Buffer.from(data as Uint8Array).toString("base64")
+    }
+  return { type: part.mediaType.startsWith("image/") ? "image" : "document", source }
+}
+
+const blocksOf = (message: Prompt.Message): Array<Block> => {
+  if (message.role === "system") return []
+  const out: Array<Block> = []
+  for (const part of message.content as ReadonlyArray<Prompt.Part>) {
+    switch (part.type) {
+      case "text":
+        out.push({ type: "text", text: part.text })
+        break
+      case "file":
+        out.push(fileBlock(part))
+        break
+      case "tool-call":
+        if (!part.providerExecuted) out.push({ type: "tool_use", id: part.id, name: part.name, input: part.params })
+        break
+      case "tool-result":
+        if (!part.providerExecuted) {
+          out.push({
+            type: "tool_result",
+            tool_use_id: part.id,
+            content: resultText(part.result),
+            is_error: part.isFailure
+          })
+        }
+        break
+    }
+  }
+  return out
+}
+
+/** The prompt as Anthropic's system blocks and alternating messages (a tool's results go as the user's). */
+const messagesOf = (prompt: Prompt.Prompt) => {
+  const system: Array<Block> = []
+  const messages: Array<{ role: string; content: Array<Block> }> = []
+  for (const message of prompt.content) {
+    if (message.role === "system") {
+      system.push({ type: "text", text: message.content })
+      continue
+    }
+    const role = message.role === "assistant" ? "assistant" : "user"
+    const content = blocksOf(message)
+    if (content.length === 0) continue
+    const last = messages[messages.length - 1]
+    if (last !== undefined && last.role === role) last.content.push(...content)
+    else messages.push({ role, content })
+  }
+  return { system, messages }
+}
+
+const toolChoiceOf = (choice: LanguageModel.ToolChoice<string>, forced: string | undefined) => {
+  if (forced !== undefined) return { type: "tool", name: forced }
+  if (choice === "auto") return { type: "auto" }
+  if (choice === "required") return { type: "any" }
+  if (choice === "none") return { type: "none" }
+  if ("tool" in choice) return { type: "tool", name: choice.tool }
+  return { type: choice.mode === "required" ? "any" : "auto" }
+}
+
+const finishOf = (stop: unknown, json: boolean): Response.FinishReason => {
+  switch (stop) {
+    case "end_turn":
+    case "stop_sequence":
+    case "pause_turn":
+      return "stop"
+    case "max_tokens":
+      return "length"
+    case "tool_use":
+      return json ? "stop" : "tool-calls"
+    case "refusal":
+      return "content-filter"
+    default:
+      return "unknown"
+  }
+}
+
+/** An answer asked for as an object is asked through a tool it must call: the object is that call's input. */
+const objectTool = (options: LanguageModel.ProviderOptions) => {
+  const format = formatOf(options)
+  return format === undefined
+    ? undefined
+    : { name: format.name, description: "Respond with a JSON object.", input_schema: format.schema }
+}
+
+/**
+ * Anthropic Messages: `POST /v1/messages`, the key as `x-api-key`; a call asked for an object is
+ * answered through a forced tool.
+ *
+ * @internal
+ */
+export const anthropic: Wire = {
+  module: "AnthropicLanguageModel",
+  path: "/v1/messages",
+  headers: (key) => ({ "anthropic-version": "2023-06-01", ...(key === undefined ? {} : { "x-api-key": key }) }),
+  body: (options, model, stream) => {
+    const { messages, system } = messagesOf(options.prompt)
+    const object = objectTool(options)
+    const tools = [
+      ...(options.toolChoice === "none" ? [] : toolsOf(options).map((tool) => ({
+        name: tool.name,
+        ...(tool.description === undefined ? {} : { description: tool.description }),
+        input_schema: tool.schema
+      }))),
+      ...(object === undefined ? [] : [object])
+    ]
+    return {
+      model: model.model,
+      max_tokens: model.maxTokens,
+      ...(system.length === 0 ? {} : { system }),
+      messages,
+      ...(tools.length === 0 ? {} : { tools, tool_choice: toolChoiceOf(options.toolChoice, object?.name) }),
+      ...(stream ? { stream: true } : {})
+    }
+  },
+  parts: (body, options) => {
+    const object = objectTool(options)
+    const parts: Array<Response.PartEncoded> = [{
+      type: "response-metadata",
+      id: body.id,
+      modelId: body.model,
+      timestamp: new Date().toISOString()
+    } as Response.PartEncoded]
+    for (const block of Array.isArray(body.content) ? body.content : []) {
+      if (block.type === "text") parts.push({ type: "text", text: block.text })
+      else if (block.type === "thinking") parts.push({ type: "reasoning", text: block.thinking })
+      else if (block.type === "tool_use") {
+        parts.push(
+          object !== undefined && block.name === object.name
+            ? { type: "text", text: JSON.stringify(block.input) }
+            : { type: "tool-call", id: block.id, name: block.name, params: block.input } as Response.PartEncoded
+        )
+      }
+    }
+    parts.push({
+      type: "finish",
+      reason: finishOf(body.stop_reason, object !== undefined),
+      usage: usage(body.usage?.input_tokens, body.usage?.output_tokens)
+    } as Response.PartEncoded)
+    return parts
+  },
+  reader: (options) => {
+    const object = objectTool(options)
+    const blocks = new Map<number, { kind: "text" | "reasoning" | "tool" | "object"; id: string; name: string; args: string }>()
+    let input: number | undefined
+    let output: number | undefined
+    let stop: unknown = undefined
+    const read = (event: { readonly event: string; readonly data: string }): Read => {
+      const data = parse(event.data)
+      if (data === undefined) return { parts: [] }
+      if (event.event === "error" || data.type === "error") return { parts: [], error: event.data }
+      switch (data.type) {
+        case "message_start":
+          input = data.message?.usage?.input_tokens
+          return {
+            parts: [{
+              type: "response-metadata",
+              id: data.message?.id,
+              modelId: data.message?.model,
+              timestamp: new Date().toISOString()
+            } as Response.StreamPartEncoded]
+          }
+        case "content_block_start": {
+          const block = data.content_block ?? {}
+          const id = String(data.index)
+          if (block.type === "text") {
+            blocks.set(data.index, { kind: "text", id, name: "", args: "" })
+            return { parts: [{ type: "text-start", id }] }
+          }
+          if (block.type === "thinking") {
+            blocks.set(data.index, { kind: "reasoning", id, name: "", args: "" })
+            return { parts: [{ type: "reasoning-start", id }] }
+          }
+          if (block.type === "tool_use") {
+            if (object !== undefined && block.name === object.name) {
+              blocks.set(data.index, { kind: "object", id, name: block.name, args: "" })
+              return { parts: [{ type: "text-start", id }] }
+            }
+            blocks.set(data.index, { kind: "tool", id: block.id, name: block.name, args: "" })
+            return { parts: [{ type: "tool-params-start", id: block.id, name: block.name } as Response.StreamPartEncoded] }
+          }
+          return { parts: [] }
+        }
+        case "content_block_delta": {
+          const block = blocks.get(data.index)
+          const delta = data.delta ?? {}
+          if (block === undefined) return { parts: [] }
+          if (delta.type === "text_delta") return { parts: [{ type: "text-delta", id: block.id, delta: delta.text }] }
+          if (delta.type === "thinking_delta") {
+            return { parts: [{ type: "reasoning-delta", id: block.id, delta: delta.thinking }] }
+          }
+          if (delta.type === "input_json_delta") {
+            block.args += delta.partial_json
+            return {
+              parts: [{ type: block.kind === "object" ? "text-delta" : "tool-params-delta", id: block.id, delta: delta.partial_json }]
+            }
+          }
+          return { parts: [] }
+        }
+        case "content_block_stop": {
+          const block = blocks.get(data.index)
+          blocks.delete(data.index)
+          if (block === undefined) return { parts: [] }
+          if (block.kind === "tool") {
+            return {
+              parts: [
+                { type: "tool-params-end", id: block.id },
+                { type: "tool-call", id: block.id, name: block.name, params: parseArgs(block.args) } as Response.StreamPartEncoded
+              ]
+            }
+          }
+          return { parts: [{ type: block.kind === "reasoning" ? "reasoning-end" : "text-end", id: block.id }] }
+        }
+        case "message_delta":
+          stop = data.delta?.stop_reason ?? stop
+          output = data.usage?.output_tokens ?? output
+          return { parts: [] }
+        case "message_stop":
+          return {
+            done: true,
+            parts: [{ type: "finish", reason: finishOf(stop, object !== undefined), usage: usage(input, output) } as Response.StreamPartEncoded]
+          }
+        default:
+          return { parts: [] }
+      }
+    }
+    return { read }
+  }
+}

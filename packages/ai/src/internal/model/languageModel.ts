@@ -1,0 +1,164 @@
+import * as Failure from "@fallback/core/Failure"
+import * as Place from "@fallback/core/Place"
+import * as AiError from "effect/ai/AiError"
+import * as LanguageModel from "effect/ai/LanguageModel"
+import type * as Response from "effect/ai/Response"
+import * as Clock from "effect/Clock"
+import * as Config from "effect/Config"
+import * as Effect from "effect/Effect"
+import * as Sse from "effect/encoding/Sse"
+import * as HttpClient from "effect/http/HttpClient"
+import * as HttpClientError from "effect/http/HttpClientError"
+import * as HttpClientRequest from "effect/http/HttpClientRequest"
+import type * as HttpClientResponse from "effect/http/HttpClientResponse"
+import * as Redacted from "effect/Redacted"
+import * as Stream from "effect/Stream"
+
+import { toReason, urlOf } from "../aiFailure.js"
+import { classify } from "@fallback/core/Classify"
+import type { Model, Wire } from "./wire.js"
+
+/**
+ * How a provider's model is reached: its base URL, its key (none for a local server that wants
+ * none), the headers sent with every call, and the model and its length cap.
+ *
+ * @internal
+ */
+export interface Options extends Model {
+  readonly baseUrl: string
+  readonly apiKey?: Config.Config<Redacted.Redacted> | Redacted.Redacted | undefined
+  readonly headers?: Readonly<Record<string, string>> | undefined
+  /** The provider's name, as the places that use it name it (for the failures' notes). */
+  readonly name: string
+}
+
+/** Of a refusal's body, the first 64 KiB are read. */
+const longestBody = 64 * 1024
+
+const placeOf = (options: Options): Place.Place => new Place.Place({ cli: options.name, model: options.model })
+
+/** The reason a refusal is, by the one classifier: its status, its rate-limit headers, its words. */
+const refused = (
+  wire: Wire,
+  options: Options,
+  method: string,
+  refusal: { readonly status?: number; readonly headers: Record<string, string>; readonly body: string },
+  url: string
+) =>
+  Effect.map(Clock.currentTimeMillis, (now) =>
+    AiError.make({
+      module: wire.module,
+      method,
+      reason: toReason(
+        classify(refusal, placeOf(options), now),
+        refusal.status === undefined ? undefined : { status: refusal.status, headers: refusal.headers, body: refusal.body, url }
+      )
+    }))
+
+const lost = (wire: Wire, options: Options, method: string, said: string) =>
+  AiError.make({
+    module: wire.module,
+    method,
+    reason: toReason(new Failure.ConnectionLost({ place: placeOf(options), said: Failure.said(said) }))
+  })
+
+const transport = (wire: Wire, method: string) => (error: HttpClientError.HttpClientError) =>
+  AiError.make({
+    module: wire.module,
+    method,
+    reason: new AiError.NetworkError({
+      reason: error.reason._tag === "EncodeError" || error.reason._tag === "InvalidUrlError"
+        ? error.reason._tag
+        : "TransportError",
+      method: "POST",
+      url: urlOf(error.request.url),
+      description: Failure.said(error.reason.description ?? error.reason._tag)
+    })
+  })
+
+const headersOf = (response: HttpClientResponse.HttpClientResponse): Record<string, string> => {
+  const out: Record<string, string> = {}
+  for (const [name, value] of Object.entries(response.headers)) if (typeof value === "string") out[name] = value
+  return out
+}
+
+/** The first bytes of a body, as text: a refusal's body can be as long as a provider likes. */
+const bodyText = (response: HttpClientResponse.HttpClientResponse) =>
+  Effect.map(Effect.orElseSucceed(response.text, () => ""), (text) => text.slice(0, longestBody))
+
+/** @internal */
+export const make = Effect.fnUntraced(function*(wire: Wire, options: Options) {
+  const client = yield* HttpClient.HttpClient
+  const key = options.apiKey === undefined
+    ? undefined
+    : Redacted.isRedacted(options.apiKey)
+    ? options.apiKey
+    : yield* options.apiKey as Config.Config<Redacted.Redacted>
+  const url = `${options.baseUrl.replace(/\/+$/, "")}${wire.path}`
+  const headers = { ...options.headers, ...wire.headers(key === undefined ? undefined : Redacted.value(key)) }
+
+  const send = (provider: LanguageModel.ProviderOptions, stream: boolean, method: string) =>
+    client.execute(
+      HttpClientRequest.post(url, { headers }).pipe(
+        HttpClientRequest.bodyJsonUnsafe(wire.body(provider, options, stream))
+      )
+    ).pipe(
+      Effect.mapError(transport(wire, method)),
+      Effect.flatMap((response) =>
+        response.status >= 200 && response.status < 300
+          ? Effect.succeed(response)
+          : Effect.flatMap(
+            bodyText(response),
+            (body) => Effect.flip(refused(wire, options, method, { status: response.status, headers: headersOf(response), body }, url))
+          )
+      )
+    )
+
+  const generateText = (provider: LanguageModel.ProviderOptions) =>
+    send(provider, false, "generateText").pipe(
+      Effect.flatMap((response) =>
+        Effect.mapError(response.json, (error) =>
+          AiError.make({
+            module: wire.module,
+            method: "generateText",
+            reason: new AiError.InvalidResponseError({ description: Failure.said(String(error)) })
+          }))
+      ),
+      Effect.map((body) => wire.parts(body, provider))
+    )
+
+  const streamText = (provider: LanguageModel.ProviderOptions): Stream.Stream<Response.StreamPartEncoded, AiError.AiError> =>
+    Stream.unwrap(Effect.map(send(provider, true, "streamText"), (response) => {
+      const reader = wire.reader(provider)
+      let done = false
+      const events = response.stream.pipe(
+        Stream.mapError(transport(wire, "streamText")),
+        Stream.decodeText(),
+        Stream.pipeThroughChannel(Sse.decode()),
+        Stream.mapError((error) =>
+          AiError.isAiError(error) ? error : lost(wire, options, "streamText", `the stream could not be read: ${String(error)}`)
+        )
+      )
+      return events.pipe(
+        Stream.mapEffect((event) => {
+          const step = reader.read(event)
+          if (step.error !== undefined) {
+            return Effect.flip(refused(wire, options, "streamText", { headers: {}, body: step.error }, url))
+          }
+          if (step.done === true) done = true
+          return Effect.succeed(step)
+        }),
+        Stream.takeUntil((step) => step.done === true),
+        Stream.flatMap((step) => Stream.fromArray(step.parts)),
+        Stream.concat(Stream.suspend(() =>
+          done
+            ? Stream.empty
+            : reader.ended?.() !== undefined
+            ? Stream.fromArray(reader.ended()!)
+            : Stream.fail(lost(wire, options, "streamText", "the stream ended before the answer did"))
+        ))
+      )
+    }))
+
+  return yield* LanguageModel.make({ generateText, streamText })
+})

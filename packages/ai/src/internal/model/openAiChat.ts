@@ -1,0 +1,187 @@
+import type * as LanguageModel from "effect/ai/LanguageModel"
+import type * as Prompt from "effect/ai/Prompt"
+import type * as Response from "effect/ai/Response"
+
+import type { Read, Wire } from "./wire.js"
+import { formatOf, parse, parseArgs, resultText, textOf, toolsOf, usage } from "./wire.js"
+
+const messagesOf = (prompt: Prompt.Prompt): Array<Record<string, unknown>> => {
+  const out: Array<Record<string, unknown>> = []
+  for (const message of prompt.content) {
+    switch (message.role) {
+      case "system":
+        out.push({ role: "system", content: message.content })
+        break
+      case "user":
+        out.push({ role: "user", content: textOf(message.content) })
+        break
+      case "assistant": {
+        const calls = message.content.flatMap((part) =>
+          part.type === "tool-call" && !part.providerExecuted
+            ? [{ id: part.id, type: "function", function: { name: part.name, arguments: JSON.stringify(part.params) } }]
+            : []
+        )
+        const text = textOf(message.content)
+        out.push({ role: "assistant", content: text === "" ? null : text, ...(calls.length === 0 ? {} : { tool_calls: calls }) })
+        for (const part of message.content) {
+          if (part.type === "tool-result" && !part.providerExecuted) {
+            out.push({ role: "tool", tool_call_id: part.id, content: resultText(part.result) })
+          }
+        }
+        break
+      }
+      case "tool":
+        for (const part of message.content) {
+          if (part.type === "tool-result") out.push({ role: "tool", tool_call_id: part.id, content: resultText(part.result) })
+        }
+        break
+    }
+  }
+  return out
+}
+
+/** @internal */
+export const toolChoiceOf = (choice: LanguageModel.ToolChoice<string>, named: (name: string) => unknown): unknown => {
+  if (typeof choice === "string") return choice
+  if ("tool" in choice) return named(choice.tool)
+  return choice.mode ?? "auto"
+}
+
+/** @internal */
+export const finishOf = (reason: unknown): Response.FinishReason => {
+  switch (reason) {
+    case "stop":
+      return "stop"
+    case "length":
+      return "length"
+    case "tool_calls":
+    case "function_call":
+      return "tool-calls"
+    case "content_filter":
+      return "content-filter"
+    default:
+      return "unknown"
+  }
+}
+
+/**
+ * OpenAI Chat Completions, as OpenAI and every OpenAI-compatible server (llama.cpp, vLLM, Ollama)
+ * speak it: `POST /chat/completions`, the key, where there is one, as a bearer token.
+ *
+ * @internal
+ */
+export const openAiChat: Wire = {
+  module: "OpenAiLanguageModel",
+  path: "/chat/completions",
+  headers: (key) => key === undefined ? {} : { authorization: `Bearer ${key}` },
+  body: (options, model, stream) => {
+    const tools = toolsOf(options).map((tool) => ({
+      type: "function",
+      function: {
+        name: tool.name,
+        ...(tool.description === undefined ? {} : { description: tool.description }),
+        parameters: tool.schema
+      }
+    }))
+    const format = formatOf(options)
+    return {
+      model: model.model,
+      messages: messagesOf(options.prompt),
+      ...(tools.length === 0 ? {} : {
+        tools,
+        tool_choice: toolChoiceOf(options.toolChoice, (name) => ({ type: "function", function: { name } }))
+      }),
+      ...(format === undefined ? {} : {
+        response_format: { type: "json_schema", json_schema: { name: format.name, schema: format.schema, strict: false } }
+      }),
+      ...(stream ? { stream: true, stream_options: { include_usage: true } } : {})
+    }
+  },
+  parts: (body) => {
+    const choice = Array.isArray(body.choices) ? body.choices[0] : undefined
+    const message = choice?.message ?? {}
+    const parts: Array<Response.PartEncoded> = [{
+      type: "response-metadata",
+      id: body.id,
+      modelId: body.model,
+      timestamp: new Date().toISOString()
+    } as Response.PartEncoded]
+    const reasoning = message.reasoning_content ?? message.reasoning
+    if (typeof reasoning === "string" && reasoning !== "") parts.push({ type: "reasoning", text: reasoning })
+    if (typeof message.content === "string" && message.content !== "") parts.push({ type: "text", text: message.content })
+    for (const call of Array.isArray(message.tool_calls) ? message.tool_calls : []) {
+      parts.push({
+        type: "tool-call",
+        id: call.id,
+        name: call.function?.name,
+        params: parseArgs(call.function?.arguments ?? "")
+      } as Response.PartEncoded)
+    }
+    parts.push({
+      type: "finish",
+      reason: finishOf(choice?.finish_reason),
+      usage: usage(body.usage?.prompt_tokens, body.usage?.completion_tokens)
+    } as Response.PartEncoded)
+    return parts
+  },
+  reader: () => {
+    const calls = new Map<number, { id: string; name: string; args: string }>()
+    let started = false
+    let texting = false
+    let finish: unknown = undefined
+    let input: number | undefined
+    let output: number | undefined
+    const ending = (): Array<Response.StreamPartEncoded> => [
+      ...(texting ? [{ type: "text-end", id: "0" } as Response.StreamPartEncoded] : []),
+      ...[...calls.values()].flatMap((call) => [
+        { type: "tool-params-end", id: call.id } as Response.StreamPartEncoded,
+        { type: "tool-call", id: call.id, name: call.name, params: parseArgs(call.args) } as Response.StreamPartEncoded
+      ]),
+      { type: "finish", reason: finishOf(finish), usage: usage(input, output) } as Response.StreamPartEncoded
+    ]
+    const read = (event: { readonly event: string; readonly data: string }): Read => {
+      if (event.data.trim() === "[DONE]") return { parts: ending(), done: true }
+      const data = parse(event.data)
+      if (data === undefined) return { parts: [] }
+      if (data.error !== undefined && data.error !== null) return { parts: [], error: event.data }
+      const parts: Array<Response.StreamPartEncoded> = []
+      if (!started) {
+        started = true
+        parts.push({
+          type: "response-metadata",
+          id: data.id,
+          modelId: data.model,
+          timestamp: new Date().toISOString()
+        } as Response.StreamPartEncoded)
+      }
+      if (data.usage) {
+        input = data.usage.prompt_tokens ?? input
+        output = data.usage.completion_tokens ?? output
+      }
+      const choice = Array.isArray(data.choices) ? data.choices[0] : undefined
+      if (choice?.finish_reason) finish = choice.finish_reason
+      const text = choice?.delta?.content
+      if (typeof text === "string" && text !== "") {
+        if (!texting) parts.push({ type: "text-start", id: "0" })
+        texting = true
+        parts.push({ type: "text-delta", id: "0", delta: text })
+      }
+      for (const call of Array.isArray(choice?.delta?.tool_calls) ? choice.delta.tool_calls : []) {
+        const index = Number(call.index ?? 0)
+        let known = calls.get(index)
+        if (known === undefined) {
+          known = { id: call.id ?? `call_${index}`, name: call.function?.name ?? "", args: "" }
+          calls.set(index, known)
+          parts.push({ type: "tool-params-start", id: known.id, name: known.name } as Response.StreamPartEncoded)
+        }
+        const args = call.function?.arguments
+        if (typeof args === "string" && args !== "") {
+          known.args += args
+          parts.push({ type: "tool-params-delta", id: known.id, delta: args })
+        }
+      }
+      return { parts }
+    }
+    return { read, ended: () => finish === undefined ? undefined : ending() }
+  }
+}
