@@ -321,7 +321,7 @@ export const fromKeeping = (keeping: Keeping, breaker: Breaker = defaultBreaker)
         }).pipe(
           Effect.matchEffect({
             onFailure: unkept((at) => `the success at ${at} is not recorded`, place),
-            onSuccess: (wasParked) => Effect.sync(() => void (wasParked && telemetry.cleared(place)))
+            onSuccess: (wasParked) => wasParked ? telemetry.cleared(place) : Effect.void
           })
         )),
     failed: (place, { counts, coolUntil, failure }) =>
@@ -344,7 +344,7 @@ export const fromKeeping = (keeping: Keeping, breaker: Breaker = defaultBreaker)
         }).pipe(
           Effect.matchEffect({
             onFailure: unkept((at) => `the failure at ${at} is not recorded`, place),
-            onSuccess: (parks) => Effect.sync(() => void (parks && telemetry.opened(place)))
+            onSuccess: (parks) => parks ? telemetry.opened(place) : Effect.void
           })
         )
       }),

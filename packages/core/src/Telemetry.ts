@@ -21,7 +21,7 @@
  */
 import type * as Effect from "effect/Effect"
 import type * as Metric from "effect/Metric"
-import * as internal from "./internal/telemetry.js"
+import * as internal from "./internal/telemetry/index.js"
 import type { Channel, Notice } from "./Notice.js"
 
 /**
@@ -66,7 +66,7 @@ export const eventName: Readonly<Record<Notice["_tag"], string>> = internal.even
  * @since 0.1.0
  * @category constants
  */
-export const attempts: Metric.Metric.Counter<number> = internal.attempts
+export const attempts: Metric.Counter<number> = internal.attempts.metric
 
 /**
  * `fallback.moves`: moves to another account or place, by the place moved from and
@@ -75,7 +75,7 @@ export const attempts: Metric.Metric.Counter<number> = internal.attempts
  * @since 0.1.0
  * @category constants
  */
-export const moves: Metric.Metric.Counter<number> = internal.moves
+export const moves: Metric.Counter<number> = internal.moves.metric
 
 /**
  * `fallback.skips`: places passed over without a request, by place and `fallback.skip.why`
@@ -84,7 +84,7 @@ export const moves: Metric.Metric.Counter<number> = internal.moves
  * @since 0.1.0
  * @category constants
  */
-export const skips: Metric.Metric.Counter<number> = internal.skips
+export const skips: Metric.Counter<number> = internal.skips.metric
 
 /**
  * `fallback.breaker.openings`: times a place's breaker opened, by place.
@@ -92,7 +92,7 @@ export const skips: Metric.Metric.Counter<number> = internal.skips
  * @since 0.1.0
  * @category constants
  */
-export const breakerOpenings: Metric.Metric.Counter<number> = internal.breakerOpenings
+export const breakerOpenings: Metric.Counter<number> = internal.breakerOpenings.metric
 
 /**
  * `fallback.breaker.parked`: by place, 1 once its breaker parks it, 0 once it answers again.
@@ -100,7 +100,7 @@ export const breakerOpenings: Metric.Metric.Counter<number> = internal.breakerOp
  * @since 0.1.0
  * @category constants
  */
-export const parked: Metric.Metric.Gauge<number> = internal.parked
+export const parked: Metric.Gauge<number> = internal.parked.metric
 
 /**
  * `fallback.wait.duration` (s): waits started before going again at a place, by place and
@@ -109,7 +109,7 @@ export const parked: Metric.Metric.Gauge<number> = internal.parked
  * @since 0.1.0
  * @category constants
  */
-export const waits: Metric.Metric.Histogram<number> = internal.waits
+export const waits: Metric.Histogram<number> = internal.waits.metric
 
 /**
  * `fallback.turn.time_to_first_content` (s): from a turn's start to its answer's first content,
@@ -118,7 +118,7 @@ export const waits: Metric.Metric.Histogram<number> = internal.waits
  * @since 0.1.0
  * @category constants
  */
-export const timeToFirstContent: Metric.Metric.Histogram<number> = internal.timeToFirstContent
+export const timeToFirstContent: Metric.Histogram<number> = internal.timeToFirstContent.metric
 
 /**
  * `fallback.turn.duration` (s): whole turns, by the turn's first place and `fallback.outcome`.
@@ -126,7 +126,7 @@ export const timeToFirstContent: Metric.Metric.Histogram<number> = internal.time
  * @since 0.1.0
  * @category constants
  */
-export const turnDuration: Metric.Metric.Histogram<number> = internal.turnDuration
+export const turnDuration: Metric.Histogram<number> = internal.turnDuration.metric
 
 /**
  * A notice, observed: counted, an event on the current span, and logged to the loggers the
