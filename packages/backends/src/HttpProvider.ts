@@ -41,7 +41,10 @@
  *
  * @since 0.1.0
  */
-import { type Backend, Classify, type Failure, Place } from "@fallback/core"
+import type * as Backend from "@fallback/core/Backend"
+import * as Classify from "@fallback/core/Classify"
+import type * as Failure from "@fallback/core/Failure"
+import * as Place from "@fallback/core/Place"
 import * as Providers from "@fallback/core/Provider"
 import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"

@@ -5,7 +5,7 @@
  *
  * @since 0.1.0
  */
-import type { Backend } from "@fallback/core"
+import type * as Backend from "@fallback/core/Backend"
 import type * as Effect from "effect/Effect"
 import type * as HttpClient from "effect/http/HttpClient"
 import * as HttpProvider from "./HttpProvider.js"

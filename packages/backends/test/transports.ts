@@ -6,7 +6,7 @@
 import { NodeHttpClient } from "@effect/platform-node"
 import { ConfigProvider, Effect, Layer } from "effect"
 import type * as HttpClient from "effect/http/HttpClient"
-import { HttpProvider } from "../src/index.js"
+import * as HttpProvider from "../src/HttpProvider.js"
 
 export interface Transport {
   readonly name: string

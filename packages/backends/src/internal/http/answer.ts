@@ -3,7 +3,10 @@
  * stream) or whole (a reply): the SSE parser, the wire's reading of each event, and the failure an
  * error inside the stream or an unfinished stream is.
  */
-import { Backend, Classify, Failure, type Place } from "@fallback/core"
+import * as Backend from "@fallback/core/Backend"
+import * as Classify from "@fallback/core/Classify"
+import * as Failure from "@fallback/core/Failure"
+import type * as Place from "@fallback/core/Place"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import { longestEvent, type SseEvent, SseParser } from "./sse.js"

@@ -2,7 +2,8 @@
  * The transport on Effect's HttpClient: each request executed in the response's scope (its end
  * aborts a request whose body is not read), the body pulled piece by piece.
  */
-import { Failure, type Place } from "@fallback/core"
+import * as Failure from "@fallback/core/Failure"
+import type * as Place from "@fallback/core/Place"
 import * as Effect from "effect/Effect"
 import * as HttpClient from "effect/http/HttpClient"
 import type * as HttpClientError from "effect/http/HttpClientError"

@@ -4,7 +4,7 @@
  * come (undici paused past a few dozen) and handed out as the reader asks. The HttpClient's own
  * path costs about as much again as undici does a request.
  */
-import type { Failure } from "@fallback/core"
+import type * as Failure from "@fallback/core/Failure"
 import * as Effect from "effect/Effect"
 import * as HttpTraceContext from "effect/http/HttpTraceContext"
 import type * as Scope from "effect/Scope"

@@ -2,8 +2,9 @@
  * What a provider's request carries besides its body: the key, read from the variable the
  * provider (or the account) names, and the config's headers, each value read when a session opens.
  */
-import { Failure, type Place } from "@fallback/core"
 import type * as Account from "@fallback/core/Account"
+import * as Failure from "@fallback/core/Failure"
+import type * as Place from "@fallback/core/Place"
 import type * as Provider from "@fallback/core/Provider"
 import * as Secret from "@fallback/core/Secret"
 import * as Config from "effect/Config"

@@ -1,6 +1,9 @@
-import { Backend, Failure, Place, type Settings } from "@fallback/core"
 import type * as Account from "@fallback/core/Account"
+import * as Backend from "@fallback/core/Backend"
 import * as Deadline from "@fallback/core/Deadline"
+import * as Failure from "@fallback/core/Failure"
+import * as Place from "@fallback/core/Place"
+import type * as Settings from "@fallback/core/Settings"
 import * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -29,8 +32,8 @@ const timeout = (place: Place.Place, phase: "first-byte" | "whole-send", after: 
   })
 
 /**
- * A reply within its limits (Clock millis): the response (its status and headers) by the earlier
- * of `by` and `whole`, a first-byte Timeout when that was `by`; the whole body by `whole`.
+ * A reply within its limits (Clock millis): the response (its status and headers) by `by`, else
+ * a first-byte Timeout; the whole body by `whole`, else a whole-send Timeout.
  */
 const bounded = <A>(
   transport: Transport,
@@ -40,15 +43,15 @@ const bounded = <A>(
 ): Effect.Effect<A, Failure.Failure> =>
   Effect.scoped(Effect.flatMap(Clock.currentTimeMillis, (sent) => {
     const { by, whole } = limits
-    const answered = Deadline.cutAt(
-      transport.send(call),
-      Math.min(by, whole),
-      () => by <= whole ? timeout(call.place, "first-byte", by - sent) : timeout(call.place, "whole-send", whole - sent)
-    )
+    const late = () => timeout(call.place, "whole-send", whole - sent)
+    // A `by` at or past `whole` bounds nothing `whole` does not: one cut, not two.
+    const answered = by < whole
+      ? Deadline.cutAt(transport.send(call), by, () => timeout(call.place, "first-byte", by - sent))
+      : transport.send(call)
     return Deadline.cutAt(
       Effect.flatMap(answered, (response) => ok(response) ? read(response) : refused(call.place, response)),
       whole,
-      () => timeout(call.place, "whole-send", whole - sent)
+      late
     )
   }))
 

@@ -2,8 +2,11 @@
  * A provider's response as both transports give it (the HttpClient's, undici's own), and the one
  * reader of its body: a refusal's head, a reply's whole body, a turn's events as the body comes.
  */
-import { type Backend, Classify, type Failure, type Place } from "@fallback/core"
+import type * as Backend from "@fallback/core/Backend"
+import * as Classify from "@fallback/core/Classify"
 import * as Deadline from "@fallback/core/Deadline"
+import type * as Failure from "@fallback/core/Failure"
+import type * as Place from "@fallback/core/Place"
 import * as Cause from "effect/Cause"
 import * as Clock from "effect/Clock"
 import type * as Duration from "effect/Duration"

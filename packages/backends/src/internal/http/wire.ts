@@ -1,4 +1,4 @@
-import { Backend } from "@fallback/core"
+import * as Backend from "@fallback/core/Backend"
 import type * as Option from "effect/Option"
 import type * as Redacted from "effect/Redacted"
 import type { SseEvent } from "./sse.js"
