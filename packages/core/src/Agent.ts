@@ -17,8 +17,8 @@
  */
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
 import * as Option from "effect/Option"
+import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
 import type * as Stream from "effect/Stream"
@@ -26,7 +26,7 @@ import * as Answer from "./Answer.js"
 import * as Backend from "./Backend.js"
 import type * as Failure from "./Failure.js"
 import type * as Health from "./Health.js"
-import * as internal from "./internal/agent.js"
+import * as internal from "./internal/turn/agent.js"
 import * as Place from "./Place.js"
 import * as Settings from "./Settings.js"
 import type * as Steps from "./Steps.js"
@@ -186,11 +186,11 @@ export const make: (
   options?: Partial<Options>
 ) => Effect.Effect<Agent, Place.InvalidPlace | SettingsRefused, Scope.Scope | Requirements> = Effect.fn("Agent.make")(
   function*(place, settings = Settings.plain, options = {}) {
-    const origin = typeof place === "string" ? yield* Place.parse(place) : place
+    const origin = typeof place === "string" ? yield* Effect.fromResult(Place.parse(place)) : place
     // a Settings made without its schema (a cast, plain JavaScript) is held to the vocabulary too
     const word = settings.permission === undefined ? undefined : Settings.parsePermission(settings.permission)
-    if (word !== undefined && Either.isLeft(word)) {
-      return yield* new SettingsRefused({ place: Place.format(origin), reason: word.left.message })
+    if (word !== undefined && Result.isFailure(word)) {
+      return yield* new SettingsRefused({ place: Place.format(origin), reason: word.failure.message })
     }
     // A move is refused where the next backend cannot honour the settings; the first place is
     // held to the same rule here, so no setting is quietly ignored at the start either.

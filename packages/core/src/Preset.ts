@@ -15,7 +15,7 @@
  *
  * @since 0.1.0
  */
-import type * as ConfigError from "effect/ConfigError"
+import type * as Config from "effect/Config"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -186,7 +186,7 @@ export const placesOf = (
  */
 export const breakerSteps = (
   requested: Place.Place
-): Layer.Layer<Steps, ModelList.ModelListError | ConfigError.ConfigError, Backend.Backends> =>
+): Layer.Layer<Steps, ModelList.ModelListError | Config.ConfigError, Backend.Backends> =>
   Layer.effect(
     Steps,
     Effect.gen(function*() {

@@ -5,8 +5,8 @@ import * as Duration from "effect/Duration"
  *
  * @internal
  */
-export const wait = (input: Duration.DurationInput): string => {
-  const millis = Math.round(Duration.toMillis(Duration.decode(input)))
+export const wait = (input: Duration.Input): string => {
+  const millis = Math.round(Duration.toMillis(Duration.fromInputUnsafe(input)))
   if (millis < 1000) return `${millis}ms`
   const seconds = Math.round(millis / 1000)
   if (seconds < 60) return `${seconds}s`

@@ -1,29 +1,26 @@
-import * as Chunk from "effect/Chunk"
 import type * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
 import * as Option from "effect/Option"
+import * as Result from "effect/Result"
 import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
-import * as Accounts from "../Accounts.js"
-import type * as Agent from "../Agent.js"
-import * as Backend from "../Backend.js"
-import { Compactor } from "../Compactor.js"
-import type * as Failure from "../Failure.js"
-import * as Health from "../Health.js"
-import { Notices } from "../Notice.js"
-import * as Place from "../Place.js"
-import type * as Settings from "../Settings.js"
-import { Steps } from "../Steps.js"
-import { attempt, type Probe, promptOf, reply as replyAttempt, scopedStream } from "./attempt.js"
+import * as Accounts from "../../Accounts.js"
+import type * as Agent from "../../Agent.js"
+import * as Backend from "../../Backend.js"
+import { Compactor } from "../../Compactor.js"
+import type * as Failure from "../../Failure.js"
+import * as Health from "../../Health.js"
+import { Notices } from "../../Notice.js"
+import type * as Place from "../../Place.js"
+import type * as Settings from "../../Settings.js"
+import { Steps } from "../../Steps.js"
+import * as telemetry from "../telemetry/index.js"
+import { atPlace, type Entry, type Go } from "./atPlace.js"
+import { attempt, type Probe, promptOf, reply as replyAttempt } from "./attempt.js"
 import { check } from "./candidates.js"
-import { atPlace, type Entry, type Go } from "./goes.js"
-import * as Run from "./run.js"
 import * as StandIns from "./standIns.js"
-import * as telemetry from "./telemetry.js"
+import * as Run from "./state.js"
 import { walk, type Walker } from "./walk.js"
-
-const key = Place.format
 
 /**
  * An agent: its state from turn to turn, the sessions it holds, and its two ways of taking a
@@ -51,7 +48,7 @@ export const make = Effect.fnUntraced(function*(
   const newRun = (clock: Clock.Clock, startedAt: number, scope: Scope.Scope | undefined) =>
     Run.start(state, options, notices, clock, startedAt, scope)
 
-  const startOf = () => options.moved === "stays" ? state.at : origin
+  const startOf = () => Run.startOf(state, options, origin)
 
   /**
    * The whole turn from its first place: that place, then the walk. An answer picked up somewhere
@@ -71,7 +68,7 @@ export const make = Effect.fnUntraced(function*(
         first._tag === "Answered"
           ? Effect.succeed(first.answer)
           : Effect.map(walk(walker, run, start, first, text, go), ({ answer, moves, place }) => {
-            if (options.moved === "stays") state.at = place
+            Run.movedTo(run, place)
             return moves.length === 0 ? answer : moved(moves, answer)
           })
     )
@@ -85,18 +82,18 @@ export const make = Effect.fnUntraced(function*(
   ) => Effect.map(answer, (events) => [...moves, ...events])
 
   const probe: Probe = (place, within) =>
-    Either.match(standIns.backendOf(place), {
-      onLeft: () => Effect.succeed(false),
-      onRight: (backend) => check(backend, place, within)
+    Result.match(standIns.backendOf(place), {
+      onFailure: () => Effect.succeed(false),
+      onSuccess: (backend) => check(backend, place, within)
     })
 
   const streamed: Go<Stream.Stream<Backend.Event, Failure.Failure>> = (run, place, prompt) =>
     attempt(run, place, standIns.hold(place), probe, prompt)
 
   const turn = (text: string): Stream.Stream<Backend.Event, Failure.Failure> =>
-    scopedStream(Effect.gen(function*() {
-      const clock = yield* Effect.clock
-      const run = newRun(clock, clock.unsafeCurrentTimeMillis(), yield* Effect.scope)
+    Stream.unwrap(Effect.gen(function*() {
+      const clock = yield* Effect.clockWith(Effect.succeed)
+      const run = newRun(clock, clock.currentTimeMillisUnsafe(), yield* Effect.scope)
       const start = startOf()
       return yield* telemetry.streamedTurn(
         run,
@@ -127,11 +124,8 @@ export const make = Effect.fnUntraced(function*(
   ) => {
     let id = session.id
     for (const event of events) if (event._tag === "SessionStarted") id = event.sessionId
-    const at = key(place)
-    if (run.state.conversations.get(at) !== id) run.state.conversations.set(at, id)
-    if (session.keepsConversation !== true) {
-      run.state.history = Chunk.append(run.history, { prompt: prompt.text, answer: Backend.textOf(events) })
-    }
+    Run.noteSession(run, place, id)
+    Run.answered(run, prompt.text, Backend.textOf(events), session.keepsConversation)
     return events
   }
 
@@ -142,10 +136,10 @@ export const make = Effect.fnUntraced(function*(
   const collected: Go<Effect.Effect<ReadonlyArray<Backend.Event>, Failure.Failure>> = (run, place, prompt) => {
     const found = standIns.open(place)
     return found === undefined
-      ? Effect.flatMap(Effect.either(standIns.hold(place)), (opened) => {
-        if (Either.isRight(opened)) return collectedAt(run, place, opened.right, prompt)
-        run.attempts += 1
-        return Effect.succeed(Either.left(opened.left))
+      ? Effect.flatMap(Effect.result(standIns.hold(place)), (opened) => {
+        if (Result.isSuccess(opened)) return collectedAt(run, place, opened.success, prompt)
+        Run.requested(run)
+        return Effect.succeed(Result.fail(opened.failure))
       })
       : collectedAt(run, place, found, prompt)
   }
@@ -153,19 +147,17 @@ export const make = Effect.fnUntraced(function*(
   const collectedAt = (run: Run.Run, place: Place.Place, session: Backend.Session, prompt: Backend.Prompt) => {
     if (!repliesWhole(session)) {
       return Effect.andThen(
-        run.scope === undefined
-          ? Effect.map(Scope.make(), (scope) => void (run.scope = run.made = scope))
-          : Effect.void,
+        Run.ownScope(run),
         Effect.flatMap(attempt(run, place, Effect.succeed(session), probe, prompt), (result) => {
-          if (Either.isLeft(result)) return Effect.succeed(Either.left(result.left))
-          const events = Effect.map(Stream.runCollect(result.right), Chunk.toReadonlyArray)
-          return Option.isNone(options.watchdog) ? Effect.succeed(Either.right(events)) : watchedWhole(events)
+          if (Result.isFailure(result)) return Effect.succeed(Result.fail(result.failure))
+          const events: Effect.Effect<ReadonlyArray<Backend.Event>, Failure.Failure> = Stream.runCollect(result.success)
+          return Option.isNone(options.watchdog) ? Effect.succeed(Result.succeed(events)) : watchedWhole(events)
         })
       )
     }
-    return Effect.matchEffect(replyAttempt(run, place, session, probe, prompt, run.clock.unsafeCurrentTimeMillis()), {
-      onFailure: (failure) => Effect.succeed(Either.left(failure)),
-      onSuccess: (events) => Effect.succeed(Either.right(Effect.succeed(landed(run, place, session, prompt, events))))
+    return Effect.matchEffect(replyAttempt(run, place, session, probe, prompt, run.clock.currentTimeMillisUnsafe()), {
+      onFailure: (failure) => Effect.succeed(Result.fail(failure)),
+      onSuccess: (events) => Effect.succeed(Result.succeed(Effect.succeed(landed(run, place, session, prompt, events))))
     })
   }
 
@@ -176,11 +168,11 @@ export const make = Effect.fnUntraced(function*(
    */
   const watchedWhole = (
     events: Effect.Effect<ReadonlyArray<Backend.Event>, Failure.Failure>
-  ): Effect.Effect<Either.Either<Effect.Effect<ReadonlyArray<Backend.Event>, Failure.Failure>, Failure.Failure>> =>
+  ): Effect.Effect<Result.Result<Effect.Effect<ReadonlyArray<Backend.Event>, Failure.Failure>, Failure.Failure>> =>
     Effect.matchEffect(events, {
       onFailure: (failure) =>
-        Effect.succeed(failure._tag === "Unresponsive" ? Either.left(failure) : Either.right(Effect.fail(failure))),
-      onSuccess: (got) => Effect.succeed(Either.right(Effect.succeed(got)))
+        Effect.succeed(failure._tag === "Unresponsive" ? Result.fail(failure) : Result.succeed(Effect.fail(failure))),
+      onSuccess: (got) => Effect.succeed(Result.succeed(Effect.succeed(got)))
     })
 
   /**
@@ -189,7 +181,7 @@ export const make = Effect.fnUntraced(function*(
    */
   const reply = (text: string): Effect.Effect<ReadonlyArray<Backend.Event>, Failure.Failure> =>
     telemetry.turnWith((clock, traced) => {
-      const startedAt = clock.unsafeCurrentTimeMillis()
+      const startedAt = clock.currentTimeMillisUnsafe()
       const start = startOf()
       const session = standIns.open(start)
       if (traced || session === undefined || !repliesWhole(session)) {
@@ -204,7 +196,7 @@ export const make = Effect.fnUntraced(function*(
             telemetry.landed(run, start)
             return Effect.succeed(landed(run, start, session, prompt, events))
           },
-          onFailure: (failure) => rest(run, start, text, { admission, first: Either.left(failure) }, false)
+          onFailure: (failure) => rest(run, start, text, { admission, first: Result.fail(failure) }, false)
         })
       })
     })
@@ -231,7 +223,7 @@ export const make = Effect.fnUntraced(function*(
       (exit) =>
         run.made === undefined
           ? settled(run)
-          : Effect.zipRight(settled(run), Scope.close(run.made, exit))
+          : Effect.andThen(settled(run), Scope.close(run.made, exit))
     )
 
   return {

@@ -1,25 +1,26 @@
 import * as Chunk from "effect/Chunk"
-import type * as Context from "effect/Context"
+import * as DateTime from "effect/DateTime"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
 import { pipe } from "effect/Function"
 import * as Option from "effect/Option"
+import * as Result from "effect/Result"
 import * as Schedule from "effect/Schedule"
-import * as Answer from "../Answer.js"
-import type * as Backend from "../Backend.js"
-import type { Compactor } from "../Compactor.js"
-import type * as Failure from "../Failure.js"
-import type * as Health from "../Health.js"
-import { Notice } from "../Notice.js"
-import * as Place from "../Place.js"
-import * as Policy from "../Policy.js"
-import type { Steps } from "../Steps.js"
+import * as Answer from "../../Answer.js"
+import type * as Backend from "../../Backend.js"
+import type * as Compactor from "../../Compactor.js"
+import type * as Failure from "../../Failure.js"
+import type * as Health from "../../Health.js"
+import { Notice } from "../../Notice.js"
+import type * as Place from "../../Place.js"
+import * as Policy from "../../Policy.js"
+import type * as Steps from "../../Steps.js"
+import { atLeast, beforeDeadline, fromDelays, stepper, stop } from "../policy.js"
+import * as telemetry from "../telemetry/index.js"
 import { promptOf } from "./attempt.js"
-import { atLeast, beforeDeadline, nextAt } from "./policy.js"
-import { type Run, spent } from "./run.js"
 import type { StandIns } from "./standIns.js"
-import * as telemetry from "./telemetry.js"
+import * as State from "./state.js"
+import type { Run } from "./state.js"
 
 /**
  * What one place gave: an answer (a stream, or a whole reply), a failure, or a skip without a
@@ -50,7 +51,7 @@ export type Go<A> = (
   run: Run,
   place: Place.Place,
   prompt: Backend.Prompt
-) => Effect.Effect<Either.Either<A, Failure.Failure>>
+) => Effect.Effect<Result.Result<A, Failure.Failure>>
 
 /**
  * Where a place's turn stands when it starts: its admission, and the first attempt's result if
@@ -60,7 +61,7 @@ export type Go<A> = (
  */
 export interface Entry<A> {
   readonly admission: Health.Admission
-  readonly first?: Either.Either<A, Failure.Failure> | undefined
+  readonly first?: Result.Result<A, Failure.Failure> | undefined
 }
 
 /**
@@ -76,9 +77,9 @@ export type Move = "start" | "account" | "place"
  * @internal
  */
 export interface Goes {
-  readonly health: Context.Tag.Service<typeof Health.Health>
-  readonly steps: Context.Tag.Service<typeof Steps>
-  readonly compactor: Option.Option<Context.Tag.Service<typeof Compactor>>
+  readonly health: Health.Health.Service
+  readonly steps: Steps.Service
+  readonly compactor: Option.Option<Compactor.Service>
   readonly standIns: StandIns
 }
 
@@ -106,16 +107,16 @@ export const waitsAt = (
   retrying: Policy.Retrying,
   placeStartedAt: number,
   deadline: number
-): Schedule.Schedule<unknown, Failure.Failure> => {
+): Schedule.Schedule<Duration.Duration, Failure.Failure> => {
   const floor = least(answer)
   const [first, ...rest] = answer.here
-  const own = first === undefined ? undefined : pipe(Schedule.fromDelays(first, ...rest), atLeast(floor))
+  const own = first === undefined ? undefined : pipe(fromDelays([first, ...rest]), atLeast(floor))
   const step = answer.step && retrying.tries > 0
     ? Policy.toSchedule(retrying, placeStartedAt, (failure: Failure.Failure) => Duration.millis(floor(failure)))
     : undefined
-  const both: Schedule.Schedule<unknown, Failure.Failure> = own !== undefined && step !== undefined
-    ? Schedule.andThen(own, step)
-    : own ?? step ?? Schedule.stop
+  const both: Schedule.Schedule<Duration.Duration, Failure.Failure> = own !== undefined && step !== undefined
+    ? Schedule.concat(own, step)
+    : own ?? step ?? stop
   // A go that would start at the deadline itself would have no time at all.
   return pipe(both, beforeDeadline(deadline - 1))
 }
@@ -123,8 +124,8 @@ export const waitsAt = (
 /** The waits at a place for one answer, and how far they have got. */
 interface Waits {
   readonly answer: Answer.Answer
-  readonly schedule: Schedule.Schedule<unknown, Failure.Failure>
-  state: unknown
+  /** When the next go starts after a failure at `now`; none when the waits are over. */
+  readonly next: (now: number, failure: Failure.Failure) => Effect.Effect<number | undefined>
   goes: number
 }
 
@@ -170,7 +171,7 @@ export const atPlace = <A>(
 ): Effect.Effect<Outcome<A>> => {
   const enter = (admission: Health.Admission): Effect.Effect<Outcome<A>> => {
     if (admission._tag === "Skip") return skip(run, place, admission)
-    if (move === "place") run.history = Chunk.empty()
+    State.arrived(run, move)
     const first = entry?.first
     const here: Here<A> = {
       goes,
@@ -180,17 +181,17 @@ export const atPlace = <A>(
       text,
       go,
       admission,
-      placeStartedAt: first === undefined ? run.clock.unsafeCurrentTimeMillis() : run.startedAt,
+      placeStartedAt: first === undefined ? run.clock.currentTimeMillisUnsafe() : run.startedAt,
       retried: false,
       stepRetrying: undefined,
       waits: undefined
     }
     const begin = first === undefined ? request(here) : settle(here, promptOf(text, run.history), first)
-    const begun = announce === undefined ? begin : Effect.zipRight(announce(), begin)
+    const begun = announce === undefined ? begin : Effect.andThen(announce(), begin)
     if (admission._tag !== "Trial") return begun
-    run.trial = place
+    State.holdTrial(run, place)
     return Effect.map(begun, (outcome) => {
-      run.trial = undefined
+      State.holdTrial(run, undefined)
       return outcome
     })
   }
@@ -198,7 +199,7 @@ export const atPlace = <A>(
 }
 
 const skip = (run: Run, place: Place.Place, admission: Extract<Health.Admission, { _tag: "Skip" }>) => {
-  const now = run.clock.unsafeCurrentTimeMillis()
+  const now = run.clock.currentTimeMillisUnsafe()
   return Effect.as(
     run.notices.publish(Notice.Skipping({
       place,
@@ -225,18 +226,18 @@ const request = <A>(here: Here<A>): Effect.Effect<Outcome<A>> => {
 const settle = <A>(
   here: Here<A>,
   prompt: Backend.Prompt,
-  result: Either.Either<A, Failure.Failure>
+  result: Result.Result<A, Failure.Failure>
 ): Effect.Effect<Outcome<A>> => {
   const { admission, goes, place, run } = here
   telemetry.attempted(run, place, result)
-  if (Either.isRight(result)) {
-    const outcome = answered(result.right)
+  if (Result.isSuccess(result)) {
+    const outcome = answered(result.success)
     return admission._tag !== "Go" || admission.held || here.retried
       ? Effect.as(goes.health.succeeded(place), outcome)
       : Effect.succeed(outcome)
   }
-  const failure = result.left
-  const now = run.clock.unsafeCurrentTimeMillis()
+  const failure = result.failure
+  const now = run.clock.currentTimeMillisUnsafe()
   const answer = Answer.of(run.options.answers, failure)
   const cools = coolUntil(answer, failure, now)
   // A failure that does not count and cools nothing says nothing of the place: nothing is written.
@@ -247,7 +248,7 @@ const settle = <A>(
   if (failure._tag !== "ContextTooLong" && answer.here.length === 0 && !answer.step) {
     return Effect.as(recorded, failed(failure))
   }
-  return Effect.zipRight(
+  return Effect.andThen(
     recorded,
     Effect.flatMap(
       again(here, prompt, failure, answer, now),
@@ -272,35 +273,32 @@ const again = <A>(
     const { compactor, standIns } = goes
     const notices = run.notices
     if (failure._tag === "ContextTooLong") {
-      if (Option.isNone(compactor) || spent(run, now)) return failed(failure)
+      if (Option.isNone(compactor) || State.spent(run, now)) return failed(failure)
       const shorter = yield* compactor.value.compact(prompt)
       if (Option.isSome(shorter) && shorter.value.length < Chunk.size(run.history)) {
-        run.history = Chunk.fromIterable(shorter.value)
+        State.compacted(run, shorter.value)
         yield* notices.publish(Notice.Compacting({ place, failure, how: "compact" }))
         return undefined
       }
-      if (Chunk.isEmpty(run.history)) return failed(failure)
-      run.history = Chunk.drop(run.history, 1)
+      if (!State.trimmed(run)) return failed(failure)
       yield* notices.publish(Notice.Compacting({ place, failure, how: "trim" }))
       return undefined
     }
     if (answer.here.length === 0 && !answer.step) return failed(failure)
     const retrying = answer.step ? (here.stepRetrying ??= yield* retryingAt(goes, place)) : Policy.never
-    if (goesOf(answer, retrying) === 0 || spent(run, now)) return failed(failure)
+    if (goesOf(answer, retrying) === 0 || State.spent(run, now)) return failed(failure)
     here.waits ??= new Map()
     let waits = here.waits.get(answer)
     if (waits === undefined) {
-      const schedule = waitsAt(answer, retrying, here.placeStartedAt, run.deadline)
-      waits = { answer, schedule, state: schedule.initial, goes: 0 }
+      const next = yield* stepper(waitsAt(answer, retrying, here.placeStartedAt, run.deadline))
+      waits = { answer, next, goes: 0 }
       here.waits.set(answer, waits)
     }
-    const [state, , decision] = yield* waits.schedule.step(now, failure, waits.state)
-    const at = nextAt(decision)
+    const at = yield* waits.next(now, failure)
     if (at === undefined) return failed(failure)
     // 002: a Retry-After longer than the next wait does not stretch the ladder; the cooldown it
     // set (see `coolUntil`) keeps the place out while the turn goes on elsewhere at once.
     if (answer.retryAfter === "moves" && askedFor(failure) > at - now) return failed(failure)
-    waits.state = state
     waits.goes += 1
     here.retried = true
     const wait = Duration.millis(at - now)
@@ -316,9 +314,7 @@ const again = <A>(
       })
     )
     yield* telemetry.wait(run, place, failure, Duration.toMillis(wait))
-    if (answer.reopen) {
-      yield* standIns.reopen(place, Option.fromNullable(run.state.conversations.get(Place.format(place))))
-    }
+    if (answer.reopen) yield* standIns.reopen(place, Option.fromNullishOr(State.sessionAt(run, place)))
     return undefined
   })
 
@@ -340,7 +336,7 @@ export const coolUntil = (answer: Answer.Answer, failure: Failure.Failure, now: 
     return Option.none()
   }
   if (failure._tag === "QuotaExhausted" && failure.until !== undefined) {
-    return Option.some(failure.until.epochMillis)
+    return Option.some(DateTime.toEpochMillis(failure.until))
   }
   if (failure._tag === "RateLimited" && failure.retryAfter !== undefined) {
     return Option.some(now + Math.max(Duration.toMillis(failure.retryAfter), Duration.toMillis(answer.cooldown)))

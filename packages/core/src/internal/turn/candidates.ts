@@ -1,13 +1,13 @@
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
 import * as Option from "effect/Option"
-import * as Backend from "../Backend.js"
-import type * as Failure from "../Failure.js"
-import { Notice } from "../Notice.js"
-import * as Place from "../Place.js"
-import * as Settings from "../Settings.js"
-import type { Run } from "./run.js"
+import * as Result from "effect/Result"
+import * as Backend from "../../Backend.js"
+import type * as Failure from "../../Failure.js"
+import { Notice } from "../../Notice.js"
+import * as Place from "../../Place.js"
+import * as Settings from "../../Settings.js"
+import type { Run } from "./state.js"
 
 /**
  * Whether a backend's liveness check passes within `within`; a backend with no check passes.
@@ -41,7 +41,7 @@ export interface Walk {
   readonly failedProviders: ReadonlySet<string>
   readonly text: string
   readonly settings: Settings.Settings
-  readonly backendOf: (place: Place.Place) => Either.Either<Backend.Backend, Failure.Failure>
+  readonly backendOf: (place: Place.Place) => Result.Result<Backend.Backend, Failure.Failure>
 }
 
 /** @internal */
@@ -93,24 +93,24 @@ const scan = (
     const place = links[index]!
     if (tried.has(Place.format(place))) continue
     const backend = backendOf(place)
-    if (Either.isLeft(backend)) return { _tag: "Found", place, index, links }
-    const refusal = Settings.refusal(walk.settings, backend.right.capabilities)
+    if (Result.isFailure(backend)) return { _tag: "Found", place, index, links }
+    const refusal = Settings.refusal(walk.settings, backend.success.capabilities)
     if (Option.isSome(refusal)) return { _tag: "Refused", place, reason: `${place.cli} ${refusal.value}` }
-    if (candidates.skipFailedProvider && failedProviders.has(Backend.providerOf(backend.right, place))) {
+    if (candidates.skipFailedProvider && failedProviders.has(Backend.providerOf(backend.success, place))) {
       return skip(place, "provider", index)
     }
     if (candidates.fitWindow) {
-      const window = Backend.modelAt(backend.right, place).contextWindow
+      const window = Backend.modelAt(backend.success, place).contextWindow
       if (window !== undefined && window < Backend.tokens({ text: walk.text, history: [] })) {
         return skip(place, "window", index)
       }
     }
     if (Option.isSome(candidates.check)) {
-      const left = Duration.millis(Math.max(0, run.deadline - run.clock.unsafeCurrentTimeMillis()))
+      const left = Duration.millis(Math.max(0, run.deadline - run.clock.currentTimeMillisUnsafe()))
       const found: Next = { _tag: "Found", place, index, links }
       const at = index
       return Effect.flatMap(
-        check(backend.right, place, Duration.min(candidates.check.value, left)),
+        check(backend.success, place, Duration.min(candidates.check.value, left)),
         (passes) => passes ? Effect.succeed(found) : skip(place, "unhealthy", at)
       )
     }

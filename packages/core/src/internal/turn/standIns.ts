@@ -1,16 +1,14 @@
-import type * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
-import * as ExecutionStrategy from "effect/ExecutionStrategy"
 import * as Exit from "effect/Exit"
 import * as Option from "effect/Option"
+import * as Result from "effect/Result"
 import * as Scope from "effect/Scope"
-import type * as Accounts from "../Accounts.js"
-import type * as Backend from "../Backend.js"
-import type * as ConfigFile from "../ConfigFile.js"
-import * as Failure from "../Failure.js"
-import * as Place from "../Place.js"
-import type * as Settings from "../Settings.js"
+import type * as Account from "../../Account.js"
+import type * as Accounts from "../../Accounts.js"
+import type * as Backend from "../../Backend.js"
+import * as Failure from "../../Failure.js"
+import * as Place from "../../Place.js"
+import type * as Settings from "../../Settings.js"
 
 const key = Place.format
 
@@ -23,7 +21,7 @@ const key = Place.format
  */
 export interface StandIns {
   /** The backend that runs a place, or the failure of having none. */
-  readonly backendOf: (place: Place.Place) => Either.Either<Backend.Backend, Failure.Failure>
+  readonly backendOf: (place: Place.Place) => Result.Result<Backend.Backend, Failure.Failure>
   /** The session already open at a place, if any. */
   readonly open: (place: Place.Place) => Backend.Session | undefined
   /** The session at a place, opened the first time. */
@@ -36,14 +34,14 @@ export interface StandIns {
 
 /** @internal */
 export const make = (options: {
-  readonly backends: Context.Tag.Service<typeof Backend.Backends>
-  readonly accounts: Option.Option<Context.Tag.Service<typeof Accounts.Accounts>>
+  readonly backends: Backend.Service
+  readonly accounts: Option.Option<Accounts.Accounts.Service>
   readonly settings: Settings.Settings
   readonly scope: Scope.Scope
 }): StandIns => {
   const { accounts, backends, scope: agentScope, settings } = options
   const openings = new Map<string, Backend.Opening>()
-  const held = new Map<string, { readonly session: Backend.Session; readonly scope: Scope.CloseableScope }>()
+  const held = new Map<string, { readonly session: Backend.Session; readonly scope: Scope.Closeable }>()
 
   const notInstalled = (place: Place.Place) =>
     new Failure.NotInstalled({
@@ -53,20 +51,20 @@ export const make = (options: {
     })
   const backendOf = (place: Place.Place) =>
     Option.match(backends.get(place.cli), {
-      onNone: () => Either.left<Failure.Failure>(notInstalled(place)),
-      onSome: Either.right
+      onNone: (): Result.Result<Backend.Backend, Failure.Failure> => Result.fail(notInstalled(place)),
+      onSome: Result.succeed
     })
   const accountOf = (place: Place.Place) =>
     place.account === undefined || Option.isNone(accounts)
-      ? Effect.succeed(Option.none<ConfigFile.Account>())
+      ? Effect.succeed(Option.none<Account.Account>())
       : accounts.value.list(place.cli).pipe(
-        Effect.map((list) => Option.fromNullable(list.find((account) => account.name === place.account))),
-        Effect.orElseSucceed(() => Option.none<ConfigFile.Account>())
+        Effect.map((list) => Option.fromNullishOr(list.find((account) => account.name === place.account))),
+        Effect.orElseSucceed(() => Option.none<Account.Account>())
       )
 
   const standIn = (place: Place.Place) =>
     Effect.gen(function*() {
-      const backend = yield* backendOf(place)
+      const backend = yield* Effect.fromResult(backendOf(place))
       return yield* backend.open(place, yield* accountOf(place), settings, openings.get(key(place)) ?? {})
     })
 
@@ -81,10 +79,10 @@ export const make = (options: {
         const found = held.get(key(place))
         if (found !== undefined) return Effect.succeed(found.session)
         return Effect.gen(function*() {
-          const scope = yield* Scope.fork(agentScope, ExecutionStrategy.sequential)
+          const scope = yield* Scope.fork(agentScope, "sequential")
           // Opened in a scope of its own (not built as a Layer: a Layer's memo map and context
           // would be held with every idle session), closed when the place is reopened.
-          const session = yield* Scope.extend(standIn(place), scope).pipe(
+          const session = yield* Scope.provide(standIn(place), scope).pipe(
             Effect.onError(() => Scope.close(scope, Exit.void))
           )
           held.set(key(place), { session, scope })

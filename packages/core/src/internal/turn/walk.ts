@@ -1,18 +1,18 @@
-import type * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
 import * as Option from "effect/Option"
-import type * as Accounts from "../Accounts.js"
-import * as Answer from "../Answer.js"
-import * as Backend from "../Backend.js"
-import type * as Failure from "../Failure.js"
-import { Notice } from "../Notice.js"
-import * as Place from "../Place.js"
-import type * as Settings from "../Settings.js"
+import * as Result from "effect/Result"
+import type * as Accounts from "../../Accounts.js"
+import * as Answer from "../../Answer.js"
+import * as Backend from "../../Backend.js"
+import type * as Failure from "../../Failure.js"
+import { Notice } from "../../Notice.js"
+import * as Place from "../../Place.js"
+import type * as Settings from "../../Settings.js"
+import { atPlace, type Go, type Goes, type Unanswered } from "./atPlace.js"
 import { type Next, nextLink } from "./candidates.js"
-import { atPlace, type Go, type Goes, type Unanswered } from "./goes.js"
-import { type Run, spent } from "./run.js"
+import * as State from "./state.js"
+import type { Run } from "./state.js"
 
 const key = Place.format
 
@@ -24,7 +24,7 @@ const key = Place.format
 export interface Walker extends Goes {
   readonly origin: Place.Place
   readonly settings: Settings.Settings
-  readonly accounts: Option.Option<Context.Tag.Service<typeof Accounts.Accounts>>
+  readonly accounts: Option.Option<Accounts.Accounts.Service>
 }
 
 const stop = (run: Run, place: Place.Place, failure: Failure.Failure, reason: string, skipped = false) =>
@@ -110,7 +110,7 @@ class Walking<A> {
   noteProvider(place: Place.Place) {
     if (this.failedProviders === undefined) return
     const backend = this.walker.standIns.backendOf(place)
-    if (Either.isRight(backend)) this.failedProviders.add(Backend.providerOf(backend.right, place))
+    if (Result.isSuccess(backend)) this.failedProviders.add(Backend.providerOf(backend.success, place))
   }
 
   /** The chain read again, for each round after the first: a failover found in the first pays nothing. */
@@ -131,7 +131,7 @@ class Walking<A> {
       )
     }
     if (!options.fallback) return stop(run, this.last, this.failure, "the agent is pinned to its place")
-    if (spent(run, run.clock.unsafeCurrentTimeMillis())) {
+    if (State.spent(run, run.clock.currentTimeMillisUnsafe())) {
       return stop(
         run,
         this.skippedAt ?? this.last,
@@ -201,7 +201,7 @@ class Walking<A> {
     const { run } = this
     this.tried.add(key(place))
     if (by === "account") {
-      this.walker.standIns.openNext(place, Option.fromNullable(run.state.conversations.get(key(this.last))))
+      this.walker.standIns.openNext(place, Option.fromNullishOr(State.sessionAt(run, this.last)))
     }
     const from = this.skippedAt ?? this.last
     const failure = this.failure

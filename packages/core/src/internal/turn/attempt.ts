@@ -1,0 +1,312 @@
+import type * as Arr from "effect/Array"
+import * as Cause from "effect/Cause"
+import * as Chunk from "effect/Chunk"
+import * as Clock from "effect/Clock"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Fiber from "effect/Fiber"
+import * as Option from "effect/Option"
+import * as Pull from "effect/Pull"
+import * as Result from "effect/Result"
+import * as Scope from "effect/Scope"
+import * as Stream from "effect/Stream"
+import type * as Agent from "../../Agent.js"
+import * as Backend from "../../Backend.js"
+import * as Failure from "../../Failure.js"
+import { Notice } from "../../Notice.js"
+import type * as Place from "../../Place.js"
+import { cutAt, joinBy } from "./deadline.js"
+import * as State from "./state.js"
+
+type Events = Arr.NonEmptyReadonlyArray<Backend.Event>
+type EventPull = Pull.Pull<Events, Failure.Failure>
+
+/**
+ * The prompt a turn sends. Its history is laid out as an array only when a backend reads it (a
+ * CLI resuming by session id never does), so a long conversation costs a turn nothing until then.
+ *
+ * @internal
+ */
+export const promptOf = (text: string, history: Chunk.Chunk<Backend.Exchange>): Backend.Prompt =>
+  new LaidOut(text, history)
+
+class LaidOut implements Backend.Prompt {
+  constructor(readonly text: string, private readonly exchanges: Chunk.Chunk<Backend.Exchange>) {}
+  get history() {
+    return Chunk.toReadonlyArray(this.exchanges)
+  }
+}
+
+/** How a place is probed: its backend's check, within a time. @internal */
+export type Probe = (place: Place.Place, within: Duration.Duration) => Effect.Effect<boolean>
+
+/** What bounds one attempt: where it runs, how its place is probed, and when it started. */
+interface Limits {
+  readonly run: State.Run
+  readonly place: Place.Place
+  readonly probe: Probe
+  readonly startedAt: number
+}
+
+/**
+ * One request at a place: open (or reuse) its session, send the prompt and wait for the first
+ * real content within the attempt's limits. Success is the whole answer as a stream: the buffered
+ * session events, then everything the backend sends; a failure after that surfaces as it is.
+ *
+ * @internal
+ */
+export const attempt = (
+  run: State.Run,
+  place: Place.Place,
+  open: Effect.Effect<Backend.Session, Failure.Failure>,
+  probe: Probe,
+  prompt: Backend.Prompt
+): Effect.Effect<Result.Result<Stream.Stream<Backend.Event, Failure.Failure>, Failure.Failure>> =>
+  Effect.gen(function*() {
+    State.requested(run)
+    const scope = yield* Scope.fork(run.scope!, "sequential")
+    const limits: Limits = { run, place, probe, startedAt: run.clock.currentTimeMillisUnsafe() }
+    const result = yield* firstContent(limits, open, prompt, scope).pipe(beforeContent(limits), Effect.result)
+    if (Result.isFailure(result)) yield* Scope.close(scope, Exit.void)
+    return result
+  })
+
+const millisOr = (limit: Option.Option<Duration.Duration>) =>
+  Option.isSome(limit) ? Duration.toMillis(limit.value) : Infinity
+
+/**
+ * One request answered whole, by a session's `reply`, started at `now`. The reply is given the
+ * time it must end by; the engine races it with its own timer unless the session keeps that
+ * time itself. A watchdog watches a reply that keeps its limits too: a reply shows nothing until
+ * it ends, so its place is probed from the start.
+ *
+ * @internal
+ */
+export const reply = (
+  run: State.Run,
+  place: Place.Place,
+  session: Backend.Session,
+  probe: Probe,
+  prompt: Backend.Prompt,
+  now: number
+): Effect.Effect<ReadonlyArray<Backend.Event>, Failure.Failure> => {
+  State.requested(run)
+  const options = run.options
+  const whole = Math.min(run.deadline, now + millisOr(options.send))
+  const by = Math.min(whole, now + millisOr(options.firstByte))
+  const call = session.reply!(prompt, { by, whole, deadline: run.deadline })
+  if (session.keepsLimits !== true) return beforeContent({ run, place, probe, startedAt: now })(call)
+  if (Option.isNone(options.watchdog)) return call
+  return Effect.raceFirst(call, watchdog({ run, place, probe, startedAt: now }, options.watchdog.value, () => now))
+}
+
+const firstContent = (
+  limits: Limits,
+  open: Effect.Effect<Backend.Session, Failure.Failure>,
+  prompt: Backend.Prompt,
+  scope: Scope.Scope
+) =>
+  Effect.gen(function*() {
+    const session = yield* open
+    State.noteSession(limits.run, limits.place, session.id)
+    const pull = yield* Scope.provide(Stream.toPull(session.turn(prompt)), scope)
+    const before: Array<Backend.Event> = []
+    while (true) {
+      const next = yield* Pull.catchDone(pull, () => Effect.succeed(undefined))
+      if (next === undefined) return deliver(limits, session, prompt, before, undefined)
+      const first = next.findIndex(Backend.isContent)
+      const upTo = first === -1 ? next.length : first
+      for (let i = 0; i < upTo; i++) {
+        note(limits, next[i]!)
+        before.push(next[i]!)
+      }
+      if (first !== -1) {
+        for (let i = first; i < next.length; i++) before.push(next[i]!)
+        return deliver(limits, session, prompt, before, pull)
+      }
+    }
+  })
+
+const note = (limits: Limits, event: Backend.Event) => {
+  if (event._tag === "SessionStarted") State.noteSession(limits.run, limits.place, event.sessionId)
+}
+
+/**
+ * The answer as the caller sees it: the events buffered before the first content, then the rest
+ * of the session's stream, each pull within the limits that still hold; the exchange joins the
+ * conversation once it is whole. One pull that gives the buffered events and then each of the
+ * session's, where a Stream operator for each of these costs as much as the session's stream again.
+ */
+const deliver = (
+  limits: Limits,
+  session: Backend.Session,
+  prompt: Backend.Prompt,
+  events: ReadonlyArray<Backend.Event>,
+  rest: EventPull | undefined
+): Stream.Stream<Backend.Event, Failure.Failure> => {
+  const run = limits.run
+  let text = ""
+  let result: string | undefined = undefined
+  const seen = (chunk: Events) => {
+    for (const event of chunk) {
+      note(limits, event)
+      if (event._tag === "Text") text += event.text
+      else if (event._tag === "Result") result = event.text
+    }
+    return chunk
+  }
+  const ended = Effect.suspend(() => {
+    State.answered(run, prompt.text, result ?? text, session.keepsConversation)
+    return Cause.done()
+  })
+  const later: EventPull = rest === undefined
+    ? ended
+    : Pull.catchDone(Effect.map(afterContent(limits, rest), seen), () => ended)
+  let buffered: Events | undefined = events.length > 0 ? events as Events : undefined
+  const next: EventPull = Effect.suspend(() => {
+    if (buffered === undefined) return later
+    const out = buffered
+    buffered = undefined
+    return Effect.succeed(seen(out))
+  })
+  const answer = Stream.fromPull(Effect.succeed(next))
+  return rest !== undefined && Option.isSome(run.options.watchdog) ? watched(limits, answer) : answer
+}
+
+const sendCeiling = (limits: Limits, after: Duration.Duration) =>
+  new Failure.Timeout({ place: limits.place, said: Failure.said("send ceiling"), phase: "whole-send", after })
+
+/**
+ * The limits on an attempt before its first content: first byte (no later than the deadline) and
+ * send ceiling, as one cut at the earlier; the watchdog.
+ */
+const beforeContent =
+  (limits: Limits) => <A>(self: Effect.Effect<A, Failure.Failure>): Effect.Effect<A, Failure.Failure> => {
+    const { place, run, startedAt } = limits
+    const options = run.options
+    const firstByte = Math.min(Math.max(0, run.deadline - startedAt), millisOr(options.firstByte))
+    const ceiling = millisOr(options.send)
+    const out = cutAt(
+      self,
+      startedAt + Math.min(firstByte, ceiling),
+      (): Failure.Failure =>
+        ceiling < firstByte
+          ? sendCeiling(limits, Duration.millis(ceiling))
+          : new Failure.Timeout({
+            place,
+            said: Failure.said("no first byte"),
+            phase: "first-byte",
+            after: Duration.millis(firstByte)
+          })
+    )
+    return Option.isSome(options.watchdog)
+      ? Effect.raceFirst(out, watchdog(limits, options.watchdog.value, () => startedAt))
+      : out
+  }
+
+/**
+ * The limits on an answer already streaming, kept on each pull: the turn's deadline and the send
+ * ceiling still hold, a stream quiet for the idle limit ends as Unresponsive (announced at half of
+ * it); each fails it with what was delivered, and nothing moves. A pull is one fiber waited for
+ * until the next of these times.
+ */
+const afterContent = (limits: Limits, pull: EventPull): EventPull => {
+  const { place, run } = limits
+  const { clock, options } = run
+  const ceiling = limits.startedAt + millisOr(options.send)
+  const idle = millisOr(options.idle)
+  if (!Number.isFinite(Math.min(run.deadline, ceiling, idle))) return pull
+  let moved = clock.currentTimeMillisUnsafe()
+  let told = -1
+  /** What the time `now` ends the answer with, if anything. */
+  const ended = (now: number): Failure.Failure | undefined =>
+    now >= run.deadline
+      ? new Failure.Timeout({
+        place,
+        said: Failure.said("the turn's deadline"),
+        phase: "whole-send",
+        after: Duration.millis(run.deadline - run.startedAt)
+      })
+      : now >= ceiling
+      ? sendCeiling(limits, Duration.millis(ceiling - limits.startedAt))
+      : now - moved >= idle
+      ? new Failure.Unresponsive({
+        place,
+        said: Failure.said(`sent nothing for ${Duration.format(Duration.millis(now - moved))} after its answer began`)
+      })
+      : undefined
+  const waited = (fiber: Fiber.Fiber<Events, Failure.Failure | Cause.Done>): EventPull =>
+    Effect.flatMap(
+      joinBy(fiber, Math.min(run.deadline, ceiling, moved + idle, told === moved ? Infinity : moved + idle / 2)),
+      (got) => {
+        const now = clock.currentTimeMillisUnsafe()
+        if (Option.isSome(got)) {
+          moved = now
+          return Effect.succeed(got.value)
+        }
+        const failure = ended(now)
+        if (failure !== undefined) return Effect.andThen(Fiber.interrupt(fiber), Effect.fail(failure))
+        told = moved
+        return Effect.andThen(
+          run.notices.publish(
+            Notice.Stalled({ place, quiet: Duration.millis(now - moved), limit: Duration.millis(idle) })
+          ),
+          waited(fiber)
+        )
+      }
+    )
+  return Effect.suspend(() => {
+    const failure = ended(clock.currentTimeMillisUnsafe())
+    if (failure !== undefined) return Effect.fail(failure)
+    return Effect.flatMap(Effect.forkChild(pull, { startImmediately: true }), (fiber) => {
+      const exit = fiber.pollUnsafe()
+      if (exit === undefined) return waited(fiber)
+      moved = clock.currentTimeMillisUnsafe()
+      return exit
+    })
+  })
+}
+
+/** A stream that stops moving after its first content is probed, and fails as Unresponsive. */
+const watched = (limits: Limits, answer: Stream.Stream<Backend.Event, Failure.Failure>) => {
+  let moved = limits.startedAt
+  return Stream.interruptWhen(
+    Stream.tap(answer, () => Effect.map(Clock.currentTimeMillis, (now) => void (moved = now))),
+    watchdog(limits, Option.getOrThrow(limits.run.options.watchdog), () => moved)
+  )
+}
+
+/**
+ * Probes a place once nothing has moved for `every` (counted from `moved()` or the last good
+ * probe); a failed probe is retried after `retry`, and `failures` failed probes in a row fail the
+ * attempt as Unresponsive.
+ */
+const watchdog = (limits: Limits, dog: Agent.Watchdog, moved: () => number): Effect.Effect<never, Failure.Failure> =>
+  Effect.gen(function*() {
+    const { place, probe, run } = limits
+    let checked = moved()
+    let failed = 0
+    while (true) {
+      if (failed === 0) {
+        const due = Math.max(moved(), checked) + Duration.toMillis(dog.every)
+        const now = yield* Clock.currentTimeMillis
+        if (now < due) {
+          yield* Effect.sleep(Duration.millis(due - now))
+          continue
+        }
+      }
+      if (yield* probe(place, dog.within)) {
+        failed = 0
+        checked = yield* Clock.currentTimeMillis
+        continue
+      }
+      failed += 1
+      const quiet = Duration.millis((yield* Clock.currentTimeMillis) - moved())
+      yield* run.notices.publish(Notice.Probing({ place, quiet, failed, of: dog.failures }))
+      if (failed >= dog.failures) {
+        return yield* new Failure.Unresponsive({ place, said: Failure.said(`${failed} probes failed`) })
+      }
+      yield* Effect.sleep(dog.retry)
+    }
+  })
