@@ -1,9 +1,10 @@
-import * as NodeContext from "@effect/platform-node/NodeContext"
+import * as NodeServices from "@effect/platform-node/NodeServices"
 import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
-import * as FileSystem from "@effect/platform/FileSystem"
+import * as FileSystem from "effect/FileSystem"
 import { describe, expect, it } from "@effect/vitest"
 import { Failure, Health, Place } from "@fallback/core"
-import { Duration, Effect, Either, FastCheck, Option, TestClock } from "effect"
+import { Duration, Effect, Option, Result, Schema } from "effect"
+import * as TestClock from "effect/testing/TestClock"
 import { formatTime, parseTime } from "../src/internal/seconds.js"
 import { fallback, fallbackWith } from "./run.js"
 
@@ -19,7 +20,7 @@ const read = (file: string) =>
   )
 
 describe("fallback (in process)", () => {
-  it.scoped("point, retry, list, chain and clear write and read the config file", () =>
+  it.effect("point, retry, list, chain and clear write and read the config file", () =>
     Effect.gen(function*() {
       const file = yield* configFile
       expect(yield* fallback(file, "point", "claude/claude-opus-5", "codex/gpt-5.6-sol")).toEqual({
@@ -78,7 +79,7 @@ describe("fallback (in process)", () => {
       )
     }))
 
-  it.scoped("--config names another file than FALLBACK_CONFIG", () =>
+  it.effect("--config names another file than FALLBACK_CONFIG", () =>
     Effect.gen(function*() {
       const [one, other] = [yield* configFile, yield* configFile]
       yield* fallback(one, "point", "claude/opus", "codex/gpt-5", "--config", other)
@@ -86,7 +87,7 @@ describe("fallback (in process)", () => {
       expect((yield* fallback(one, "list", "--config", other)).out).toContain("claude/opus  codex/gpt-5")
     }))
 
-  it.scoped("accounts: add, list, order, remove, and what is refused", () =>
+  it.effect("accounts: add, list, order, remove, and what is refused", () =>
     Effect.gen(function*() {
       const file = yield* configFile
       expect((yield* fallback(file, "accounts")).out).toBe(
@@ -145,7 +146,7 @@ describe("fallback (in process)", () => {
       expect(JSON.stringify(yield* read(file))).not.toContain("sk-ant")
     }))
 
-  it.scoped("status shows each place's breaker, failures in a row and cooldown from the health file", () =>
+  it.effect("status shows each place's breaker, failures in a row and cooldown from the health file", () =>
     Effect.gen(function*() {
       const file = yield* configFile
       expect((yield* fallback(file, "status")).out).toBe("Every place is healthy: no failures recorded.")
@@ -162,7 +163,7 @@ describe("fallback (in process)", () => {
         })
       }).pipe(
         Effect.provide(Health.Health.layerFile(file.replace(/config\.json$/, "health.json"))),
-        Effect.provide(NodeContext.layer)
+        Effect.provide(NodeServices.layer)
       )
       yield* TestClock.adjust(Duration.seconds(20))
       expect((yield* fallback(file, "status")).out).toBe([
@@ -181,7 +182,7 @@ describe("fallback (in process)", () => {
       })
     }))
 
-  it.scoped("doctor finds each CLI with its version, and says the line that fixes each problem", () =>
+  it.effect("doctor finds each CLI with its version, and says the line that fixes each problem", () =>
     Effect.gen(function*() {
       const fs = yield* FileSystem.FileSystem
       const file = yield* configFile
@@ -227,7 +228,7 @@ describe("fallback (in process)", () => {
       expect(yield* fallbackWith({ ...env, KEY_HOME: "x" }, file, "doctor")).toMatchObject({ ok: true, err: "" })
     }).pipe(Effect.provide(NodeFileSystem.layer)))
 
-  it.scoped("waits prints every ladder, or one, as a table or JSON", () =>
+  it.effect("waits prints every ladder, or one, as a table or JSON", () =>
     Effect.gen(function*() {
       const file = yield* configFile
       expect((yield* fallback(file, "waits", "--tries", "4")).out).toBe([
@@ -245,7 +246,7 @@ describe("fallback (in process)", () => {
         ])
     }))
 
-  it.scoped("bad input is one readable line and a failure, never a stack trace", () =>
+  it.effect("bad input is one readable line and a failure, never a stack trace", () =>
     Effect.gen(function*() {
       const file = yield* configFile
       const cases: ReadonlyArray<readonly [ReadonlyArray<string>, string]> = [
@@ -273,7 +274,7 @@ describe("fallback (in process)", () => {
       for (const [args, err] of cases) expect(yield* fallback(file, ...args)).toEqual({ out: "", err, ok: false })
     }))
 
-  it.scoped("a config file that does not read is named, and left as it was", () =>
+  it.effect("a config file that does not read is named, and left as it was", () =>
     Effect.gen(function*() {
       const file = yield* configFile
       const fs = yield* FileSystem.FileSystem
@@ -288,7 +289,7 @@ describe("fallback (in process)", () => {
       expect(yield* fs.readFileString(file)).toContain("jitter")
     }).pipe(Effect.provide(NodeFileSystem.layer)))
 
-  it.scoped("an unknown command or option is one line with the nearest name", () =>
+  it.effect("an unknown command or option is one line with the nearest name", () =>
     Effect.gen(function*() {
       const file = yield* configFile
       expect(yield* fallback(file, "frobnicate")).toEqual({
@@ -310,18 +311,18 @@ describe("fallback (in process)", () => {
       )
     }))
 
-  it.prop("times read back what they write", [FastCheck.integer({ min: 0, max: 10 * 3_600_000 })], ([millis]) => {
+  it.prop("times read back what they write", [Schema.Int.check(Schema.isBetween({ minimum: 0, maximum: 10 * 3_600_000 }))], ([millis]) => {
     const duration = Duration.millis(millis)
-    expect(Either.map(parseTime(formatTime(duration)), Duration.toMillis)).toEqual(Either.right(millis))
+    expect(Result.map(parseTime(formatTime(duration)), Duration.toMillis)).toEqual(Result.succeed(millis))
   })
 
-  it.prop("a bare number is seconds", [FastCheck.integer({ min: 0, max: 100_000 })], ([seconds]) => {
-    expect(Either.map(parseTime(String(seconds)), Duration.toSeconds)).toEqual(Either.right(seconds))
+  it.prop("a bare number is seconds", [Schema.Int.check(Schema.isBetween({ minimum: 0, maximum: 100_000 }))], ([seconds]) => {
+    expect(Result.map(parseTime(String(seconds)), Duration.toSeconds)).toEqual(Result.succeed(seconds))
   })
 
   it("refuses what is not a time", () => {
     for (const input of ["", "s", "-1", "1d", "1 m", "ten", "1.5.2s"]) {
-      expect(Either.isLeft(parseTime(input))).toBe(true)
+      expect(Result.isFailure(parseTime(input))).toBe(true)
     }
   })
 })

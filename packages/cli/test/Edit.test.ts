@@ -1,10 +1,10 @@
 import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
-import * as FileSystem from "@effect/platform/FileSystem"
+import * as FileSystem from "effect/FileSystem"
 import { describe, expect, it } from "@effect/vitest"
 import * as ConfigFile from "@fallback/core/ConfigFile"
 import * as Place from "@fallback/core/Place"
 import * as Policy from "@fallback/core/Policy"
-import { Effect, Either, Option } from "effect"
+import { Effect, Result, Option } from "effect"
 
 import * as State from "../src/internal/editState.js"
 import { backends, edit, keys, pages, questions, typed } from "./terminal.js"
@@ -44,7 +44,7 @@ const { ctrlC, down, enter, escape, up } = keys
 const char = keys.char
 
 describe("fallback edit", () => {
-  it.scoped("shows one row per place, with add and save below, and nothing unsaved", () =>
+  it.effect("shows one row per place, with add and save below, and nothing unsaved", () =>
     Effect.gen(function*() {
       const file = yield* configFile
       const session = yield* edit(file, [char("q")])
@@ -65,7 +65,7 @@ describe("fallback edit", () => {
       expect(yield* text(file)).toBe(start)
     }))
 
-  it.scoped("a chooses the CLI, its account, its model, then the place that takes its turns; the save row lands it", () =>
+  it.effect("a chooses the CLI, its account, its model, then the place that takes its turns; the save row lands it", () =>
     Effect.gen(function*() {
       const file = yield* configFile
       const session = yield* edit(file, [
@@ -110,7 +110,7 @@ describe("fallback edit", () => {
       })
     }))
 
-  it.scoped("without backends given, each CLI's catalogue is offered, and a model it does not list is typed", () =>
+  it.effect("without backends given, each CLI's catalogue is offered, and a model it does not list is typed", () =>
     Effect.gen(function*() {
       const file = yield* configFile
       const session = yield* edit(file, [
@@ -139,7 +139,7 @@ describe("fallback edit", () => {
       expect(yield* steps(file)).toMatchObject({ "gemini/gemini-3.5-pro": { to: "claude/claude-opus-5" } })
     }))
 
-  it.scoped("Enter on a row changes how many tries first and where its turns go; ctrl+j lands both", () =>
+  it.effect("Enter on a row changes how many tries first and where its turns go; ctrl+j lands both", () =>
     Effect.gen(function*() {
       const file = yield* configFile
       const session = yield* edit(file, [
@@ -193,7 +193,7 @@ describe("fallback edit", () => {
       })
     }))
 
-  it.scoped("a row reopened starts each question where its turns go now: its CLI, then its model", () =>
+  it.effect("a row reopened starts each question where its turns go now: its CLI, then its model", () =>
     Effect.gen(function*() {
       const file = yield* configFile
       const session = yield* edit(file, [
@@ -218,7 +218,7 @@ describe("fallback edit", () => {
       expect(cliOf("codex/gpt-5.6-sol")).toBe("❯ gemini")
     }))
 
-  it.scoped("after a refused self-step, typing starts a new name instead of adding to the refused one", () =>
+  it.effect("after a refused self-step, typing starts a new name instead of adding to the refused one", () =>
     Effect.gen(function*() {
       const file = yield* configFile
       yield* edit(file, [
@@ -236,7 +236,7 @@ describe("fallback edit", () => {
       expect(yield* steps(file)).toMatchObject({ "codex/gpt-5.6-sol": { to: "codex/gpt-5.5" } })
     }))
 
-  it.scoped("the tries field starts from what the step says, and the step keeps its timeout", () =>
+  it.effect("the tries field starts from what the step says, and the step keeps its timeout", () =>
     Effect.gen(function*() {
       const file = yield* configFile
       const session = yield* edit(file, [
@@ -263,7 +263,7 @@ describe("fallback edit", () => {
       })
     }))
 
-  it.scoped("typing in a field that starts filled replaces what it held: 3, then 4 typed, saves 4", () =>
+  it.effect("typing in a field that starts filled replaces what it held: 3, then 4 typed, saves 4", () =>
     Effect.gen(function*() {
       const file = yield* configFile
       yield* edit(file, [
@@ -280,7 +280,7 @@ describe("fallback edit", () => {
       })
     }))
 
-  it.scoped("saving with nothing unsaved leaves the file as it was", () =>
+  it.effect("saving with nothing unsaved leaves the file as it was", () =>
     Effect.gen(function*() {
       const file = yield* configFile
       const session = yield* edit(file, [down, down, down, enter])
@@ -289,7 +289,7 @@ describe("fallback edit", () => {
       expect(yield* text(file)).toBe(start)
     }))
 
-  it.scoped("a page longer than the terminal shows the rows round the cursor and how many more there are", () =>
+  it.effect("a page longer than the terminal shows the rows round the cursor and how many more there are", () =>
     Effect.gen(function*() {
       const fs = yield* FileSystem.FileSystem
       const file = yield* configFile
@@ -317,7 +317,7 @@ describe("fallback edit", () => {
       expect(pages(session).every((page) => page.split("\n").length <= 12)).toBe(true)
     }).pipe(Effect.provide(NodeFileSystem.layer)))
 
-  it.scoped("removing is the last choice inside a row; a line feed (ctrl+j) saves", () =>
+  it.effect("removing is the last choice inside a row; a line feed (ctrl+j) saves", () =>
     Effect.gen(function*() {
       const file = yield* configFile
       const session = yield* edit(file, [enter, down, down, enter, keys.lineFeed])
@@ -329,7 +329,7 @@ describe("fallback edit", () => {
       expect(written.accounts).toEqual({ claude: [{ name: "work" }] })
     }))
 
-  it.scoped("shift+enter saves, and so does alt+enter, which many terminals send for it", () =>
+  it.effect("shift+enter saves, and so does alt+enter, which many terminals send for it", () =>
     Effect.gen(function*() {
       for (const save of [keys.shiftEnter, keys.altEnter]) {
         const file = yield* configFile
@@ -338,7 +338,7 @@ describe("fallback edit", () => {
       }
     }))
 
-  it.scoped("leave without saving: Escape, then that choice, leaves the file byte for byte as it was", () =>
+  it.effect("leave without saving: Escape, then that choice, leaves the file byte for byte as it was", () =>
     Effect.gen(function*() {
       const file = yield* configFile
       const session = yield* edit(file, [enter, down, down, enter, escape, down, enter])
@@ -353,7 +353,7 @@ describe("fallback edit", () => {
       expect(yield* text(file)).toBe(start)
     }))
 
-  it.scoped("leave and confirm: ctrl+c on the page, then save and leave, lands the edits", () =>
+  it.effect("leave and confirm: ctrl+c on the page, then save and leave, lands the edits", () =>
     Effect.gen(function*() {
       const file = yield* configFile
       const session = yield* edit(file, [enter, down, down, enter, ctrlC, enter])
@@ -361,7 +361,7 @@ describe("fallback edit", () => {
       expect(yield* steps(file)).toEqual({ "codex/gpt-5.6-sol": { to: "gemini/gemini-3-pro" } })
     }))
 
-  it.scoped("going back (Escape, ctrl+c) from a question changes nothing; staying keeps the edits for later", () =>
+  it.effect("going back (Escape, ctrl+c) from a question changes nothing; staying keeps the edits for later", () =>
     Effect.gen(function*() {
       const file = yield* configFile
       const session = yield* edit(file, [
@@ -389,7 +389,7 @@ describe("fallback edit", () => {
       expect(yield* text(file)).toBe(start)
     }))
 
-  it.scoped("when the input ends the page goes without saving", () =>
+  it.effect("when the input ends the page goes without saving", () =>
     Effect.gen(function*() {
       const file = yield* configFile
       const session = yield* edit(file, [enter, down, down, enter])
@@ -397,7 +397,7 @@ describe("fallback edit", () => {
       expect(yield* text(file)).toBe(start)
     }))
 
-  it.scoped("where nobody can press a key, the page says what to use instead", () =>
+  it.effect("where nobody can press a key, the page says what to use instead", () =>
     Effect.gen(function*() {
       const file = yield* configFile
       const session = yield* edit(file, [], { tty: false })
@@ -408,7 +408,7 @@ describe("fallback edit", () => {
     }))
 
   it("a save writes only the places the page changed, over the file as it is then", () => {
-    const place = (text: string) => Either.getOrThrow(Place.parse(text))
+    const place = (text: string) => Result.getOrThrow(Place.parse(text))
     const [a, b, c] = [place("claude/a"), place("codex/b"), place("gemini/c")]
     const read = [
       { place: a, to: Option.some(b), retrying: Option.none() },
@@ -421,9 +421,11 @@ describe("fallback edit", () => {
     )
     const meanwhile = ConfigFile.Document.make({
       steps: { "claude/a": { to: b }, "codex/b": { to: c }, "gemini/c": { to: a } },
-      accounts: {}
+      accounts: {},
+      providers: {},
+      clis: {}
     })
-    const after = Either.getOrThrow(State.land(page)(meanwhile))
+    const after = Result.getOrThrow(State.land(page)(meanwhile))
     expect(Object.keys(after.steps)).toEqual(["codex/b", "gemini/c"])
     expect(String(after.steps["codex/b"]!.to)).toBe("claude/a")
     expect(after.steps["codex/b"]!.retrying?.tries).toBe(1)

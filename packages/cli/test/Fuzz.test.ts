@@ -5,18 +5,33 @@
  * reads back. Seeded (FUZZ_SEED), bounded by counts.
  */
 import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
-import * as FileSystem from "@effect/platform/FileSystem"
+import * as FileSystem from "effect/FileSystem"
 import { describe, expect, it } from "@effect/vitest"
 import { ConfigFile } from "@fallback/core"
-import { Duration, Effect, Either, FastCheck as fc, Option } from "effect"
+import { Arbitrary, Duration, Effect, Option, Result, Schema } from "effect"
 import { fallback } from "./run.js"
 
 const seed = Number(process.env.FUZZ_SEED ?? 12)
 
-const word = fc.oneof(
+const index = (below: number) => Arbitrary.schema(Schema.Int.check(Schema.isBetween({ minimum: 0, maximum: below - 1 })))
+
+const constantFrom = <A>(...values: ReadonlyArray<A>): Arbitrary.Arbitrary<A> =>
+  Arbitrary.map(index(values.length), (i) => values[i]!)
+
+const string = (maxLength: number) => Arbitrary.schema(Schema.String.check(Schema.isMaxLength(maxLength)))
+
+/** One of the arbitraries, each as likely as its weight says. */
+const weighted = <A>(
+  ...choices: ReadonlyArray<{ readonly weight: number; readonly arbitrary: Arbitrary.Arbitrary<A> }>
+): Arbitrary.Arbitrary<A> => {
+  const slots = choices.flatMap(({ arbitrary, weight }) => Array.from({ length: weight }, () => arbitrary))
+  return Arbitrary.flatMap(index(slots.length), (i) => slots[i]!)
+}
+
+const word = weighted(
   {
     weight: 6,
-    arbitrary: fc.constantFrom(
+    arbitrary: constantFrom(
       "claude/a",
       "codex@key/gpt-5",
       "gemini/--yolo",
@@ -61,29 +76,33 @@ const word = fc.oneof(
       "~/x"
     )
   },
-  { weight: 2, arbitrary: fc.string({ maxLength: 30 }) },
-  { weight: 1, arbitrary: fc.fullUnicodeString({ maxLength: 12 }) },
+  { weight: 2, arbitrary: string(30) },
+  // Schema.String's arbitrary draws from the whole of Unicode
+  { weight: 1, arbitrary: string(12) },
   {
     weight: 1,
-    arbitrary: fc.constantFrom("\u001b]8;;http://evil\u0007x", "a\u0000b", "x".repeat(100_000), "__proto__")
+    arbitrary: constantFrom("\u001b]8;;http://evil\u0007x", "a\u0000b", "x".repeat(100_000), "__proto__")
   }
 )
 
-const commandLine = fc.tuple(
-  fc.constantFrom("point", "retry", "clear", "list", "chain", "accounts", "waits", "status"),
-  fc.array(word, { maxLength: 6 })
-).map(([command, words]) => [command, ...words])
+const commandLine = Arbitrary.map(
+  Arbitrary.all([
+    constantFrom("point", "retry", "clear", "list", "chain", "accounts", "waits", "status"),
+    Arbitrary.array(word, { maxLength: 6 })
+  ]),
+  ([command, words]) => [command, ...words]
+)
 
 const stackTrace = /\n\s+at \S|\bat .*\.(?:ts|js|cjs):\d+/
 
 describe("fuzz: the command line", () => {
-  it.scoped(
+  it.effect(
     "random command lines: no throw, no hang, one short printable message, a file that reads back",
     () =>
       Effect.gen(function*() {
         const fs = yield* FileSystem.FileSystem
         const file = `${yield* fs.makeTempDirectoryScoped({ prefix: "fallback-fuzz-" })}/config.json`
-        const lines = fc.sample(commandLine, { numRuns: 150, seed })
+        const lines = yield* Arbitrary.sampleEffect(commandLine, { count: 150, seed })
         let failed = 0
         for (const argv of lines) {
           const ran = yield* fallback(file, ...argv).pipe(Effect.timeout(Duration.seconds(30)), Effect.option)
@@ -99,7 +118,7 @@ describe("fuzz: the command line", () => {
           if (yield* fs.exists(file)) {
             const text = yield* fs.readFileString(file)
             expect(
-              Either.isRight(ConfigFile.decode(file, text, ConfigFile.builtinClis)),
+              Result.isSuccess(ConfigFile.decode(file, text, ConfigFile.builtinClis)),
               `${said}; the file: ${text.slice(0, 300)}`
             )
               .toBe(true)

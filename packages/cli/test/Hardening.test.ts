@@ -2,9 +2,9 @@
  * The command line against hostile input (issue 12 #3, #4, #8, #16): each test failed before its fix.
  */
 import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
-import * as FileSystem from "@effect/platform/FileSystem"
+import * as FileSystem from "effect/FileSystem"
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, FastCheck } from "effect"
+import { Effect, Schema } from "effect"
 import { Duration } from "effect"
 import { spawnSync } from "node:child_process"
 import { shellWord } from "../src/internal/doctor.js"
@@ -17,7 +17,7 @@ const configFile = Effect.gen(function*() {
 }).pipe(Effect.provide(NodeFileSystem.layer))
 
 describe("the command line, bounded", () => {
-  it.scoped("retry and waits refuse huge tries at once instead of computing them (#3)", () =>
+  it.effect("retry and waits refuse huge tries at once instead of computing them (#3)", () =>
     Effect.gen(function*() {
       const file = yield* configFile
       const retry = yield* fallback(file, "retry", "claude/a", "--tries", "100000000")
@@ -28,7 +28,7 @@ describe("the command line, bounded", () => {
       expect(waits.err).toContain("0 to 100")
     }))
 
-  it.scoped("a huge --timeout is refused, and the file stays readable (#4)", () =>
+  it.effect("a huge --timeout is refused, and the file stays readable (#4)", () =>
     Effect.gen(function*() {
       const file = yield* configFile
       const ran = yield* fallback(file, "retry", "claude/a", "--tries", "1", "--timeout", `${"9".repeat(400)}h`)
@@ -38,7 +38,7 @@ describe("the command line, bounded", () => {
 })
 
 describe("doctor's fix lines (#8)", () => {
-  it.scoped("quote config values as a shell needs", () =>
+  it.effect("quote config values as a shell needs", () =>
     Effect.gen(function*() {
       const fs = yield* FileSystem.FileSystem
       const file = yield* configFile
@@ -54,14 +54,14 @@ describe("doctor's fix lines (#8)", () => {
 
   it.prop(
     "a quoted word reads back unchanged through sh",
-    [FastCheck.string({ minLength: 1, maxLength: 30 })],
+    [Schema.String.check(Schema.isMinLength(1), Schema.isMaxLength(30))],
     ([word]) => {
       const clean = word.replaceAll("\u0000", "")
       if (clean === "") return
       const echoed = spawnSync("/bin/sh", ["-c", `printf %s ${shellWord(clean)}`], { encoding: "utf8" })
       expect(echoed.stdout).toBe(clean)
     },
-    { fastCheck: { numRuns: 40, seed: 12 } }
+    { arbitrary: { runs: 40, seed: 12 } }
   )
 })
 
@@ -70,7 +70,7 @@ describe("status and run on what they cannot show (#15, #16)", () => {
     `{"places":[{"place":"codex/gpt-5","failures":1,"trial":false,"coolingUntil":${until},"parkedUntil":${until},` +
     `"last":{"_tag":"Unknown","place":{"cli":"codex","model":"gpt-5"},"said":"x"}}]}`
 
-  it.scoped.each(["1e999", "1e300"])(
+  it.effect.each(["1e999", "1e300"])(
     "a health file with a time of %s is one no command trips on",
     (until) =>
       Effect.gen(function*() {
@@ -88,7 +88,7 @@ describe("status and run on what they cannot show (#15, #16)", () => {
     expect(formatTime(Duration.infinity)).toBe("until cleared")
   })
 
-  it.scoped("a prompt with a NUL byte is one line saying so", () =>
+  it.effect("a prompt with a NUL byte is one line saying so", () =>
     Effect.gen(function*() {
       const file = yield* configFile
       const ran = yield* fallback(file, "run", "claude/claude-sonnet-4-5", "a\u0000b")

@@ -3,7 +3,7 @@
  * test's own, reached by a URL from the environment.
  */
 import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
-import * as FileSystem from "@effect/platform/FileSystem"
+import * as FileSystem from "effect/FileSystem"
 import { describe, expect, it } from "@effect/vitest"
 import { Failure, Place } from "@fallback/core"
 import { RedisHealth } from "@fallback/redis"
@@ -32,7 +32,7 @@ const configWith = (health: unknown) =>
   }).pipe(Effect.provide(NodeFileSystem.layer))
 
 describe("fallback status with health kept in Redis", () => {
-  it.scopedLive("shows a breaker another process opened through Redis, and nothing of the URL's password", () =>
+  it.live("shows a breaker another process opened through Redis, and nothing of the URL's password", () =>
     Effect.gen(function*() {
       const file = yield* configWith({ store: "redis", url: { fromEnv: "TEAM_REDIS_URL" }, prefix: "team:" })
       const elsewhere = yield* RedisHealth.make({ url: Redacted.make(server.url), prefix: "team:" })
@@ -54,7 +54,7 @@ describe("fallback status with health kept in Redis", () => {
       expect(down.err + down.out).not.toContain("pa55word")
     }))
 
-  it.scoped("a variable the store's settings name that is not set is said, and nothing runs", () =>
+  it.effect("a variable the store's settings name that is not set is said, and nothing runs", () =>
     Effect.gen(function*() {
       const file = yield* configWith({ store: "redis", url: { fromEnv: "TEAM_REDIS_URL" } })
       const ran = yield* fallbackWith({}, file, "status")

@@ -1,5 +1,5 @@
 import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
-import * as FileSystem from "@effect/platform/FileSystem"
+import * as FileSystem from "effect/FileSystem"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 
@@ -24,7 +24,7 @@ const written = (file: string) =>
   )
 
 describe("fallback init on a terminal", () => {
-  it.scoped("offers every account it sees, picked; space unpicks one, enter writes the rest", () =>
+  it.effect("offers every account it sees, picked; space unpicks one, enter writes the rest", () =>
     Effect.gen(function*() {
       const { config, env } = yield* fakeHome
       const ran = yield* session(config, [keys.down, keys.down, keys.down, keys.space, keys.enter], {
@@ -39,7 +39,7 @@ describe("fallback init on a terminal", () => {
       expect(ran.out).toContain(`Wrote ${config}.`)
     }))
 
-  it.scoped("ctrl+c writes nothing", () =>
+  it.effect("ctrl+c writes nothing", () =>
     Effect.gen(function*() {
       const { config, env } = yield* fakeHome
       const ran = yield* session(config, [keys.ctrlC], { command: "init", env })

@@ -1,5 +1,5 @@
 import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
-import * as FileSystem from "@effect/platform/FileSystem"
+import * as FileSystem from "effect/FileSystem"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { fallback, fallbackWith } from "./run.js"
@@ -10,7 +10,7 @@ const configFile = Effect.gen(function*() {
 }).pipe(Effect.provide(NodeFileSystem.layer))
 
 describe("fallback run's prompt", () => {
-  it.scoped("an empty prompt, or one of only whitespace, is refused before any turn starts", () =>
+  it.effect("an empty prompt, or one of only whitespace, is refused before any turn starts", () =>
     Effect.gen(function*() {
       const file = yield* configFile
       for (const prompt of ["", "   ", " \n\t \n"]) {
@@ -34,7 +34,7 @@ const machine = (claude: boolean) =>
   }).pipe(Effect.provide(NodeFileSystem.layer))
 
 describe("fallback doctor", () => {
-  it.scoped("says ✗ when no agent CLI is installed and no provider is configured", () =>
+  it.effect("says ✗ when no agent CLI is installed and no provider is configured", () =>
     Effect.gen(function*() {
       const file = yield* configFile
       const { env } = yield* machine(false)
@@ -50,7 +50,7 @@ describe("fallback doctor", () => {
       expect((yield* fallbackWith(withClaude, file, "doctor")).out).not.toContain("places")
     }))
 
-  it.scoped("checks each step's models against a provider's models list (nearest name) and opencode's form", () =>
+  it.effect("checks each step's models against a provider's models list (nearest name) and opencode's form", () =>
     Effect.gen(function*() {
       const fs = yield* FileSystem.FileSystem
       const file = yield* configFile
@@ -91,7 +91,7 @@ describe("fallback doctor", () => {
       expect(typo).toContain(`add "claude-opuss-5" to clis.claude.models in ${file}`)
     }).pipe(Effect.provide(NodeFileSystem.layer)))
 
-  it.scoped("calls an account signed in only where the CLI's sign-in file is, unless a key stands in", () =>
+  it.effect("calls an account signed in only where the CLI's sign-in file is, unless a key stands in", () =>
     Effect.gen(function*() {
       const fs = yield* FileSystem.FileSystem
       const file = yield* configFile

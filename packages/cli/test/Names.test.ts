@@ -4,7 +4,7 @@
  * safe folder or file name.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, FastCheck } from "effect"
+import { Arbitrary, Effect, Schema } from "effect"
 import { existsSync, mkdtempSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import * as path from "node:path"
@@ -46,7 +46,13 @@ describe("names that become paths", () => {
   )
 
   it.prop("a conversation ID taken from any string holds no separator and names a file inside its folder", [
-    FastCheck.oneof(FastCheck.string({ maxLength: 140 }), FastCheck.stringMatching(/^[a-z0-9./\\_-]{1,20}$/))
+    Arbitrary.flatMap(
+      Arbitrary.schema(Schema.Boolean),
+      (plain) =>
+        plain
+          ? Arbitrary.schema(Schema.String.check(Schema.isMaxLength(140)))
+          : Arbitrary.schema(Schema.String.check(Schema.isPattern(/^[a-z0-9./\\_-]{1,20}$/)))
+    )
   ], ([id]) => {
     if (sessionProblem(id) !== undefined) return
     expect(id).not.toMatch(/[/\\\u0000-\u001f]/)

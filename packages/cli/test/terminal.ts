@@ -1,13 +1,13 @@
-import * as NodeContext from "@effect/platform-node/NodeContext"
-import * as Terminal from "@effect/platform/Terminal"
+import * as NodeServices from "@effect/platform-node/NodeServices"
 import * as Backend from "@fallback/core/Backend"
-import type { Console } from "effect"
-import { ConfigProvider, Effect, Exit, Fiber, Layer, Mailbox, Option } from "effect"
+import type { Cause } from "effect"
+import { ConfigProvider, Console, Effect, Exit, Fiber, Layer, Option, Queue, Stdio, Terminal } from "effect"
 
 import { Cli } from "../src/index.js"
+import { capturing } from "./run.js"
 
 const key = (name: string, input?: string, modifiers: Partial<Terminal.Key> = {}): Terminal.UserInput => ({
-  input: Option.fromNullable(input),
+  input: Option.fromNullishOr(input),
   key: { name, ctrl: false, meta: false, shift: false, ...modifiers }
 })
 
@@ -33,34 +33,35 @@ export const typed = (text: string): Array<Terminal.UserInput> => [...text].map(
 const ends = (input: Terminal.UserInput) => input.key.ctrl && (input.key.name === "c" || input.key.name === "d")
 
 /**
- * A terminal whose keys are scripted. Like Node's, each prompt reads from its own mailbox, and
- * ctrl+c is delivered and then ends that mailbox; keys a prompt did not read go to the next one.
+ * A terminal whose keys are scripted. Like Node's, each prompt reads from its own queue, and
+ * ctrl+c is delivered and then ends that queue; keys a prompt did not read go to the next one.
  * Once the script runs out the input ends, so a test that is a key short fails rather than waits.
  */
 const scripted = (
   script: ReadonlyArray<Terminal.UserInput>,
   frames: Array<string>,
-  tty: boolean,
   rows: number
 ): Terminal.Terminal => {
   const backlog = [...script]
-  return Terminal.Terminal.of({
+  return Terminal.make({
     columns: Effect.succeed(120),
     rows: Effect.succeed(rows),
-    isTTY: Effect.succeed(tty),
-    readLine: Effect.fail(new Terminal.QuitException()),
+    size: Effect.die("the page does not follow the terminal's size"),
+    readLine: Effect.fail(new Terminal.QuitError()),
     display: (text) => Effect.sync(() => void frames.push(text)),
     readInput: Effect.gen(function*() {
-      const mailbox = yield* Mailbox.make<Terminal.UserInput>()
+      const queue = yield* Queue.make<Terminal.UserInput, Cause.Done>()
       let ended = backlog.length === 0
       while (!ended) {
         const input = backlog.shift()!
-        mailbox.unsafeOffer(input)
+        Queue.offerUnsafe(queue, input)
         ended = ends(input) || backlog.length === 0
       }
-      mailbox.unsafeDone(Exit.void)
-      yield* Effect.addFinalizer(() => Effect.map(mailbox.clear, (left) => void backlog.unshift(...left)))
-      return mailbox
+      Queue.endUnsafe(queue)
+      yield* Effect.addFinalizer(() =>
+        Effect.map(Effect.orElseSucceed(Queue.clear(queue), () => []), (left) => void backlog.unshift(...left))
+      )
+      return queue
     })
   })
 }
@@ -118,23 +119,21 @@ export const edit = (
     const out: Array<string> = []
     const err: Array<string> = []
     const frames: Array<string> = []
-    const console = yield* Effect.console
-    const capturing: Console.Console = {
-      ...console,
-      log: (...items) => Effect.sync(() => void out.push(items.join(" "))),
-      error: (...items) => Effect.sync(() => void err.push(items.join(" ")))
-    }
+    const console = yield* Console.Console
+    const tty = options.tty ?? true
     const fiber = yield* Cli.main(["node", "fallback", options.command ?? "edit", ...(options.args ?? [])]).pipe(
-      Effect.withConsole(capturing),
-      Effect.withConfigProvider(
-        ConfigProvider.fromMap(new Map([...Object.entries(options.env ?? {}), ["FALLBACK_CONFIG", file]]))
+      Effect.provideService(Console.Console, capturing(console, out, err)),
+      Effect.provideService(
+        ConfigProvider.ConfigProvider,
+        ConfigProvider.fromEnvRecord({ ...options.env, FALLBACK_CONFIG: file })
       ),
-      Effect.provide(
-        Layer.succeed(Terminal.Terminal, scripted(script, frames, options.tty ?? true, options.rows ?? 40))
-      ),
+      Effect.provide(Layer.mergeAll(
+        Layer.succeed(Terminal.Terminal, scripted(script, frames, options.rows ?? 40)),
+        Stdio.layerTest({ stdinIsTerminal: Effect.succeed(tty), stdoutIsTerminal: Effect.succeed(tty) })
+      )),
       Effect.provide(options.backends ?? Layer.empty),
-      Effect.provide(NodeContext.layer),
-      Effect.fork
+      Effect.provide(NodeServices.layer),
+      Effect.forkChild
     )
     const exit = yield* Fiber.await(fiber)
     return { out: out.join("\n"), err: err.join("\n"), ok: Exit.isSuccess(exit), frames }
