@@ -1,4 +1,5 @@
 import type * as Clock from "effect/Clock"
+import type * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Result from "effect/Result"
@@ -45,8 +46,12 @@ export const make = Effect.fnUntraced(function*(
   const standIns = StandIns.make({ backends, accounts, settings, scope })
   const walker: Walker = { health, steps, compactor, standIns, origin, settings, accounts }
 
-  const newRun = (clock: Clock.Clock, startedAt: number, scope: Scope.Scope | undefined) =>
-    Run.start(state, options, notices, clock, startedAt, scope)
+  const newRun = (
+    clock: Clock.Clock,
+    services: Context.Context<never>,
+    startedAt: number,
+    scope: Scope.Scope | undefined
+  ) => Run.start(state, options, notices, clock, services, startedAt, scope)
 
   const startOf = () => Run.startOf(state, options, origin)
 
@@ -93,7 +98,7 @@ export const make = Effect.fnUntraced(function*(
   const turn = (text: string): Stream.Stream<Backend.Event, Failure.Failure> =>
     Stream.unwrap(Effect.gen(function*() {
       const clock = yield* Effect.clockWith(Effect.succeed)
-      const run = newRun(clock, clock.currentTimeMillisUnsafe(), yield* Effect.scope)
+      const run = newRun(clock, yield* Effect.context<never>(), clock.currentTimeMillisUnsafe(), yield* Effect.scope)
       const start = startOf()
       return yield* telemetry.streamedTurn(
         run,
@@ -180,15 +185,15 @@ export const make = Effect.fnUntraced(function*(
    * replies whole runs bare: one admission, the reply, no scope, no lookup, nothing written.
    */
   const reply = (text: string): Effect.Effect<ReadonlyArray<Backend.Event>, Failure.Failure> =>
-    telemetry.turnWith((clock, traced) => {
+    telemetry.turnWith((clock, traced, services) => {
       const startedAt = clock.currentTimeMillisUnsafe()
       const start = startOf()
       const session = standIns.open(start)
       if (traced || session === undefined || !repliesWhole(session)) {
-        return rest(newRun(clock, startedAt, undefined), start, text, undefined, traced)
+        return rest(newRun(clock, services, startedAt, undefined), start, text, undefined, traced)
       }
       return Effect.flatMap(health.admit(start), (admission) => {
-        const run = newRun(clock, startedAt, undefined)
+        const run = newRun(clock, services, startedAt, undefined)
         if (admission._tag !== "Go" || admission.held) return rest(run, start, text, { admission }, false)
         const prompt = promptOf(text, state.history)
         return Effect.matchEffect(replyAttempt(run, start, session, probe, prompt, startedAt), {

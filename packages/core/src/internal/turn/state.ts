@@ -1,5 +1,6 @@
 import * as Chunk from "effect/Chunk"
 import type * as Clock from "effect/Clock"
+import type * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Scope from "effect/Scope"
@@ -40,6 +41,8 @@ export interface Run {
   readonly startedAt: number
   /** The turn's clock (the TestClock under test), read without an effect on every step. */
   readonly clock: Clock.Clock
+  /** The turn's fiber's services: the metric registry its telemetry is kept in. */
+  readonly services: Context.Context<never>
   readonly deadline: number
   readonly attempts: number
   /** The place whose trial this turn took and has not yet answered or failed: given back if the turn ends first. */
@@ -76,6 +79,7 @@ export const start = (
   options: Agent.Options,
   notices: Channel,
   clock: Clock.Clock,
+  services: Context.Context<never>,
   startedAt: number,
   scope: Scope.Scope | undefined
 ): Run => ({
@@ -83,6 +87,7 @@ export const start = (
   made: undefined,
   startedAt,
   clock,
+  services,
   deadline: startedAt + Duration.toMillis(options.budget.deadline),
   attempts: 0,
   trial: undefined,
