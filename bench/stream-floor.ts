@@ -5,60 +5,40 @@
  * the floor a streamed turn stands on: `npx tsx bench/stream-floor.ts` (or bundled:
  * `node bench/build.mjs stream-floor && node bench/stream-floor.bundle.mjs`).
  */
+import * as Arr from "effect/Array"
 import * as Channel from "effect/Channel"
-import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
-import * as Option from "effect/Option"
-import * as Runtime from "effect/Runtime"
-import * as Scope from "effect/Scope"
+import * as Exit from "effect/Exit"
+import * as Fiber from "effect/Fiber"
+import type * as Pull from "effect/Pull"
 import * as Stream from "effect/Stream"
 
 const n = Number(process.env.BENCH_TURNS ?? 2_000)
 const events = Stream.fromIterable(["SessionStarted", "Text", "Result"])
-const fold = <E>(stream: Stream.Stream<string, E>) => Stream.runFold(stream, 0, (acc, event) => acc + event.length)
+const fold = <E>(stream: Stream.Stream<string, E>) => Stream.runFold(stream, () => 0, (acc, event) => acc + event.length)
 
-type Out = Channel.Channel<Chunk.Chunk<string>, unknown, never, unknown, unknown, unknown>
-
-/** A channel that reads the stream it is piped from in line, noting each chunk, and passes it on. */
-const inline = (stream: Stream.Stream<string>): Stream.Stream<string> => {
-  const commit = () => {
+/** A channel that maps the stream it is piped from in line, noting each chunk, and passes it on. */
+const inline = (stream: Stream.Stream<string>): Stream.Stream<string> =>
+  Stream.fromChannel(Channel.suspend(() => {
     let seen = 0
-    const loop: Channel.Channel<Chunk.Chunk<string>, Chunk.Chunk<string>, never, never, unknown, unknown> = Channel
-      .readWithCause({
-        onInput: (chunk: Chunk.Chunk<string>) => {
-          seen += Chunk.size(chunk)
-          return Channel.zipRight(Channel.write(chunk), loop)
-        },
-        onFailure: Channel.failCause,
-        onDone: () => Channel.sync(() => seen)
-      })
-    return loop
-  }
-  return Stream.fromChannel(Channel.pipeTo(Stream.toChannel(stream), Channel.suspend(commit)))
-}
+    return Channel.map(Stream.toChannel(stream), (chunk) => {
+      seen += chunk.length
+      return chunk
+    })
+  }))
 
-/** The least an engine that bounds the stream can do: a scope, the stream's own executor, a pull per chunk. */
-const pulled = (stream: Stream.Stream<string>, each: (pull: Pull) => Pull = (pull) => pull): Stream.Stream<string> => {
-  const loop = (pull: Pull): Out => {
-    const more: Out = Channel.unwrap(Effect.matchEffect(pull, {
-      onFailure: () => Effect.succeed(Channel.void),
-      onSuccess: (chunk) => Effect.succeed(Channel.zipRight(Channel.write(chunk), more))
-    }))
-    return more
-  }
-  return Stream.fromChannel(Channel.unwrap(Effect.map(Scope.make(), (scope) =>
-    Channel.ensuringWith(
-      Channel.unwrap(Effect.map(Scope.extend(Stream.toPull(stream), scope), (pull) => loop(each(pull)))),
-      (exit) => Scope.close(scope, exit)
-    ))))
-}
-type Pull = Effect.Effect<Chunk.Chunk<string>, Option.Option<never>>
+type Pulled = Pull.Pull<Arr.NonEmptyReadonlyArray<string>, never>
+
+/** The least an engine that bounds the stream can do: a scope, a pull per chunk. */
+const pulled = (stream: Stream.Stream<string>, each: (pull: Pulled) => Pulled = (pull) => pull) =>
+  Stream.unwrap(Effect.map(Stream.toPull(stream), (pull) => Stream.fromPull(Effect.succeed(each(pull)))))
 
 /** Each pull on a fiber of its own, started at once, as the engine runs a pull a timer may cut. */
-const onFiber = (pull: Pull): Pull =>
-  Effect.flatMap(Effect.runtime<never>(), (runtime) => {
-    const fiber = Runtime.runFork(runtime, pull)
-    return fiber.unsafePoll() ?? fiber.await.pipe(Effect.flatten)
+const onFiber = (pull: Pulled): Pulled =>
+  Effect.flatMap(Effect.context<never>(), (context) => {
+    const fiber = Effect.runForkWith(context)(pull)
+    const done = fiber.pollUnsafe()
+    return done === undefined ? Fiber.join(fiber) : Exit.isSuccess(done) ? Effect.succeed(done.value) : done
   })
 
 const median = (samples: Array<number>) => samples.sort((a, b) => a - b)[Math.floor(samples.length / 2)]!
@@ -74,41 +54,30 @@ const time = (effect: Effect.Effect<unknown, unknown>, runs: number) =>
 
 const rows: ReadonlyArray<readonly [string, Effect.Effect<unknown, unknown>]> = [
   ["bare fold", fold(events)],
-  ["Stream.unwrapScoped", fold(Stream.unwrapScoped(Effect.succeed(events)))],
+  ["Stream.unwrap", fold(Stream.unwrap(Effect.succeed(events)))],
   ["Stream.tap", fold(Stream.tap(events, () => Effect.void))],
   ["Stream.onEnd", fold(Stream.onEnd(events, Effect.void))],
-  ["Stream.concat(fromIterable([]), _)", fold(Stream.concat(Stream.fromIterable([]), events))],
-  [
-    "toPull, then Stream.repeatEffectChunkOption(pull)",
-    fold(Stream.unwrapScoped(Effect.map(Stream.toPull(events), Stream.repeatEffectChunkOption)))
-  ],
+  ["Stream.concat(fromIterable([]), _)", fold(Stream.concat(Stream.fromIterable<string>([]), events))],
+  ["toPull, then Stream.fromPull(pull)", fold(pulled(events))],
   ["Stream.interruptWhen(Effect.never)", fold(Stream.interruptWhen(events, Effect.never))],
-  ["Stream.timeoutFail (1 h)", fold(Stream.timeoutFail(events, () => "late", "1 hour"))],
   [
-    "Effect.timeoutFail round the fold (1 h)",
-    Effect.timeoutFail(fold(events), { duration: "1 hour", onTimeout: () => "late" })
-  ],
-  ["Stream.catchAll", fold(Stream.catchAll(events, () => Stream.empty))],
-  [
-    "one pull function over toPull (repeatEffectChunkOption)",
-    fold(
-      Stream.unwrapScoped(
-        Effect.map(
-          Stream.toPull(events),
-          (pull) => Stream.repeatEffectChunkOption(Effect.map(pull, Chunk.map((e) => e)))
-        )
-      )
-    )
+    "Stream.timeoutOrElse (1 h)",
+    fold(Stream.timeoutOrElse(events, { duration: "1 hour", orElse: () => Stream.fail("late") }))
   ],
   [
-    "toPull, each pull under Effect.timeoutFail (1 h)",
-    fold(Stream.unwrapScoped(Effect.map(Stream.toPull(events), (pull) =>
-      Stream.repeatEffectChunkOption(
-        Effect.timeoutFail(pull, { duration: "1 hour", onTimeout: () => Option.some("late") })
-      ))))
+    "Effect.timeoutOrElse round the fold (1 h)",
+    Effect.timeoutOrElse(fold(events), { duration: "1 hour", orElse: () => Effect.fail("late") })
   ],
-  ["in line: a channel reads the session's stream (one executor)", fold(inline(events))],
-  ["bounded: scope, toPull, a pull per chunk (two executors)", fold(pulled(events))],
+  ["Stream.catch", fold(Stream.catch(events, () => Stream.empty))],
+  [
+    "one pull function over toPull (each chunk mapped)",
+    fold(pulled(events, (pull) => Effect.map(pull, (chunk) => Arr.map(chunk, (e) => e))))
+  ],
+  [
+    "toPull, each pull under Effect.timeoutOrElse (1 h)",
+    fold(pulled(events, (pull) => Effect.timeoutOrElse(pull, { duration: "1 hour", orElse: () => Effect.die("late") })))
+  ],
+  ["in line: a channel maps the session's stream", fold(inline(events))],
   ["bounded, each pull on a fiber started at once", fold(pulled(events, onFiber))]
 ]
 

@@ -21,7 +21,7 @@ const down = ["claude/down", "codex/b", "gemini/c"]
 
 /** The fold Agent.ask makes over a turn's events, over a session's stream with no engine round it. */
 const bare = (stream: Stream.Stream<Backend.Event, unknown>) =>
-  Stream.runFold(stream, { text: "", result: Option.none<string>() }, (acc, event) =>
+  Stream.runFold(stream, () => ({ text: "", result: Option.none<string>() }), (acc, event) =>
     event._tag === "Text"
       ? { ...acc, text: acc.text + event.text }
       : event._tag === "Result"
