@@ -5,9 +5,10 @@
  * AuthRefused `AuthenticationError` (401 `InvalidKey`, 403 `InsufficientPermissions`),
  * ModelNotFound and ContextTooLong `InvalidRequestError` (`parameter: "model"` /
  * `constraint: "context-window"`), Refused `ContentPolicyError`, ArgumentsRefused
- * `InvalidUserInputError`, ConnectionLost, Timeout and Unresponsive `NetworkError`, StoreBusy,
- * Killed and NotInstalled `InternalProviderError`, Unknown `UnknownError`; and every such reason
- * says its kind in `metadata.fallback` ({@link Failed}), typed.
+ * `InvalidRequestError` (`constraint: "accepted-by-cli"`), ConnectionLost `NetworkError` (a `TransportError`), Timeout,
+ * Unresponsive, StoreBusy, Killed and NotInstalled `InternalProviderError`, Unknown
+ * `UnknownError`; and every such reason but the network one (which has no metadata) says its kind
+ * in `metadata.fallback` ({@link Failed}), typed ({@link kindOf} reads either).
  *
  * The other way, a reason is read by what it is, not by its words: the note where it has one (the
  * failure exactly), else its tag and fields, and for a generic reason (`InvalidRequestError`,
@@ -97,7 +98,9 @@ export const toReason: (
  * @category utils
  */
 export const kindOf = (error: AiError.AiError): Failure.Kind | undefined =>
-  (error.reason as { readonly metadata?: { readonly fallback?: Failed } }).metadata?.fallback?.kind
+  error.reason._tag === "NetworkError" && error.reason.reason === "TransportError"
+    ? "ConnectionLost"
+    : (error.reason as { readonly metadata?: { readonly fallback?: Failed } }).metadata?.fallback?.kind
 
 /**
  * The same error with its credentials masked: response headers, the URL's query, and anything in

@@ -1,7 +1,7 @@
-import { AiError } from "@effect/ai"
 import { describe, expect, it } from "@effect/vitest"
 import { Failure, Place } from "@fallback/core"
-import { DateTime, Duration } from "effect"
+import { DateTime, Duration, Effect, Schema } from "effect"
+import { AiError } from "effect/ai"
 
 import { AiFailure } from "../src/index.js"
 
@@ -10,23 +10,25 @@ const now = Date.parse("2026-11-30T12:00:00Z")
 const key = "sk-ant-api03-abcdefghijklmnopqrstuvwxyz0123"
 const bearer = "sk-proj-abcdefghijklmnopqrstuvwxyz4567"
 
-const request = {
-  method: "POST" as const,
-  url: `https://api.example.com/v1/messages?key=${key}`,
-  urlParams: [["key", key]] as Array<[string, string]>,
-  hash: { _tag: "None" } as any,
-  headers: { "x-api-key": key, authorization: `Bearer ${bearer}`, "content-type": "application/json" }
-}
-
+/** What a provider built on `effect/ai`'s own status mapping fails with: its reason, the refusal it read in `http`. */
 const response = (status: number, body: string, headers: Record<string, string> = {}) =>
-  new AiError.HttpResponseError({
+  AiError.make({
     module: "Client",
     method: "create",
-    reason: "StatusCode",
-    request,
-    response: { status, headers: { "content-type": "application/json", ...headers } },
-    body
-  }, { disableValidation: true })
+    reason: AiError.reasonFromHttpStatus({
+      status,
+      description: `POST https://api.example.com/v1/messages?key=${key} failed`,
+      http: {
+        response: {
+          status,
+          headers: { "content-type": "application/json", "x-api-key": key, authorization: `Bearer ${bearer}`, ...headers }
+        },
+        body
+      }
+    })
+  })
+
+const error = (reason: AiError.AiErrorReason) => AiError.make({ module: "X", method: "y", reason })
 
 const anthropicError = (type: string, message: string) => JSON.stringify({ type: "error", error: { type, message } })
 const openAiError = (code: string, message: string) => JSON.stringify({ error: { message, type: code, code } })
@@ -101,9 +103,16 @@ const cases: ReadonlyArray<Case> = [
     "Refused"
   ],
   [
-    "an unknown error with Anthropic's refusal",
-    new AiError.UnknownError({ module: "X", method: "y", description: "stop_reason: refusal" }),
-    "Refused"
+    "a content-policy reason: refused, with the provider's reason",
+    error(new AiError.ContentPolicyError({ description: "stop_reason: refusal" })),
+    "Refused",
+    (f) => expect(f.message).toContain("stop_reason: refusal")
+  ],
+  // Read from the reason, not its words: an UnknownError that says refusal is still Unknown.
+  [
+    "an unknown error whose words say refusal",
+    error(new AiError.UnknownError({ description: "stop_reason: refusal" })),
+    "Unknown"
   ],
   ["408: the provider's own timeout", response(408, "{}"), "Timeout", (f) => expect(f.phase).toBe("provider")],
   [
@@ -112,20 +121,19 @@ const cases: ReadonlyArray<Case> = [
     "Timeout",
     (f) => expect(f.phase).toBe("provider")
   ],
+  // A transport error is a lost connection whatever its words say (v3 read "ETIMEDOUT" in them as Timeout).
   [
     "transport: the request timed out (ETIMEDOUT)",
-    new AiError.HttpRequestError({
-      module: "Client",
-      method: "create",
-      reason: "Transport",
-      request,
-      description: "connect ETIMEDOUT 10.0.0.1:443"
-    }, { disableValidation: true }),
-    "Timeout",
-    (f) =>
-      expect(f.message).toBe(
-        "anthropic@work timed out on its own side (could not reach https://api.example.com/v1/messages: connect ETIMEDOUT 10.0.0.1:443)"
-      )
+    error(
+      new AiError.NetworkError({
+        reason: "TransportError",
+        method: "POST",
+        url: `https://api.example.com/v1/messages?key=${key}`,
+        description: "connect ETIMEDOUT 10.0.0.1:443"
+      })
+    ),
+    "ConnectionLost",
+    (f) => expect(f.said).toContain("connect ETIMEDOUT 10.0.0.1:443")
   ],
   ["503", response(503, openAiError("server_error", "The engine is currently overloaded")), "RateLimited"],
   ["401", response(401, anthropicError("authentication_error", `invalid x-api-key ${key}`)), "AuthRefused"],
@@ -140,55 +148,55 @@ const cases: ReadonlyArray<Case> = [
   ["500", response(500, anthropicError("api_error", "Internal server error")), "Unknown"],
   [
     "a body that could not be decoded",
-    new AiError.HttpResponseError({
-      module: "Client",
-      method: "create",
-      reason: "Decode",
-      request,
-      response: { status: 200, headers: {} },
-      body: "<html>"
-    }, { disableValidation: true }),
+    error(new AiError.InvalidResponseError({ description: "<html>" })),
     "Unknown"
   ],
   [
     "transport: the provider was not reached",
-    new AiError.HttpRequestError({
-      module: "Client",
-      method: "create",
-      reason: "Transport",
-      request,
-      description: "ECONNREFUSED"
-    }, {
-      disableValidation: true
-    }),
+    error(
+      new AiError.NetworkError({
+        reason: "TransportError",
+        method: "POST",
+        url: `https://api.example.com/v1/messages?key=${key}`,
+        description: "ECONNREFUSED"
+      })
+    ),
     "ConnectionLost"
   ],
   [
     "a request that could not be encoded",
-    new AiError.HttpRequestError({ module: "Client", method: "create", reason: "Encode", request }, {
-      disableValidation: true
-    }),
+    error(new AiError.NetworkError({ reason: "EncodeError", method: "POST", url: "https://api.example.com/v1/messages" })),
     "Unknown"
   ],
-  [
-    "malformed output",
-    new AiError.MalformedOutput({ module: "LanguageModel", method: "generateObject", description: "bad JSON" }),
-    "Unknown"
-  ],
-  [
-    "malformed input",
-    new AiError.MalformedInput({ module: "LanguageModel", method: "generateText", description: "bad prompt" }),
-    "Unknown"
-  ],
+  ["malformed output", error(new AiError.InvalidOutputError({ description: "bad JSON" })), "Unknown"],
+  ["malformed input", error(new AiError.InvalidUserInputError({ description: "bad prompt" })), "Unknown"],
+  // Read from the reason, not its words (v3 read "overloaded_error" in an UnknownError's text as RateLimited).
   [
     "an unknown error saying overloaded",
-    new AiError.UnknownError({ module: "X", method: "y", description: "overloaded_error" }),
-    "RateLimited"
+    error(new AiError.UnknownError({ description: "overloaded_error" })),
+    "Unknown"
   ],
   [
     "an unknown error",
-    new AiError.UnknownError({ module: "X", method: "y", description: `something odd, key=${key}` }),
+    error(new AiError.UnknownError({ description: `something odd, key=${key}` })),
     "Unknown"
+  ],
+  [
+    "a rate-limit reason with its own retryAfter",
+    error(new AiError.RateLimitError({ retryAfter: Duration.seconds(12) })),
+    "RateLimited",
+    (f) => expect(Duration.toMillis(f.retryAfter)).toBe(12_000)
+  ],
+  [
+    "a quota reason with its reset time",
+    error(new AiError.QuotaExhaustedError({ resetAt: DateTime.makeUnsafe(now + 60_000) })),
+    "QuotaExhausted",
+    (f) => expect(DateTime.toEpochMillis(f.until)).toBe(now + 60_000)
+  ],
+  [
+    "an invalid request naming the model",
+    error(new AiError.InvalidRequestError({ parameter: "model", description: "no such model" })),
+    "ModelNotFound"
   ]
 ]
 
@@ -210,6 +218,7 @@ describe("AiFailure.masked: an AiError handed back holds no key", () => {
   it.each(cases.map(([name, error]) => ({ name, error })))("$name", ({ error }) => {
     const shown = AiFailure.masked(error)
     expect(shown._tag).toBe(error._tag)
+    expect(shown.reason._tag).toBe(error.reason._tag)
     expect(secretsIn(JSON.stringify(shown))).toEqual([])
     expect(secretsIn(shown.message)).toEqual([])
     expect(secretsIn(String(shown))).toEqual([])
@@ -218,4 +227,49 @@ describe("AiFailure.masked: an AiError handed back holds no key", () => {
   it("the original really held the keys (so the masking is what removes them)", () => {
     expect(secretsIn(JSON.stringify(cases[0]![1]))).toEqual([key, bearer])
   })
+})
+
+describe("AiFailure: failure kinds and AiError reasons, each way", () => {
+  it.prop("toReason then fromReason is the same failure, at the same place", { made: Failure.Failure }, ({ made }) => {
+    // a failure as its schema holds it (decoding masks what it said)
+    const failure = Schema.decodeUnknownSync(Failure.Failure)(Schema.encodeSync(Failure.Failure)(made))
+    const back = AiFailure.fromReason(AiFailure.toReason(failure), failure.place, now)
+    expect(Schema.encodeSync(Failure.Failure)(back)).toEqual(Schema.encodeSync(Failure.Failure)(failure))
+    expect(AiFailure.kindOf(error(AiFailure.toReason(failure)))).toBe(failure._tag)
+  })
+
+  it.prop("a reason read with no note keeps the kind and fields it can hold", { failure: Failure.Failure }, ({ failure }) => {
+    const reason = AiFailure.toReason(failure)
+    const bare = new (reason.constructor as any)({ ...reason, metadata: {} }) as AiError.AiErrorReason
+    const back = AiFailure.fromReason(bare, failure.place, now)
+    const kept: Partial<Record<Failure.Kind, Failure.Kind>> = {
+      RateLimited: "RateLimited",
+      QuotaExhausted: "QuotaExhausted",
+      AuthRefused: "AuthRefused",
+      ModelNotFound: "ModelNotFound",
+      ContextTooLong: "ContextTooLong",
+      Refused: "Refused",
+      ArgumentsRefused: "ArgumentsRefused",
+      ConnectionLost: "ConnectionLost",
+      Unknown: "Unknown"
+    }
+    expect(back._tag).toBe(kept[failure._tag] ?? "Unknown")
+    if (failure._tag === "RateLimited" && back._tag === "RateLimited") expect(back.retryAfter).toEqual(failure.retryAfter)
+    if (failure._tag === "QuotaExhausted" && back._tag === "QuotaExhausted") expect(back.until).toEqual(failure.until)
+    if (failure._tag === "AuthRefused" && back._tag === "AuthRefused" && (failure.status === 401 || failure.status === 403)) {
+      expect(back.status).toBe(failure.status)
+    }
+  })
+
+  it.effect("an Effect 4 program catches a chain's failure by its reason, the kind in a typed field", () =>
+    Effect.gen(function*() {
+      const limited = new Failure.RateLimited({ place, said: Failure.said("slow down"), retryAfter: Duration.seconds(30) })
+      const caught = yield* Effect.fail(error(AiFailure.toReason(limited))).pipe(
+        Effect.catchReason("AiError", "RateLimitError", (reason) =>
+          Effect.succeed({ after: reason.retryAfter, kind: reason.metadata.fallback?.kind, at: reason.metadata.fallback?.place }))
+      )
+      expect(caught.kind).toBe("RateLimited")
+      expect(caught.at).toBe("anthropic@work/claude-x")
+      expect(Duration.toMillis(caught.after!)).toBe(30_000)
+    }))
 })

@@ -1,11 +1,8 @@
-import { AnthropicClient, AnthropicLanguageModel } from "@effect/ai-anthropic"
-import { OpenAiClient, OpenAiLanguageModel } from "@effect/ai-openai"
 import { NodeHttpClient } from "@effect/platform-node"
-import { Backend, ConfigFile, Health, Notice, Steps } from "@fallback/core"
-import { Accounts } from "@fallback/core"
-import { Config, ConfigProvider, Effect, Layer } from "effect"
+import { Accounts, Backend, ConfigFile, Health, Notice, Steps } from "@fallback/core"
+import { ConfigProvider, Effect, Layer } from "effect"
 
-import { AiPlace } from "../src/index.js"
+import { AiPlace, AnthropicLanguageModel, OpenAiLanguageModel } from "../src/index.js"
 
 /** The keys the tests' accounts read; none of them may ever show in a failure or a notice. */
 export const secrets = {
@@ -14,11 +11,17 @@ export const secrets = {
   OPENAI_API_KEY: "sk-proj-secretsecretsecretsecret0003"
 }
 
-export const keys = ConfigProvider.fromMap(new Map(Object.entries(secrets)))
+/** The keys as the config provider the tests' calls read them from. */
+export const keys = ConfigProvider.fromUnknown(secrets)
+
+/** The tests' calls, with their keys read from {@link keys}. */
+export const withKeys = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+  Effect.provideService(effect, ConfigProvider.ConfigProvider, keys)
 
 /** Builds of each registered layer, by CLI and model. */
 export const builds: Array<string> = []
 
+/** fallback's own Anthropic Messages model on the mock, as the CLI `anthropic`. */
 export const anthropic = (url: string) =>
   AiPlace.make({
     cli: "anthropic",
@@ -26,19 +29,18 @@ export const anthropic = (url: string) =>
     models: [{ name: "claude-x", contextWindow: 200_000 }],
     layer: ({ key, model }) =>
       Layer.effectDiscard(Effect.sync(() => builds.push(`anthropic/${model}`))).pipe(
-        Layer.provideMerge(AnthropicLanguageModel.layer({ model })),
-        Layer.provide(AnthropicClient.layerConfig({ apiKey: key, apiUrl: Config.succeed(url) }))
+        Layer.provideMerge(AnthropicLanguageModel.layer({ model, apiKey: key, baseUrl: url }))
       )
   })
 
+/** fallback's own OpenAI model (the Responses API) on the mock, as the CLI `openai`. */
 export const openai = (url: string) =>
   AiPlace.make({
     cli: "openai",
     key: "OPENAI_API_KEY",
     layer: ({ key, model }) =>
       Layer.effectDiscard(Effect.sync(() => builds.push(`openai/${model}`))).pipe(
-        Layer.provideMerge(OpenAiLanguageModel.layer({ model })),
-        Layer.provide(OpenAiClient.layerConfig({ apiKey: key, apiUrl: Config.succeed(`${url}/v1`) }))
+        Layer.provideMerge(OpenAiLanguageModel.layer({ model, apiKey: key, baseUrl: `${url}/v1` }))
       )
   })
 
@@ -51,7 +53,7 @@ const notices = Layer.succeed(Notice.Notices, {
 })
 
 /**
- * Two `@effect/ai` providers on one mock (Anthropic and OpenAI's Responses API), as the CLIs
+ * Two `effect/ai` providers on one mock (Anthropic and OpenAI's Responses API), as the CLIs
  * `anthropic` and `openai`, with more backends if given; the chain written as steps; the
  * anthropic accounts `work` and `home`.
  */
@@ -61,7 +63,7 @@ export const world = (
   more: ReadonlyArray<Effect.Effect<Backend.Backend, never, any>> = [],
   withAccounts = false
 ) => {
-  const backends = Layer.unwrapEffect(
+  const backends = Layer.unwrap(
     Effect.map(Effect.all([anthropic(url), openai(url), ...more]), Backend.Backends.layer)
   )
     .pipe(Layer.provide(NodeHttpClient.layerUndici))
@@ -81,5 +83,7 @@ export const world = (
   const store = Layer.mergeAll(Steps.Steps.layer, Accounts.Accounts.layer).pipe(
     Layer.provide(ConfigFile.Store.layerMemory())
   )
-  return Layer.provideMerge(written, Layer.mergeAll(backends, store, Health.Health.layerMemory(), notices))
+  return Layer.fresh(
+    Layer.provideMerge(written, Layer.mergeAll(backends, store, Health.Health.layerMemory(), notices))
+  )
 }

@@ -41,11 +41,31 @@ const encodeFailure = Schema.encodeSync(Failure.Failure)
 const decodeFailure = Schema.decodeUnknownOption(Failure.Failure)
 const encodePlace = Schema.encodeSync(Place.Place)
 
+/** The durations a failure holds, in millis: JSON has no infinity, so an endless one is written as text. */
+const durations = new Set(["after", "retryAfter"])
+
+/** An encoded failure as metadata (JSON) holds it: no undefined fields, an endless duration as `"Infinity"`. */
+const defined = (value: unknown): unknown => {
+  if (typeof value !== "object" || value === null) return value
+  const out: Record<string, unknown> = {}
+  for (const [name, field] of Object.entries(value)) {
+    if (field === undefined) continue
+    out[name] = typeof field === "number" && !Number.isFinite(field) ? String(field) : defined(field)
+  }
+  return out
+}
+
+const revived = (encoded: Record<string, unknown>): Record<string, unknown> => {
+  const out = { ...encoded }
+  for (const name of durations) if (typeof out[name] === "string") out[name] = Number(out[name])
+  return out
+}
+
 /** The typed note a reason made from a failure carries: its kind, its place, and the failure itself. */
 const noteOf = (failure: Failure.Failure): AiFailure.Failed => ({
   kind: failure._tag,
   place: Place.format(failure.place),
-  failure: encodeFailure(failure) as AiFailure.Failed["failure"]
+  failure: defined(encodeFailure(failure)) as AiFailure.Failed["failure"]
 })
 
 /** @internal */
@@ -77,19 +97,19 @@ export const toReason = (failure: Failure.Failure, http?: Http): AiError.AiError
         description: said
       })
     case "ArgumentsRefused":
-      return new AiError.InvalidUserInputError({ metadata, description: said } as any)
+      return new AiError.InvalidRequestError({
+        ...more,
+        parameter: failure.argument ?? "arguments",
+        constraint: "accepted-by-cli",
+        description: said
+      })
     case "Refused":
       return new AiError.ContentPolicyError({ ...more, description: said })
     case "ConnectionLost":
+      // a network reason carries no metadata: what it said and where are all a lost connection holds
+      return new AiError.NetworkError({ reason: "TransportError", method: "POST", url: Place.format(failure.place), description: said })
     case "Timeout":
     case "Unresponsive":
-      return new AiError.NetworkError({
-        reason: "TransportError",
-        method: "POST",
-        url: Place.format(failure.place),
-        description: said,
-        metadata
-      } as any)
     case "StoreBusy":
     case "Killed":
     case "NotInstalled":
@@ -105,7 +125,7 @@ const carried = (reason: AiError.AiErrorReason, place: Place.Place): Failure.Fai
   if (note === undefined || typeof note !== "object" || note === null) return undefined
   const encoded = note.failure as Record<string, unknown> | undefined
   if (encoded === undefined) return undefined
-  return Option.getOrUndefined(decodeFailure({ ...encoded, place: encodePlace(place) }))
+  return Option.getOrUndefined(decodeFailure({ ...revived(encoded), place: encodePlace(place) }))
 }
 
 const statusOf = (reason: AiError.AiErrorReason): number | undefined =>
@@ -113,18 +133,26 @@ const statusOf = (reason: AiError.AiErrorReason): number | undefined =>
 
 const describedBy = (reason: AiError.AiErrorReason): string => {
   const description = "description" in reason ? reason.description : undefined
-  return typeof description === "string" && description !== "" ? description : reason._tag
+  return typeof description === "string" ? description : reason._tag
 }
 
 /**
- * A generic reason with an HTTP status is read by its status and headers (never its words): a
- * foreign provider's 404 is ModelNotFound, its 502 ConnectionLost, whichever reason it chose.
+ * What the provider's own HTTP refusal a reason carries says, by the one classifier every backend
+ * uses (its status, its rate-limit headers, its body): a foreign provider's 404 is ModelNotFound,
+ * its 529 RateLimited, whichever generic reason it chose. The reason's own description is never read.
  */
-const byStatus = (reason: AiError.AiErrorReason, place: Place.Place, now: number): Failure.Failure | undefined => {
-  const status = statusOf(reason)
-  if (status === undefined || !("http" in reason)) return undefined
-  const found = classify({ status, headers: (reason.http?.response?.headers ?? {}) as Record<string, string>, body: "" }, place, now)
-  return found._tag === "Unknown" ? undefined : found
+const byHttp = (reason: AiError.AiErrorReason, place: Place.Place, now: number): Failure.Failure | undefined => {
+  const http = "http" in reason ? reason.http : undefined
+  if (http?.response === undefined) return undefined
+  const headers: Record<string, string> = {}
+  for (const [name, value] of Object.entries(http.response.headers)) {
+    if (typeof value === "string") headers[name.toLowerCase()] = value
+  }
+  return classify(
+    { status: http.response.status, headers, body: http.body ?? "" },
+    place,
+    now
+  )
 }
 
 /** @internal */
@@ -133,14 +161,22 @@ export const fromReason = (reason: AiError.AiErrorReason, place: Place.Place, no
   if (known !== undefined) return known
   const said = Failure.said(describedBy(reason))
   switch (reason._tag) {
-    case "RateLimitError":
+    case "RateLimitError": {
+      // a 429 is too many requests or a spent quota: what it carries can tell them apart
+      const read = byHttp(reason, place, now)
+      if (read?._tag === "QuotaExhausted") return read
+      if (read?._tag === "RateLimited" && reason.retryAfter === undefined) return read
       return new Failure.RateLimited({
         place,
-        said,
+        said: read?.said ?? said,
         ...(reason.retryAfter === undefined ? {} : { retryAfter: reason.retryAfter })
       })
-    case "QuotaExhaustedError":
+    }
+    case "QuotaExhaustedError": {
+      const read = byHttp(reason, place, now)
+      if (read?._tag === "QuotaExhausted" && reason.resetAt === undefined) return read
       return new Failure.QuotaExhausted({ place, said, ...(reason.resetAt === undefined ? {} : { until: reason.resetAt }) })
+    }
     case "AuthenticationError": {
       const status = statusOf(reason) ??
         (reason.kind === "InsufficientPermissions" ? 403 : reason.kind === "Unknown" || reason.kind === "MissingKey"
@@ -153,19 +189,22 @@ export const fromReason = (reason: AiError.AiErrorReason, place: Place.Place, no
     case "InvalidRequestError":
       if (reason.parameter === "model") return new Failure.ModelNotFound({ place, said })
       if (reason.constraint === "context-window") return new Failure.ContextTooLong({ place, said })
-      return byStatus(reason, place, now) ?? new Failure.Unknown({ place, said })
+      if (reason.constraint === "accepted-by-cli") {
+        return new Failure.ArgumentsRefused({
+          place,
+          said,
+          ...(reason.parameter === undefined || reason.parameter === "arguments" ? {} : { argument: reason.parameter })
+        })
+      }
+      return byHttp(reason, place, now) ?? new Failure.Unknown({ place, said })
     case "NetworkError":
       return reason.reason === "TransportError"
         ? new Failure.ConnectionLost({ place, said })
         : new Failure.Unknown({ place, said })
-    case "InvalidUserInputError":
-    case "ToolConfigurationError":
-    case "ToolkitRequiredError":
-      return new Failure.ArgumentsRefused({ place, said })
     case "InternalProviderError":
     case "UnknownError":
     case "InvalidResponseError":
-      return byStatus(reason, place, now) ?? new Failure.Unknown({ place, said })
+      return byHttp(reason, place, now) ?? new Failure.Unknown({ place, said })
     default:
       return new Failure.Unknown({ place, said })
   }
