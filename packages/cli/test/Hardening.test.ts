@@ -4,7 +4,7 @@
 import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
 import * as FileSystem from "effect/FileSystem"
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Schema } from "effect"
+import { Arbitrary, Effect, Schema } from "effect"
 import { Duration } from "effect"
 import { spawnSync } from "node:child_process"
 import { shellWord } from "../src/internal/doctor.js"
@@ -54,7 +54,11 @@ describe("doctor's fix lines (#8)", () => {
 
   it.prop(
     "a quoted word reads back unchanged through sh",
-    [Schema.String.check(Schema.isMinLength(1), Schema.isMaxLength(30))],
+    // text as a shell passes it: no unpaired surrogate (fast-check's strings, which v3 drew from, had none)
+    [Arbitrary.filter(
+      Arbitrary.schema(Schema.String.check(Schema.isMinLength(1), Schema.isMaxLength(30))),
+      (word) => /^(?:[^\ud800-\udfff]|[\ud800-\udbff][\udc00-\udfff])*$/.test(word)
+    )],
     ([word]) => {
       const clean = word.replaceAll("\u0000", "")
       if (clean === "") return

@@ -155,7 +155,7 @@ export const demo = Command.make("demo", {}, () =>
     yield* mock.script(outage)
     yield* play(mock).pipe(Effect.provide(places(world(mock.url))))
   }).pipe(
-    Effect.provideService(ConfigProvider.ConfigProvider, ConfigProvider.fromUnknown(keys)),
+    Effect.provideService(ConfigProvider.ConfigProvider, ConfigProvider.fromEnvRecord(keys)),
     Effect.provide(MockProvider.MockProvider.layer())
   )).pipe(
     Command.withDescription(

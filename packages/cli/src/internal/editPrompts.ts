@@ -31,10 +31,9 @@ export const Intent = Data.taggedEnum<Intent>()
 
 const Action = Data.taggedEnum<Prompt.ActionDefinition>()
 
-// a key that does nothing rings the terminal's bell
-const beep = Effect.flatMap(Terminal.Terminal, (terminal) => Effect.ignore(terminal.display("\u0007"))).pipe(
-  Effect.as(Action.Beep())
-)
+const bell = "\u0007"
+
+const beep = Effect.succeed(Action.Beep())
 
 interface Size {
   readonly columns: number
@@ -47,10 +46,12 @@ const size = Effect.flatMap(
 )
 
 const drawn = <S>(lines: (state: S, size: Size) => ReadonlyArray<string>) => ({
-  render: (state: S, action: Prompt.Action<S, unknown>) =>
-    action._tag === "Submit"
+  render: (_: S, action: Prompt.Action<S, unknown>) =>
+    action._tag === "Beep"
+      ? Effect.succeed(bell)
+      : action._tag === "Submit"
       ? Effect.succeed("")
-      : Effect.map(size, (size) => frame(lines(action._tag === "NextFrame" ? action.state : state, size), size.columns)),
+      : Effect.map(size, (size) => frame(lines(action.state, size), size.columns)),
   clear: (state: S) => Effect.map(size, (size) => erase(lines(state, size).length))
 })
 
