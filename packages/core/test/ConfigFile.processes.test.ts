@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
-import { Either } from "effect"
+import { Result } from "effect"
 import { type ChildProcess, spawn } from "node:child_process"
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { ConfigFile } from "../src/index.js"
+import * as ConfigFile from "../src/ConfigFile.js"
 import { bundleWriter } from "./fixtures/bundle.js"
 
 let folder = ""
@@ -53,7 +53,7 @@ describe("the config file under several processes", () => {
     const runs = Array.from({ length: 8 }, (_, id) => start(file, String(id), "50"))
     const results = await Promise.all(runs.map((run) => run.done))
     for (const result of results) expect(result).toEqual({ code: 0, signal: null, out: "" })
-    const document = Either.getOrThrow(decodeFile(file))
+    const document = Result.getOrThrow(decodeFile(file))
     expect(Object.keys(document.steps).length).toBe(400)
     for (let id = 0; id < 8; id++) {
       for (let i = 0; i < 50; i++) expect(document.steps[`claude/w${id}-${i}`]?.to?.toString()).toBe(`codex/w${id}`)
@@ -76,13 +76,13 @@ describe("the config file under several processes", () => {
           run.child.kill("SIGKILL")
           expect((await run.done).signal).toBe("SIGKILL")
           kills++
-          expect(Either.isRight(decodeFile(file))).toBe(true)
+          expect(Result.isSuccess(decodeFile(file))).toBe(true)
         }
       }))
       expect(kills).toBe(100)
       const last = await start(file, "last", "3").done
       expect(last).toEqual({ code: 0, signal: null, out: "" })
-      const document = Either.getOrThrow(decodeFile(file))
+      const document = Result.getOrThrow(decodeFile(file))
       expect(document.steps["claude/wlast-2"]?.to?.toString()).toBe("codex/wlast")
       expect(document.steps["claude/wfirst-0"]?.to?.toString()).toBe("codex/wfirst")
       expect(readdirSync(join(folder, "killed")).filter((name) => name !== "config.json")).toEqual([])

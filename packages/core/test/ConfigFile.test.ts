@@ -1,12 +1,13 @@
 import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
 import * as NodePath from "@effect/platform-node/NodePath"
-import * as FileSystem from "@effect/platform/FileSystem"
-import * as Path from "@effect/platform/Path"
 import { describe, expect, it } from "@effect/vitest"
-import { ConfigProvider, Effect, Either, Layer, Option, Schema } from "effect"
+import { ConfigProvider, Effect, FileSystem, Layer, Option, Path, Result, Schema } from "effect"
 import { readFileSync } from "node:fs"
 import { fileURLToPath } from "node:url"
-import { Accounts, ConfigFile, Place, Steps } from "../src/index.js"
+import * as Accounts from "../src/Accounts.js"
+import * as ConfigFile from "../src/ConfigFile.js"
+import * as Place from "../src/Place.js"
+import * as Steps from "../src/Steps.js"
 
 const Node = Layer.merge(NodeFileSystem.layer, NodePath.layer)
 
@@ -132,7 +133,7 @@ const corpus: ReadonlyArray<readonly [string, string, string]> = [
 describe("ConfigFile", () => {
   it.each(corpus)("refuses %s, saying where and what was expected", (_, text, message) => {
     const result = ConfigFile.decode(file, text, ConfigFile.builtinClis)
-    expect(Either.flip(result).pipe(Either.getOrThrow).message).toBe(message)
+    expect(Result.getOrThrow(Result.flip(result)).message).toBe(message)
   })
 
   it("reads a good file with accounts referencing the environment and plain settings", () => {
@@ -153,7 +154,7 @@ describe("ConfigFile", () => {
         }]
       }
     })
-    const document = Either.getOrThrow(ConfigFile.decode(file, text, ConfigFile.builtinClis))
+    const document = Result.getOrThrow(ConfigFile.decode(file, text, ConfigFile.builtinClis))
     expect(JSON.parse(ConfigFile.encode(document))).toEqual(JSON.parse(text))
   })
 
@@ -171,11 +172,11 @@ describe("ConfigFile", () => {
       },
       clis: { claude: { bin: "/opt/claude/bin/claude" } }
     })
-    const document = Either.getOrThrow(ConfigFile.decode(file, text, ConfigFile.builtinClis))
+    const document = Result.getOrThrow(ConfigFile.decode(file, text, ConfigFile.builtinClis))
     expect(JSON.parse(ConfigFile.encode(document))).toEqual(JSON.parse(text))
   })
 
-  it.scoped("a file that does not read is never overwritten", () =>
+  it.effect("a file that does not read is never overwritten", () =>
     Effect.gen(function*() {
       const fs = yield* FileSystem.FileSystem
       const path = (yield* Path.Path).join(yield* folder, "config.json")
@@ -189,7 +190,7 @@ describe("ConfigFile", () => {
       }
     }).pipe(Effect.provide(Node)))
 
-  it.scoped("writes the file 0600 in a folder it makes, with no temporary file left", () =>
+  it.effect("writes the file 0600 in a folder it makes, with no temporary file left", () =>
     Effect.gen(function*() {
       const fs = yield* FileSystem.FileSystem
       const path = yield* Path.Path
@@ -204,7 +205,7 @@ describe("ConfigFile", () => {
       })
     }).pipe(Effect.provide(Node)))
 
-  it.scoped("steps and accounts written through the SDK are read back from the file", () =>
+  it.effect("steps and accounts written through the SDK are read back from the file", () =>
     Effect.gen(function*() {
       const config = (yield* Path.Path).join(yield* folder, "config.json")
       yield* withFile(
@@ -239,7 +240,7 @@ describe("ConfigFile", () => {
       expect(names).toEqual(["work", "key"])
     }).pipe(Effect.provide(Node)))
 
-  it.scoped("accounts keep their order, refuse a repeat, and cannot be removed while a step names them", () =>
+  it.effect("accounts keep their order, refuse a repeat, and cannot be removed while a step names them", () =>
     Effect.gen(function*() {
       const config = (yield* Path.Path).join(yield* folder, "config.json")
       yield* withFile(
@@ -274,14 +275,14 @@ describe("ConfigFile", () => {
         providers: { local: { kind: "openai-compatible", baseUrl: "http://127.0.0.1:1/v1", ...extra } }
       })
     const refusal = (extra: object) =>
-      Either.flip(ConfigFile.decode(file, provider(extra), ConfigFile.builtinClis)).pipe(Either.getOrThrow).message
+      Result.getOrThrow(Result.flip(ConfigFile.decode(file, provider(extra), ConfigFile.builtinClis))).message
 
     it("reads plain headers, headers from the environment and the provider's limits, and writes them back", () => {
       const text = provider({
         headers: { "X-Org": "research", Authorization: { fromEnv: "LOCAL_BEARER" }, "x-api-key": { fromEnv: "K" } },
         timeouts: { firstByte: 10, idle: 120 }
       })
-      const document = Either.getOrThrow(ConfigFile.decode(file, text, ConfigFile.builtinClis))
+      const document = Result.getOrThrow(ConfigFile.decode(file, text, ConfigFile.builtinClis))
       expect(document.providers.local?.timeouts).toEqual({ firstByte: 10, idle: 120 })
       expect(JSON.parse(ConfigFile.encode(document))).toEqual({ steps: {}, accounts: {}, ...JSON.parse(text) })
     })
@@ -327,12 +328,12 @@ describe("ConfigFile", () => {
   })
 
   it("an account cannot be made with a secret as a plain value", () => {
-    const result = Schema.decodeUnknownEither(ConfigFile.Account)({
+    const result = Schema.decodeUnknownResult(ConfigFile.Account)({
       name: "work",
       env: { ANTHROPIC_API_KEY: "sk-ant-api03-abcdefghijklmnopqrstuvwxyz012345" }
     })
-    expect(Either.isLeft(result)).toBe(true)
-    expect(String(Either.flip(result).pipe(Either.getOrThrow).message)).toContain("looks like a secret")
+    expect(Result.isFailure(result)).toBe(true)
+    expect(String(Result.getOrThrow(Result.flip(result)).message)).toContain("looks like a secret")
   })
 
   it("the published JSON Schema is the one the Effect Schema generates", () => {
@@ -343,7 +344,7 @@ describe("ConfigFile", () => {
   it.effect("finds the file from FALLBACK_CONFIG, else XDG_CONFIG_HOME, else HOME", () =>
     Effect.gen(function*() {
       const at = (env: Record<string, string>) =>
-        ConfigFile.location.pipe(Effect.withConfigProvider(ConfigProvider.fromMap(new Map(Object.entries(env)))))
+        ConfigFile.location.pipe(Effect.provideService(ConfigProvider.ConfigProvider, ConfigProvider.fromEnv({ env })))
       expect(yield* at({ FALLBACK_CONFIG: "/etc/fb.json", XDG_CONFIG_HOME: "/x", HOME: "/h" })).toBe("/etc/fb.json")
       expect(yield* at({ XDG_CONFIG_HOME: "/x", HOME: "/h" })).toBe("/x/fallback/config.json")
       expect(yield* at({ HOME: "/h" })).toBe("/h/.config/fallback/config.json")

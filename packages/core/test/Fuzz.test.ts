@@ -9,7 +9,10 @@ import * as NodePath from "@effect/platform-node/NodePath"
 import * as FileSystem from "@effect/platform/FileSystem"
 import { describe, expect, it } from "@effect/vitest"
 import { Arbitrary, Duration, Effect, Either, FastCheck as fc, Layer, Schema } from "effect"
-import { ConfigFile, Place, Policy, Steps } from "../src/index.js"
+import * as ConfigFile from "../src/ConfigFile.js"
+import * as Place from "../src/Place.js"
+import * as Policy from "../src/Policy.js"
+import * as Steps from "../src/Steps.js"
 
 const seed = Number(process.env.FUZZ_SEED ?? 12)
 const runs = (numRuns: number) => ({ fastCheck: { numRuns, seed } })

@@ -8,8 +8,12 @@ import * as Path from "@effect/platform/Path"
 import { describe, expect, it } from "@effect/vitest"
 import { Duration, Effect, Either, Layer, Random, Schema } from "effect"
 import { spawnSync } from "node:child_process"
-import { ConfigFile, Failure, Place, Policy, Steps } from "../src/index.js"
-import { withLock } from "../src/internal/lock.js"
+import * as ConfigFile from "../src/ConfigFile.js"
+import * as Failure from "../src/Failure.js"
+import * as Place from "../src/Place.js"
+import * as Policy from "../src/Policy.js"
+import * as Steps from "../src/Steps.js"
+import { withLock } from "../src/internal/store/lock.js"
 
 const Node = Layer.merge(NodeFileSystem.layer, NodePath.layer)
 

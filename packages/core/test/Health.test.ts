@@ -1,7 +1,9 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Duration, Effect, Option, TestClock } from "effect"
 
-import { Failure, Health, Place } from "../src/index.js"
+import * as Failure from "../src/Failure.js"
+import * as Health from "../src/Health.js"
+import * as Place from "../src/Place.js"
 
 const place = Place.Place.make({ cli: "claude", account: "work", model: "opus" })
 const unknown = new Failure.Unknown({ place, said: Failure.said("boom") })

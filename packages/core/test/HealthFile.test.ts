@@ -4,8 +4,11 @@ import * as FileSystem from "@effect/platform/FileSystem"
 import * as Path from "@effect/platform/Path"
 import { describe, expect, it } from "@effect/vitest"
 import { Duration, Effect, FastCheck as fc, Fiber, Layer, Option, TestClock } from "effect"
-import { Failure, Health, Notice, Place } from "../src/index.js"
-import * as healthFile from "../src/internal/healthFile.js"
+import * as Failure from "../src/Failure.js"
+import * as Health from "../src/Health.js"
+import * as Notice from "../src/Notice.js"
+import * as Place from "../src/Place.js"
+import * as healthFile from "../src/internal/store/healthFile.js"
 
 const place = Place.Place.make({ cli: "claude", account: "work", model: "opus" })
 const healthy = Place.Place.make({ cli: "codex", model: "gpt-5" })

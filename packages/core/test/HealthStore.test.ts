@@ -1,14 +1,14 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Either } from "effect"
+import { Result } from "effect"
 
-import { ConfigFile } from "../src/index.js"
+import * as ConfigFile from "../src/ConfigFile.js"
 
 const decode = (health: unknown) => ConfigFile.decode("config.json", JSON.stringify({ health }), ConfigFile.builtinClis)
 
 describe("the config file's health store", () => {
   it("chooses the file, or Redis by a URL from the environment or written plainly, with a password from the environment", () => {
-    expect(Either.getOrThrow(decode({ store: "file" })).health).toEqual({ store: "file" })
-    expect(Either.getOrThrow(decode({ store: "redis", url: { fromEnv: "FALLBACK_REDIS_URL" } })).health).toEqual({
+    expect(Result.getOrThrow(decode({ store: "file" })).health).toEqual({ store: "file" })
+    expect(Result.getOrThrow(decode({ store: "redis", url: { fromEnv: "FALLBACK_REDIS_URL" } })).health).toEqual({
       store: "redis",
       url: { fromEnv: "FALLBACK_REDIS_URL" }
     })
@@ -18,20 +18,20 @@ describe("the config file's health store", () => {
       password: { fromEnv: "REDIS_PASSWORD" },
       prefix: "team-a:"
     }
-    expect(Either.getOrThrow(decode(plain)).health).toEqual(plain)
-    expect(Either.getOrThrow(decode(undefined)).health).toBeUndefined()
+    expect(Result.getOrThrow(decode(plain)).health).toEqual(plain)
+    expect(Result.getOrThrow(decode(undefined)).health).toBeUndefined()
   })
 
   it("refuses a password written in the URL, and says where it goes instead", () => {
     const refused = decode({ store: "redis", url: "redis://:hunter2hunter2@cache.internal:6379" })
-    expect(Either.isLeft(refused)).toBe(true)
-    const message = Either.isLeft(refused) ? refused.left.message : ""
+    expect(Result.isFailure(refused)).toBe(true)
+    const message = Result.isFailure(refused) ? refused.failure.message : ""
     expect(message).toContain("\"password\": { \"fromEnv\"")
     expect(message).not.toContain("hunter2")
   })
 
   it("refuses a store it does not know, and a URL that is not Redis's", () => {
-    expect(Either.isLeft(decode({ store: "memcached" }))).toBe(true)
-    expect(Either.isLeft(decode({ store: "redis", url: "http://cache.internal" }))).toBe(true)
+    expect(Result.isFailure(decode({ store: "memcached" }))).toBe(true)
+    expect(Result.isFailure(decode({ store: "redis", url: "http://cache.internal" }))).toBe(true)
   })
 })

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
-import { ConfigFile } from "@fallback/core"
-import { Duration, Either, Schema } from "effect"
+import * as ConfigFile from "@fallback/core/ConfigFile"
+import { Duration, Result, Schema } from "effect"
 
 describe("the config file's limits", () => {
   // 002: "AgentSendTimeoutSec | limits.agent_send_timeout_seconds in config.json, default 600".
@@ -11,8 +11,8 @@ describe("the config file's limits", () => {
   })
 
   it("a negative ceiling is refused, saying what it must be", () => {
-    const read = Schema.decodeUnknownEither(ConfigFile.Document)({ limits: { send: -1 } })
-    expect(Either.isLeft(read)).toBe(true)
-    expect(String(Either.isLeft(read) ? read.left : "")).toContain("a number of seconds from 0 to")
+    const read = Schema.decodeUnknownResult(ConfigFile.Document)({ limits: { send: -1 } })
+    expect(Result.isFailure(read)).toBe(true)
+    expect(String(Result.isFailure(read) ? read.failure : "")).toContain("a number of seconds from 0 to")
   })
 })

@@ -1,6 +1,9 @@
 import { describe, expect, it } from "@effect/vitest"
-import { ConfigProvider, Effect, Either, FastCheck } from "effect"
-import { ModelList, Place } from "../src/index.js"
+import { ConfigProvider, Effect, Result } from "effect"
+import * as Arbitrary from "effect/Arbitrary"
+import * as ModelList from "../src/ModelList.js"
+import * as Place from "../src/Place.js"
+import * as fc from "./fixtures/arbitrary.js"
 
 const catalogue = [
   "claude-sonnet-5",
@@ -14,18 +17,18 @@ const catalogue = [
 
 const fromEnv = (env: Record<string, string>) =>
   ModelList.fromEnv.pipe(
-    Effect.withConfigProvider(ConfigProvider.fromMap(new Map(Object.entries(env)))),
+    Effect.provideService(ConfigProvider.ConfigProvider, ConfigProvider.fromEnv({ env: env })),
     Effect.provide(ModelList.Catalogue.layer(catalogue))
   )
 
 const spaced = (names: ReadonlyArray<string>, pads: ReadonlyArray<string>) =>
   names.map((name, i) => `${pads[i % pads.length]}${name}${pads[(i + 1) % pads.length]}`).join(",")
 
-const distinct = FastCheck.uniqueArray(FastCheck.constantFrom(...catalogue), {
+const distinct = fc.uniqueArray(fc.constantFrom(...catalogue), {
   minLength: 1,
   maxLength: catalogue.length
 })
-const pads = FastCheck.array(FastCheck.constantFrom("", " ", "  ", "\t"), { minLength: 1, maxLength: 4 })
+const pads = fc.array(fc.constantFrom("", " ", "  ", "\t"), { minLength: 1, maxLength: 4 })
 
 describe("ModelList", () => {
   it.effect("reads the list in order", () =>
@@ -70,18 +73,18 @@ describe("ModelList", () => {
     "any list of distinct served names reads back in order, whatever the spaces",
     [distinct, pads],
     ([names, padding]) => {
-      expect(ModelList.parse(spaced(names, padding), catalogue)).toEqual(Either.right(names))
+      expect(ModelList.parse(spaced(names, padding), catalogue)).toEqual(Result.succeed(names))
     }
   )
 
   it.prop(
     "a list with a name twice is refused naming that name",
-    [distinct, FastCheck.nat(), FastCheck.nat()],
+    [distinct, fc.nat(), fc.nat()],
     ([names, from, to]) => {
       const twice = names[from % names.length]!
       const listed = [...names]
       listed.splice(to % (listed.length + 1), 0, twice)
-      const error = Either.flip(ModelList.parse(listed.join(","), catalogue)).pipe(Either.getOrThrow)
+      const error = Result.flip(ModelList.parse(listed.join(","), catalogue)).pipe(Result.getOrThrow)
       expect(error._tag).toBe("RepeatedModel")
       expect(error.message).toContain(`"${twice}"`)
     }
@@ -89,26 +92,31 @@ describe("ModelList", () => {
 
   it.prop(
     "a list with a name no backend serves is refused naming it",
-    [distinct, FastCheck.stringMatching(/^[a-z][a-z0-9.-]{2,12}$/), FastCheck.nat()],
+    [
+      distinct,
+      fc.word("abcdefghijklmnopqrstuvwxyz", "abcdefghijklmnopqrstuvwxyz0123456789.-", 2, 12).pipe(
+        Arbitrary.filter((stranger) => !catalogue.includes(stranger))
+      ),
+      fc.nat()
+    ],
     ([names, stranger, at]) => {
-      FastCheck.pre(!catalogue.includes(stranger))
       const listed = [...names]
       listed.splice(at % (listed.length + 1), 0, stranger)
-      const error = Either.flip(ModelList.parse(listed.join(","), catalogue)).pipe(Either.getOrThrow)
+      const error = Result.flip(ModelList.parse(listed.join(","), catalogue)).pipe(Result.getOrThrow)
       expect(error).toMatchObject({ _tag: "UnknownModel", name: stranger })
     }
   )
 
   it.prop(
     "a place's model is taken when served, else refused naming it, with only served names as the nearest",
-    [FastCheck.oneof(FastCheck.constantFrom(...catalogue), FastCheck.stringMatching(/^[a-z][a-z0-9.:-]{1,14}$/))],
+    [fc.oneof(fc.constantFrom(...catalogue), fc.word("abcdefghijklmnopqrstuvwxyz", "abcdefghijklmnopqrstuvwxyz0123456789.:-", 1, 14))],
     ([model]) => {
       const place = new Place.Place({ cli: "local", model })
       const checked = ModelList.checkPlace(place, catalogue, "providers.local.models")
       if (catalogue.includes(model)) {
-        expect(Either.getOrThrow(checked)).toBe(place)
+        expect(Result.getOrThrow(checked)).toBe(place)
       } else {
-        const error = Either.flip(checked).pipe(Either.getOrThrow)
+        const error = Result.flip(checked).pipe(Result.getOrThrow)
         expect(error.message).toContain(`local/${model} names the model "${model}", which local does not serve`)
         expect(error.message).toContain("add it to providers.local.models")
         expect(catalogue).toEqual(expect.arrayContaining([...error.nearest]))
@@ -119,7 +127,7 @@ describe("ModelList", () => {
   it("a model under a provider is hinted for the bare name (opencode writes PROVIDER/MODEL)", () => {
     const served = ["anthropic/claude-sonnet-4-5", "openai/gpt-5.5"]
     const place = new Place.Place({ cli: "opencode", model: "claude-sonnet-4-5" })
-    const error = Either.flip(ModelList.checkPlace(place, served, "clis.opencode.models")).pipe(Either.getOrThrow)
+    const error = Result.flip(ModelList.checkPlace(place, served, "clis.opencode.models")).pipe(Result.getOrThrow)
     expect(error.nearest).toEqual(["anthropic/claude-sonnet-4-5"])
   })
 })

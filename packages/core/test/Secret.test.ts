@@ -1,9 +1,12 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Failure, Place, Secret } from "@fallback/core"
+import * as Failure from "@fallback/core/Failure"
+import * as Place from "@fallback/core/Place"
+import * as Secret from "@fallback/core/Secret"
 import * as ConfigFile from "@fallback/core/ConfigFile"
-import { Either, FastCheck } from "effect"
+import { Result } from "effect"
+import * as fc from "./fixtures/arbitrary.js"
 
-const place = Either.getOrThrow(Place.parse("local/m"))
+const place = Result.getOrThrow(Place.parse("local/m"))
 const told = (text: string) => new Failure.AuthRefused({ place, said: Failure.said(text) }).message
 
 describe("Secret", () => {
@@ -53,7 +56,7 @@ describe("Secret", () => {
   })
 
   it.prop("a held value of any length never shows where it stands alone", [
-    FastCheck.string({ unit: FastCheck.constantFrom(..."abcXYZ019_-.+/=~!"), minLength: 1, maxLength: 40 })
+    fc.string({ unit: fc.constantFrom(..."abcXYZ019_-.+/=~!"), minLength: 1, maxLength: 40 })
   ], ([key]) => {
     if (key.trim() !== key) return
     Secret.hold(key)
@@ -132,7 +135,7 @@ describe("Secret", () => {
     [{ providers: { local: { kind: "openai-compatible", baseUrl: "http://me:s3cretpw@127.0.0.1:1/v1" } } }, "baseUrl"]
   ])("refuses a literal credential %j", (document, at) => {
     const result = ConfigFile.decode("config.json", JSON.stringify(document), ConfigFile.builtinClis)
-    const message = Either.flip(result).pipe(Either.getOrThrow).message
+    const message = Result.flip(result).pipe(Result.getOrThrow).message
     expect(message).toContain(at)
     expect(message).toContain("fromEnv")
     expect(message).not.toMatch(/hunter2-prod-key|pw123456|s3cretpw/)
@@ -145,7 +148,7 @@ describe("Secret", () => {
       },
       providers: { local: { kind: "openai-compatible", baseUrl: "http://127.0.0.1:11434/v1" } }
     }
-    expect(Either.isRight(ConfigFile.decode("config.json", JSON.stringify(document), ConfigFile.builtinClis))).toBe(
+    expect(Result.isSuccess(ConfigFile.decode("config.json", JSON.stringify(document), ConfigFile.builtinClis))).toBe(
       true
     )
   })

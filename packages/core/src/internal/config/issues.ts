@@ -126,7 +126,9 @@ export const issuesOf = (
  * @internal
  */
 export const jsonReason = (error: unknown, text: string): string => {
+  // Node 24 says "(line N column M)" itself; it is said once, as on every Node.
   const message = printable(firstLine(error instanceof Error ? error.message : String(error)))
+    .replace(/ \(line \d+ column \d+\)/, "")
   const position = /position (\d+)/.exec(message)
   if (position === null) return message
   const before = text.slice(0, Number(position[1]))
