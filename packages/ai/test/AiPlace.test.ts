@@ -1,5 +1,5 @@
-import type { Prompt } from "@effect/ai"
-import { AiError, LanguageModel } from "@effect/ai"
+import type { Prompt } from "effect/ai"
+import { AiError, LanguageModel } from "effect/ai"
 import { describe, expect, it } from "@effect/vitest"
 import { Agent, Backend, ConfigFile, Health, Notice, Steps } from "@fallback/core"
 import { Scripted } from "@fallback/testkit"
@@ -17,7 +17,7 @@ const counting = (prompts: Array<Prompt.Prompt>) =>
           prompts.push(options.prompt)
           return [
             { type: "text", text: `${options.prompt.content.length} messages` },
-            { type: "finish", reason: "stop", usage: { inputTokens: 1, outputTokens: 1, totalTokens: 2 } }
+            { type: "finish", reason: "stop", usage: { inputTokens: { total: 1 }, outputTokens: { total: 1 } } }
           ]
         }),
       streamText: (options) =>
@@ -27,7 +27,7 @@ const counting = (prompts: Array<Prompt.Prompt>) =>
             { type: "text-delta", id: "1", delta: `${options.prompt.content.length} ` },
             { type: "text-delta", id: "1", delta: "messages" },
             { type: "text-end", id: "1" },
-            { type: "finish", reason: "stop", usage: { inputTokens: 1, outputTokens: 1, totalTokens: 2 } }
+            { type: "finish", reason: "stop", usage: { inputTokens: { total: 1 }, outputTokens: { total: 1 } } }
           ] as const
         )
     })
@@ -50,7 +50,7 @@ const world = (backends: Layer.Layer<Backend.Backends>, chain: ReadonlyArray<str
   )
 
 describe("AiPlace: a LanguageModel layer as a place of a plain agent", () => {
-  it.scoped("an agent's text turns reach the model as messages, the conversation carried as turns", () =>
+  it.effect("an agent's text turns reach the model as messages, the conversation carried as turns", () =>
     Effect.gen(function*() {
       const prompts: Array<Prompt.Prompt> = []
       const backend = yield* AiPlace.make({
@@ -67,7 +67,7 @@ describe("AiPlace: a LanguageModel layer as a place of a plain agent", () => {
       expect(prompts[1]!.content.map((message) => message.role)).toEqual(["user", "assistant", "user"])
     }))
 
-  it.scoped("a key variable that is not set refuses the place's credentials, naming the variable only", () =>
+  it.effect("a key variable that is not set refuses the place's credentials, naming the variable only", () =>
     Effect.gen(function*() {
       const backend = yield* AiPlace.make({
         cli: "model",
@@ -85,7 +85,7 @@ describe("AiPlace: a LanguageModel layer as a place of a plain agent", () => {
       }
     }))
 
-  it.scoped("a key the layer read is held: a model that echoes it has it masked in the failure", () =>
+  it.effect("a key the layer read is held: a model that echoes it has it masked in the failure", () =>
     Effect.gen(function*() {
       const value = "plainvalue-without-shape-9921"
       process.env["AI_PLACE_CANARY_KEY"] = value
@@ -96,10 +96,10 @@ describe("AiPlace: a LanguageModel layer as a place of a plain agent", () => {
           Layer.effect(
             LanguageModel.LanguageModel,
             Effect.flatMap(key, (read) => {
-              const refused = new AiError.UnknownError({
+              const refused = AiError.make({
                 module: "Canary",
                 method: "generateText",
-                description: `bad request for key ${Redacted.value(read)}`
+                reason: new AiError.UnknownError({ description: `bad request for key ${Redacted.value(read)}` })
               })
               return LanguageModel.make({
                 generateText: () => Effect.fail(refused),
@@ -119,7 +119,7 @@ describe("AiPlace: a LanguageModel layer as a place of a plain agent", () => {
 })
 
 describe("FallbackAi: an agent CLI in the chain", () => {
-  it.scoped("a CLI place gets the call as plain text and its answer comes back as the response", () =>
+  it.effect("a CLI place gets the call as plain text and its answer comes back as the response", () =>
     Effect.gen(function*() {
       const prompts: Array<Prompt.Prompt> = []
       const scripted = Scripted.Scripted.layer({
@@ -165,7 +165,7 @@ describe("FallbackAi: the call a chain answers reaches only the places of that c
     { role: "user" as const, content: "second" }
   ]
 
-  it.scoped("after a chain's call, a plain agent at an @effect/ai place on the same fiber is asked its own turn", () =>
+  it.effect("after a chain's call, a plain agent at an effect/ai place on the same fiber is asked its own turn", () =>
     Effect.gen(function*() {
       const prompts: Array<Prompt.Prompt> = []
       const backend = yield* AiPlace.make({ cli: "model", layer: () => counting(prompts) })
@@ -180,7 +180,7 @@ describe("FallbackAi: the call a chain answers reaches only the places of that c
       expect(prompts[1]!.content.map((message) => message.role)).toEqual(["user"])
     }))
 
-  it.scoped("a chain inside a chain: when the inner one gives up, the outer one's next place gets the outer call", () =>
+  it.effect("a chain inside a chain: when the inner one gives up, the outer one's next place gets the outer call", () =>
     Effect.gen(function*() {
       const prompts: Array<Prompt.Prompt> = []
       const down = yield* AiPlace.make({
@@ -190,7 +190,9 @@ describe("FallbackAi: the call a chain answers reaches only the places of that c
             LanguageModel.LanguageModel,
             LanguageModel.make({
               generateText: () =>
-                Effect.fail(new AiError.UnknownError({ module: "Down", method: "generateText", description: "down" })),
+                Effect.fail(
+                  AiError.make({ module: "Down", method: "generateText", reason: new AiError.UnknownError({ description: "down" }) })
+                ),
               streamText: () => Stream.die("not streamed here")
             })
           )

@@ -1,12 +1,12 @@
-import { AiError, LanguageModel, Prompt, Tool, Toolkit } from "@effect/ai"
+import { AiError, LanguageModel, Prompt, Tool, Toolkit } from "effect/ai"
 import { describe, expect, it } from "@effect/vitest"
 import { OpenAiCompatible } from "@fallback/backends"
 import { Answer, Backend, Notice } from "@fallback/core"
 import { MockProvider, Scripted } from "@fallback/testkit"
-import { Effect, Either, Fiber, Layer, Option, Schema, Stream, TestClock } from "effect"
+import { Effect, Result, Fiber, Layer, Option, Schema, Stream, TestClock } from "effect"
 
 import { FallbackAi } from "../src/index.js"
-import { builds, heard, keys, secrets, world } from "./world.js"
+import { builds, heard, secrets, withKeys, world } from "./world.js"
 
 const noKey = (text: string) => {
   for (const secret of Object.values(secrets)) expect(text).not.toContain(secret)
@@ -38,7 +38,7 @@ const chained = (url: string, chain: ReadonlyArray<string>, options: FallbackAi.
   )
 
 describe("FallbackAi: a chain of @effect/ai places as a LanguageModel, over HTTP", () => {
-  it.scoped("generateText at a rate-limited Anthropic place waits as asked, then moves to OpenAI and answers", () =>
+  it.effect("generateText at a rate-limited Anthropic place waits as asked, then moves to OpenAI and answers", () =>
     Effect.gen(function*() {
       heard.length = 0
       const mock = yield* MockProvider.make({ text: "answered by openai" })
@@ -52,8 +52,8 @@ describe("FallbackAi: a chain of @effect/ai places as a LanguageModel, over HTTP
         ]
       }).pipe(
         Effect.provide(chained(mock.url, ["anthropic/claude-x", "openai/gpt-x"])),
-        Effect.withConfigProvider(keys),
-        Effect.fork
+        withKeys,
+        Effect.forkChild
       )
       yield* asked(mock, 1)
       yield* TestClock.adjust("30 seconds")
@@ -74,7 +74,7 @@ describe("FallbackAi: a chain of @effect/ai places as a LanguageModel, over HTTP
       noKey(heard.map(Notice.format).join("\n"))
     }))
 
-  it.scopedLive("the whole prompt reaches each place as messages: system, turns, tool calls and results", () =>
+  it.live("the whole prompt reaches each place as messages: system, turns, tool calls and results", () =>
     Effect.gen(function*() {
       const mock = yield* MockProvider.make({ bodies: true })
       yield* mock.script([{ fault: "overloaded", route: "anthropic" }])
@@ -109,7 +109,7 @@ describe("FallbackAi: a chain of @effect/ai places as a LanguageModel, over HTTP
         Effect.provide(chained(mock.url, ["anthropic/claude-x", "openai/gpt-x"], {
           answers: movesAtOnce
         })),
-        Effect.withConfigProvider(keys)
+        withKeys
       )
       const [first, second] = (yield* mock.requests).log.map((request) => request.body as any)
       expect(first.system).toEqual([{ type: "text", text: "You are terse." }])
@@ -123,21 +123,21 @@ describe("FallbackAi: a chain of @effect/ai places as a LanguageModel, over HTTP
 const collected = <A, E, R>(stream: Stream.Stream<A, E, R>) => {
   const parts: Array<A> = []
   return Stream.runForEach(stream, (part) => Effect.sync(() => void parts.push(part))).pipe(
-    Effect.either,
+    Effect.result,
     Effect.map((result) => ({ parts, result }))
   )
 }
 
 describe("FallbackAi.streamText commits at the first content part", () => {
-  it.scopedLive("an error inside the stream before any content moves to the next place, with nothing replayed", () =>
+  it.live("an error inside the stream before any content moves to the next place, with nothing replayed", () =>
     Effect.gen(function*() {
       const mock = yield* MockProvider.make({ text: "streamed by openai" })
       yield* mock.script([{ fault: "stream-error", route: "anthropic" }])
       const { parts, result } = yield* collected(LanguageModel.streamText({ prompt: "hello" })).pipe(
         Effect.provide(chained(mock.url, ["anthropic/claude-x", "openai/gpt-x"], { answers: movesAtOnce })),
-        Effect.withConfigProvider(keys)
+        withKeys
       )
-      expect(Either.isRight(result)).toBe(true)
+      expect(Result.isSuccess(result)).toBe(true)
       const text = parts.flatMap((part) => part.type === "text-delta" ? [part.delta] : []).join("")
       expect(text).toBe("streamed by openai")
       expect(parts.filter((part) => part.type === "response-metadata")).toHaveLength(1)
@@ -149,18 +149,18 @@ describe("FallbackAi.streamText commits at the first content part", () => {
       ])
     }))
 
-  it.scopedLive("a stream cut after its first content surfaces with what was delivered; the next place gets no request", () =>
+  it.live("a stream cut after its first content surfaces with what was delivered; the next place gets no request", () =>
     Effect.gen(function*() {
       const mock = yield* MockProvider.make({ text: "a long answer that is cut" })
       yield* mock.script([{ fault: "cut", route: "anthropic" }])
       const { parts, result } = yield* collected(LanguageModel.streamText({ prompt: "hello" })).pipe(
         Effect.provide(chained(mock.url, ["anthropic/claude-x", "openai/gpt-x"], { answers: movesAtOnce })),
-        Effect.withConfigProvider(keys)
+        withKeys
       )
-      expect(Either.isLeft(result)).toBe(true)
-      if (Either.isLeft(result)) {
-        expect(AiError.isAiError(result.left)).toBe(true)
-        noKey(JSON.stringify(result.left) + String(result.left))
+      expect(Result.isFailure(result)).toBe(true)
+      if (Result.isFailure(result)) {
+        expect(AiError.isAiError(result.failure)).toBe(true)
+        noKey(JSON.stringify(result.failure) + String(result.failure))
       }
       const text = parts.flatMap((part) => part.type === "text-delta" ? [part.delta] : []).join("")
       expect(text.length).toBeGreaterThan(0)
@@ -177,7 +177,7 @@ describe("FallbackAi: tools and structured output at a stand-in", () => {
   const tools = Toolkit.make(Weather)
   const handlers = tools.toLayer({ Weather: ({ city }) => Effect.succeed({ sky: city === "Oslo" ? "grey" : "blue" }) })
 
-  it.scopedLive("a tool call round trip answered at the stand-in: the call, its result, and the answer after it", () =>
+  it.live("a tool call round trip answered at the stand-in: the call, its result, and the answer after it", () =>
     Effect.gen(function*() {
       const mock = yield* MockProvider.make({ bodies: true, text: "grey in Oslo" })
       yield* mock.script([
@@ -197,7 +197,7 @@ describe("FallbackAi: tools and structured output at a stand-in", () => {
         return second.text
       }).pipe(
         Effect.provide(Layer.merge(chained(mock.url, ["anthropic/claude-x", "openai/gpt-x"]), handlers)),
-        Effect.withConfigProvider(keys)
+        withKeys
       )
       expect(result).toBe("grey in Oslo")
       const log = (yield* mock.requests).log
@@ -211,7 +211,7 @@ describe("FallbackAi: tools and structured output at a stand-in", () => {
       expect(last.tools.map((tool: any) => tool.name)).toEqual(["Weather"])
     }))
 
-  it.scopedLive("generateObject with a Schema answered at the stand-in (Anthropic asked through a forced tool)", () =>
+  it.live("generateObject with a Schema answered at the stand-in (Anthropic asked through a forced tool)", () =>
     Effect.gen(function*() {
       const mock = yield* MockProvider.make()
       yield* mock.script([
@@ -223,7 +223,7 @@ describe("FallbackAi: tools and structured output at a stand-in", () => {
         schema: Schema.Struct({ city: Schema.String, degrees: Schema.Number })
       }).pipe(
         Effect.provide(chained(mock.url, ["openai/gpt-x", "anthropic/claude-x"])),
-        Effect.withConfigProvider(keys)
+        withKeys
       )
       expect(response.value).toEqual({ city: "Oslo", degrees: 4 })
       expect((yield* mock.requests).log.map((r) => `${r.route} ${r.fault}`)).toEqual([
@@ -232,7 +232,7 @@ describe("FallbackAi: tools and structured output at a stand-in", () => {
       ])
     }))
 
-  it.scopedLive("a tool handler's own error passes through unchanged and moves nothing", () =>
+  it.live("a tool handler's own error passes through unchanged and moves nothing", () =>
     Effect.gen(function*() {
       const mock = yield* MockProvider.make()
       yield* mock.script([{ fault: "answer", route: "anthropic", tool: { input: { city: "Oslo" } } }])
@@ -244,7 +244,7 @@ describe("FallbackAi: tools and structured output at a stand-in", () => {
           chained(mock.url, ["anthropic/claude-x", "openai/gpt-x"]),
           failing.toLayer({ Failing: () => Effect.fail(new Broken()) })
         )),
-        Effect.withConfigProvider(keys),
+        withKeys,
         Effect.flip
       )
       expect(error).toBeInstanceOf(Broken)
@@ -253,18 +253,18 @@ describe("FallbackAi: tools and structured output at a stand-in", () => {
 })
 
 describe("FallbackAi: each place's layer is built lazily", () => {
-  it.scopedLive("a chain of three model layers whose first answers builds one layer, once for many calls", () =>
+  it.live("a chain of three model layers whose first answers builds one layer, once for many calls", () =>
     Effect.gen(function*() {
       builds.length = 0
       const mock = yield* MockProvider.make()
       const chain = ["anthropic/claude-x", "openai/gpt-x", "anthropic/claude-y"]
       yield* Effect.gen(function*() {
         for (let i = 0; i < 3; i++) yield* LanguageModel.generateText({ prompt: `call ${i}` })
-      }).pipe(Effect.provide(chained(mock.url, chain)), Effect.withConfigProvider(keys))
+      }).pipe(Effect.provide(chained(mock.url, chain)), withKeys)
       expect(builds).toEqual(["anthropic/claude-x"])
     }))
 
-  it.scopedLive("a stand-in is built when a call first needs it, and held for the next calls", () =>
+  it.live("a stand-in is built when a call first needs it, and held for the next calls", () =>
     Effect.gen(function*() {
       builds.length = 0
       const mock = yield* MockProvider.make()
@@ -272,11 +272,11 @@ describe("FallbackAi: each place's layer is built lazily", () => {
       const chain = ["anthropic/claude-x", "openai/gpt-x", "anthropic/claude-y"]
       yield* Effect.gen(function*() {
         for (let i = 0; i < 3; i++) yield* LanguageModel.generateText({ prompt: `call ${i}` })
-      }).pipe(Effect.provide(chained(mock.url, chain)), Effect.withConfigProvider(keys))
+      }).pipe(Effect.provide(chained(mock.url, chain)), withKeys)
       expect(builds).toEqual(["anthropic/claude-x", "openai/gpt-x"])
     }))
 
-  it.scopedLive("each account builds its own layer with its own key, read from the variable its env names", () =>
+  it.live("each account builds its own layer with its own key, read from the variable its env names", () =>
     Effect.gen(function*() {
       builds.length = 0
       const mock = yield* MockProvider.make()
@@ -285,7 +285,7 @@ describe("FallbackAi: each place's layer is built lazily", () => {
         Effect.provide(
           FallbackAi.layer("anthropic@work/claude-x").pipe(Layer.provide(world(mock.url, [], [], true)))
         ),
-        Effect.withConfigProvider(keys)
+        withKeys
       )
       expect(fallbackOf(response.content.find((part) => part.type === "finish")!)).toEqual({
         place: "anthropic@home/claude-x",
@@ -304,7 +304,7 @@ describe("FallbackAi: each place's layer is built lazily", () => {
 describe("FallbackAi: a chain that mixes kinds of places, and one that gives up", () => {
   const local = (url: string) => OpenAiCompatible.make({ name: "local", baseUrl: `${url}/v1` })
 
-  it.scopedLive("an @effect/ai place then an HTTP provider: the provider gets the conversation as text, generate and stream", () =>
+  it.live("an @effect/ai place then an HTTP provider: the provider gets the conversation as text, generate and stream", () =>
     Effect.gen(function*() {
       const mock = yield* MockProvider.make({ bodies: true, text: "answered locally" })
       yield* mock.script([{ fault: "model-not-found", route: "anthropic" }])
@@ -324,7 +324,7 @@ describe("FallbackAi: a chain that mixes kinds of places, and one that gives up"
             Layer.provide(world(mock.url, chain, [local(mock.url)]))
           )
         ),
-        Effect.withConfigProvider(keys)
+        withKeys
       )
       expect(text.text).toBe("answered locally")
       expect(fallbackOf(text.content.find((part) => part.type === "finish")!)).toEqual({
@@ -347,7 +347,7 @@ describe("FallbackAi: a chain that mixes kinds of places, and one that gives up"
       expect((log[2]!.body as any).messages).toHaveLength(1)
     }))
 
-  it.scopedLive("one chain of all three kinds: an @effect/ai place, an HTTP provider, then an agent CLI that answers", () =>
+  it.live("one chain of all three kinds: an @effect/ai place, an HTTP provider, then an agent CLI that answers", () =>
     Effect.gen(function*() {
       heard.length = 0
       const mock = yield* MockProvider.make({ bodies: true })
@@ -370,7 +370,7 @@ describe("FallbackAi: a chain that mixes kinds of places, and one that gives up"
           )
         ),
         Effect.provide(scripted),
-        Effect.withConfigProvider(keys)
+        withKeys
       )
       expect(response.text).toBe("the CLI answered")
       expect(fallbackOf(response.content.find((part) => part.type === "finish")!)).toEqual({
@@ -389,7 +389,7 @@ describe("FallbackAi: a chain that mixes kinds of places, and one that gives up"
       ])
     }))
 
-  it.scopedLive("generateObject at an HTTP provider: asked for JSON matching the schema, its answer decoded", () =>
+  it.live("generateObject at an HTTP provider: asked for JSON matching the schema, its answer decoded", () =>
     Effect.gen(function*() {
       const mock = yield* MockProvider.make({ bodies: true })
       yield* mock.script([
@@ -406,7 +406,7 @@ describe("FallbackAi: a chain that mixes kinds of places, and one that gives up"
             Layer.provide(world(mock.url, chain, [local(mock.url)]))
           )
         ),
-        Effect.withConfigProvider(keys)
+        withKeys
       )
       expect(response.value).toEqual({ city: "Oslo", degrees: 4 })
       const log = (yield* mock.requests).log
@@ -416,13 +416,13 @@ describe("FallbackAi: a chain that mixes kinds of places, and one that gives up"
       expect(JSON.stringify(log[0]!.body)).not.toContain("JSON Schema:")
     }))
 
-  it.scopedLive("a chain that gives up fails with the last place's own AiError, its keys masked", () =>
+  it.live("a chain that gives up fails with the last place's own AiError, its keys masked", () =>
     Effect.gen(function*() {
       const mock = yield* MockProvider.make()
       yield* mock.script([{ fault: "unauthorized" }])
       const error = yield* LanguageModel.generateText({ prompt: "hello" }).pipe(
         Effect.provide(chained(mock.url, ["anthropic/claude-x", "openai/gpt-x"])),
-        Effect.withConfigProvider(keys),
+        withKeys,
         Effect.flip
       )
       expect(error._tag).toBe("HttpResponseError")

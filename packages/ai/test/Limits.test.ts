@@ -1,5 +1,5 @@
-import { LanguageModel } from "@effect/ai"
-import { AiError } from "@effect/ai"
+import { LanguageModel } from "effect/ai"
+import { AiError } from "effect/ai"
 import { describe, expect, it } from "@effect/vitest"
 import { Notice } from "@fallback/core"
 import { Duration, Effect, Fiber, Layer, Logger, LogLevel, Option, Stream, TestClock } from "effect"
@@ -25,7 +25,7 @@ const model = (name: string, log: Array<string>, answer: Effect.Effect<void>) =>
                 Effect.as(
                   [
                     { type: "text", text: `answered by ${name}` },
-                    { type: "finish", reason: "stop", usage: { inputTokens: 1, outputTokens: 1, totalTokens: 2 } }
+                    { type: "finish", reason: "stop", usage: { inputTokens: { total: 1 }, outputTokens: { total: 1 } } }
                   ] as const
                 )
               )
@@ -41,22 +41,22 @@ const notices = Layer.succeed(Notice.Notices, {
   watch: Effect.succeed(Stream.empty)
 })
 
-const chain = (log: Array<string>, first: Effect.Effect<void>, firstByte: Duration.DurationInput) =>
+const chain = (log: Array<string>, first: Effect.Effect<void>, firstByte: Duration.Input) =>
   FallbackAi.chain(["slow/m", "quick/m"], [model("slow", log, first), model("quick", log, Effect.void)], {
-    options: { firstByte: Option.some(Duration.decode(firstByte)) }
+    options: { firstByte: Option.some(Duration.fromInputUnsafe(firstByte)) }
   }).pipe(Layer.orDie, Layer.provide(notices))
 
 const finishOf = (response: LanguageModel.GenerateTextResponse<any>) =>
   (response.content.find((part) => part.type === "finish")!.metadata as Record<string, unknown>).fallback
 
 describe("FallbackAi: a whole reply within the first-byte limit (spec 000: first byte 30 s)", () => {
-  it.scoped("a model that does not answer by the first-byte limit is interrupted and the call moves on", () =>
+  it.effect("a model that does not answer by the first-byte limit is interrupted and the call moves on", () =>
     Effect.gen(function*() {
       heard.length = 0
       const log: Array<string> = []
       const call = yield* LanguageModel.generateText({ prompt: "hi" }).pipe(
         Effect.provide(chain(log, Effect.never, "10 seconds")),
-        Effect.fork
+        Effect.forkChild
       )
       yield* TestClock.adjust("9 seconds")
       expect(log).toEqual(["call slow"])
@@ -69,12 +69,12 @@ describe("FallbackAi: a whole reply within the first-byte limit (spec 000: first
       expect(moving.failure._tag).toBe("Timeout")
     }))
 
-  it.scoped("a model that waits but answers before the limit answers, and nothing moves", () =>
+  it.effect("a model that waits but answers before the limit answers, and nothing moves", () =>
     Effect.gen(function*() {
       const log: Array<string> = []
       const call = yield* LanguageModel.generateText({ prompt: "hi" }).pipe(
         Effect.provide(chain(log, Effect.sleep("5 seconds"), "10 seconds")),
-        Effect.fork
+        Effect.forkChild
       )
       yield* TestClock.adjust("5 seconds")
       const response = yield* Fiber.join(call)
@@ -83,19 +83,19 @@ describe("FallbackAi: a whole reply within the first-byte limit (spec 000: first
       expect(log).toEqual(["call slow"])
     }))
 
-  it.scoped("an interrupted call interrupts the model it waits for", () =>
+  it.effect("an interrupted call interrupts the model it waits for", () =>
     Effect.gen(function*() {
       const log: Array<string> = []
       const call = yield* LanguageModel.generateText({ prompt: "hi" }).pipe(
         Effect.provide(chain(log, Effect.never, "10 seconds")),
-        Effect.fork
+        Effect.forkChild
       )
       yield* TestClock.adjust("1 second")
       yield* Fiber.interrupt(call)
       expect(log).toEqual(["call slow", "interrupted slow"])
     }))
 
-  it.scopedLive("on the live clock too: a model that never answers is cut at the limit and the next answers", () =>
+  it.live("on the live clock too: a model that never answers is cut at the limit and the next answers", () =>
     Effect.gen(function*() {
       const log: Array<string> = []
       const response = yield* LanguageModel.generateText({ prompt: "hi" }).pipe(
@@ -105,7 +105,7 @@ describe("FallbackAi: a whole reply within the first-byte limit (spec 000: first
       expect(log).toEqual(["call slow", "interrupted slow", "call quick"])
     }))
 
-  it.scopedLive("on the live clock, a model that answers after a wait within the limit answers", () =>
+  it.live("on the live clock, a model that answers after a wait within the limit answers", () =>
     Effect.gen(function*() {
       const log: Array<string> = []
       const response = yield* LanguageModel.generateText({ prompt: "hi" }).pipe(
@@ -115,7 +115,7 @@ describe("FallbackAi: a whole reply within the first-byte limit (spec 000: first
       expect(log).toEqual(["call slow"])
     }))
 
-  it.scoped("a model that fails moves the call, and no fiber reports the failure as its own (even at Debug)", () =>
+  it.effect("a model that fails moves the call, and no fiber reports the failure as its own (even at Debug)", () =>
     Effect.gen(function*() {
       const log: Array<string> = []
       const logged: Array<unknown> = []

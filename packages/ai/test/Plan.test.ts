@@ -1,4 +1,4 @@
-import { AiError, LanguageModel } from "@effect/ai"
+import { AiError, LanguageModel } from "effect/ai"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, ExecutionPlan, Layer } from "effect"
 
@@ -33,7 +33,7 @@ const scripted = (name: string, log: Array<string>, fails: () => boolean) =>
               )
               : Effect.succeed([
                 { type: "text", text: `answered by ${name}` },
-                { type: "finish", reason: "stop", usage: { inputTokens: 1, outputTokens: 1, totalTokens: 2 } }
+                { type: "finish", reason: "stop", usage: { inputTokens: { total: 1 }, outputTokens: { total: 1 } } }
               ])
           }),
         streamText: () => Effect.die("not streamed here") as never
@@ -42,7 +42,7 @@ const scripted = (name: string, log: Array<string>, fails: () => boolean) =>
   )
 
 describe("FallbackAi.fromExecutionPlan: a plan's steps as a chain of places", () => {
-  it.scoped("the same plan: ExecutionPlan rebuilds a step's layer on every attempt; the chain builds each once and holds it", () =>
+  it.effect("the same plan: ExecutionPlan rebuilds a step's layer on every attempt; the chain builds each once and holds it", () =>
     Effect.gen(function*() {
       const viaPlan: Array<string> = []
       const viaChain: Array<string> = []

@@ -2,14 +2,14 @@
  * A model behind @effect/ai whose content filter stopped the answer (`finishReason:
  * "content-filter"` in a 200) refused the prompt: Refused, taken once, not an empty answer (issue 22).
  */
-import { LanguageModel } from "@effect/ai"
+import { LanguageModel } from "effect/ai"
 import { describe, expect, it } from "@effect/vitest"
 import { Agent, Backend, ConfigFile, Health, Notice, Steps } from "@fallback/core"
 import { Effect, Layer, Option, Stream } from "effect"
 
 import { AiPlace } from "../src/index.js"
 
-const usage = { inputTokens: 1, outputTokens: 0, totalTokens: 1 }
+const usage = { inputTokens: { total: 1 }, outputTokens: { total: 0 } }
 
 /** A model that stops every answer by its content filter, counting the calls. */
 const filtering = (calls: { count: number }) =>
@@ -49,7 +49,7 @@ const silent = Layer.succeed(Notice.Notices, { publish: () => Effect.void, watch
 
 describe("a content filter behind @effect/ai", () => {
   for (const way of ["reply", "turn"] as const) {
-    it.scoped(`stops the turn as Refused, once, with the provider's reason (by ${way})`, () =>
+    it.effect(`stops the turn as Refused, once, with the provider's reason (by ${way})`, () =>
       Effect.gen(function*() {
         const calls = { count: 0 }
         const filtered = yield* AiPlace.make({ cli: "model", models: [{ name: "m" }], layer: () => filtering(calls) })

@@ -1,27 +1,27 @@
+/**
+ * A whole reply at an `effect/ai` place is bounded by the time its first byte was due, by core's
+ * one deadline race (`Deadline.cutAt`, which replaced this package's own `within`): the same
+ * cases, on the TestClock and on the live clock.
+ */
 import { describe, expect, it } from "@effect/vitest"
-import { Duration, Effect, Fiber, TestClock } from "effect"
-
-import { within } from "../src/internal/within.js"
+import { Deadline } from "@fallback/core"
+import { Clock, Duration, Effect, Fiber } from "effect"
+import { TestClock } from "effect/testing"
 
 /** `effect` bounded at `millis` from now, counting the failures made for lateness. */
 const bounded = <A>(effect: Effect.Effect<A, string>, millis: number, made: Array<Duration.Duration>) =>
-  Effect.flatMap(
-    Effect.clockWith((clock) => Effect.succeed(clock.unsafeCurrentTimeMillis() + millis)),
-    (by) =>
-      Effect.withFiberRuntime<A, string>((fiber, status) =>
-        within(fiber, status.runtimeFlags, effect, by, (after) => {
-          made.push(after)
-          return "late"
-        })
-      )
-  )
+  Effect.flatMap(Clock.currentTimeMillis, (now) =>
+    Deadline.cutAt(effect, now + millis, () => {
+      made.push(Duration.millis(millis))
+      return "late"
+    }))
 
-describe("within: a whole reply bounded by the time its first byte was due", () => {
+describe("a whole reply bounded by the time its first byte was due", () => {
   it.effect("an answer that comes at once, or after a wait within the limit, makes no lateness failure", () =>
     Effect.gen(function*() {
       const made: Array<Duration.Duration> = []
       expect(yield* bounded(Effect.succeed("at once"), 1_000, made)).toBe("at once")
-      const waited = yield* Effect.fork(bounded(Effect.as(Effect.sleep("500 millis"), "after a wait"), 1_000, made))
+      const waited = yield* Effect.forkChild(bounded(Effect.as(Effect.sleep("500 millis"), "after a wait"), 1_000, made))
       yield* TestClock.adjust("500 millis")
       expect(yield* Fiber.join(waited)).toBe("after a wait")
       expect(made).toEqual([])
@@ -30,7 +30,7 @@ describe("within: a whole reply bounded by the time its first byte was due", () 
   it.effect("an answer that does not come in time fails once, with the time it was given", () =>
     Effect.gen(function*() {
       const made: Array<Duration.Duration> = []
-      const late = yield* Effect.fork(Effect.flip(bounded(Effect.never, 1_000, made)))
+      const late = yield* Effect.forkChild(Effect.flip(bounded(Effect.never, 1_000, made)))
       yield* TestClock.adjust("1 second")
       expect(yield* Fiber.join(late)).toBe("late")
       expect(made.map(Duration.toMillis)).toEqual([1_000])
