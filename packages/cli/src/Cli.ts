@@ -14,8 +14,7 @@ import * as Command from "effect/cli/Command"
 import * as GlobalFlag from "effect/cli/GlobalFlag"
 
 import { commandHelp, docOf, type Entry, type Loaded, optionNames, rootHelp } from "./internal/help.js"
-import { didYouMean } from "./internal/nearest.js"
-import { type Ran, told } from "./internal/usage.js"
+import { didYouMean, type Ran, told } from "./internal/usage.js"
 
 const description = "Keeps an AI agent answering when the place it runs at fails. A place is CLI[@ACCOUNT]/MODEL.\n\n" +
   "  fallback point claude@work/claude-opus-5 codex@key/gpt-5.6-sol\n" +

@@ -1,3 +1,4 @@
+import * as Nearest from "@fallback/core/Nearest"
 import type * as CliError from "effect/cli/CliError"
 import type * as HelpDoc from "effect/cli/HelpDoc"
 
@@ -51,4 +52,18 @@ export const told = (errors: ReadonlyArray<CliError.NonShowHelpErrors>, ran: Ran
   return ran === undefined
     ? `${reason}; fallback --help lists the commands and how to call them`
     : `${reason}; usage: ${ran.entry.usage} (fallback ${ran.entry.name} --help explains each)`
+}
+
+/**
+ * " (did you mean X?)" for a misspelt command, option or model, when a known name is a typo away:
+ * those nearest of all, in alphabetical order.
+ *
+ * @internal
+ */
+export const didYouMean = (name: string, known: Iterable<string>): string => {
+  const close = Nearest.nearest(name, known)
+  if (close.length === 0) return ""
+  const best = Nearest.distance(name.toLowerCase(), close[0]!.toLowerCase())
+  const nearest = close.filter((candidate) => Nearest.distance(name.toLowerCase(), candidate.toLowerCase()) === best)
+  return ` (did you mean ${[...nearest].sort().join(" or ")}?)`
 }
