@@ -2,7 +2,8 @@ import { LanguageModel } from "effect/ai"
 import { AiError } from "effect/ai"
 import { describe, expect, it } from "@effect/vitest"
 import { Notice } from "@fallback/core"
-import { Duration, Effect, Fiber, Layer, Logger, LogLevel, Option, Stream, TestClock } from "effect"
+import { Duration, Effect, Fiber, Layer, Logger, Option, References, Stream } from "effect"
+import { TestClock } from "effect/testing"
 
 import { AiPlace, FallbackAi } from "../src/index.js"
 
@@ -47,7 +48,7 @@ const chain = (log: Array<string>, first: Effect.Effect<void>, firstByte: Durati
   }).pipe(Layer.orDie, Layer.provide(notices))
 
 const finishOf = (response: LanguageModel.GenerateTextResponse<any>) =>
-  (response.content.find((part) => part.type === "finish")!.metadata as Record<string, unknown>).fallback
+  response.content.find((part) => part.type === "finish")!.metadata.fallback
 
 describe("FallbackAi: a whole reply within the first-byte limit (spec 000: first byte 30 s)", () => {
   it.effect("a model that does not answer by the first-byte limit is interrupted and the call moves on", () =>
@@ -120,12 +121,12 @@ describe("FallbackAi: a whole reply within the first-byte limit (spec 000: first
       const log: Array<string> = []
       const logged: Array<unknown> = []
       const refused = Effect.fail(
-        new AiError.UnknownError({ module: "Slow", method: "generateText", description: "no" })
+        AiError.make({ module: "Slow", method: "generateText", reason: new AiError.UnknownError({ description: "no" }) })
       )
       const response = yield* LanguageModel.generateText({ prompt: "hi" }).pipe(
         Effect.provide(chain(log, refused as unknown as Effect.Effect<void>, "10 seconds")),
-        Effect.provide(Logger.replace(Logger.defaultLogger, Logger.make(({ message }) => logged.push(message)))),
-        Logger.withMinimumLogLevel(LogLevel.Debug)
+        Effect.provide(Logger.layer([Logger.make(({ message }) => logged.push(message))])),
+        Effect.provideService(References.MinimumLogLevel, "Debug")
       )
       expect(response.text).toBe("answered by quick")
       expect(logged.flat().map(String)).toEqual([

@@ -1,6 +1,6 @@
 import { AiError, LanguageModel } from "effect/ai"
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, ExecutionPlan, Layer } from "effect"
+import { Effect, ExecutionPlan, Layer, Stream } from "effect"
 
 import { FallbackAi } from "../src/index.js"
 
@@ -16,27 +16,24 @@ const scripted = (name: string, log: Array<string>, fails: () => boolean) =>
             log.push(`call ${name}`)
             return fails()
               ? Effect.fail(
-                new AiError.HttpResponseError({
+                AiError.make({
                   module: name,
                   method: "generateText",
-                  reason: "StatusCode",
-                  request: {
-                    method: "POST",
-                    url: "http://127.0.0.1/",
-                    urlParams: [],
-                    hash: { _tag: "None" } as any,
-                    headers: {}
-                  },
-                  response: { status: 500, headers: {} },
-                  body: "{\"type\":\"error\",\"error\":{\"type\":\"api_error\",\"message\":\"Internal server error\"}}"
-                }, { disableValidation: true })
+                  reason: AiError.reasonFromHttpStatus({
+                    status: 500,
+                    http: {
+                      response: { status: 500, headers: {} },
+                      body: "{\"type\":\"error\",\"error\":{\"type\":\"api_error\",\"message\":\"Internal server error\"}}"
+                    }
+                  })
+                })
               )
               : Effect.succeed([
                 { type: "text", text: `answered by ${name}` },
                 { type: "finish", reason: "stop", usage: { inputTokens: { total: 1 }, outputTokens: { total: 1 } } }
               ])
           }),
-        streamText: () => Effect.die("not streamed here") as never
+        streamText: () => Stream.die("not streamed here")
       })
     })
   )
