@@ -1,11 +1,12 @@
-import { AiError, LanguageModel, Prompt, Tool, Toolkit } from "effect/ai"
+import { AiError, LanguageModel, Prompt, type Response, Tool, Toolkit } from "effect/ai"
 import { describe, expect, it } from "@effect/vitest"
 import { OpenAiCompatible } from "@fallback/backends"
 import { Answer, Backend, Notice } from "@fallback/core"
 import { MockProvider, Scripted } from "@fallback/testkit"
-import { Effect, Result, Fiber, Layer, Option, Schema, Stream, TestClock } from "effect"
+import { Effect, Fiber, Layer, Option, Result, Schema, Stream } from "effect"
+import { TestClock } from "effect/testing"
 
-import { FallbackAi } from "../src/index.js"
+import { AiFailure, FallbackAi } from "../src/index.js"
 import { builds, heard, secrets, withKeys, world } from "./world.js"
 
 const noKey = (text: string) => {
@@ -21,7 +22,9 @@ const asked = (mock: MockProvider.MockProvider["Type"], n: number) =>
     }
   })
 
-const fallbackOf = (part: { readonly metadata: unknown }) => (part.metadata as Record<string, unknown>).fallback
+/** Where the finish part says the call was answered (typed: `Response.FinishPartMetadata.fallback`). */
+const fallbackOf = (part: { readonly type: string }) =>
+  part.type === "finish" ? (part as Response.FinishPart).metadata.fallback : undefined
 
 /**
  * The primary answers, except that a rate limit or a spent quota moves on at once (their waits
@@ -37,7 +40,7 @@ const chained = (url: string, chain: ReadonlyArray<string>, options: FallbackAi.
     Layer.provide(world(url, chain))
   )
 
-describe("FallbackAi: a chain of @effect/ai places as a LanguageModel, over HTTP", () => {
+describe("FallbackAi: a chain of effect/ai places as a LanguageModel, over HTTP", () => {
   it.effect("generateText at a rate-limited Anthropic place waits as asked, then moves to OpenAI and answers", () =>
     Effect.gen(function*() {
       heard.length = 0
@@ -171,7 +174,7 @@ describe("FallbackAi.streamText commits at the first content part", () => {
 
 describe("FallbackAi: tools and structured output at a stand-in", () => {
   const Weather = Tool.make("Weather", {
-    parameters: { city: Schema.String },
+    parameters: Schema.Struct({ city: Schema.String }),
     success: Schema.Struct({ sky: Schema.String })
   })
   const tools = Toolkit.make(Weather)
@@ -191,7 +194,7 @@ describe("FallbackAi: tools and structured output at a stand-in", () => {
         expect(call.params).toEqual({ city: "Oslo" })
         expect(first.toolResults[0]!.result).toEqual({ sky: "grey" })
         const second = yield* LanguageModel.generateText({
-          prompt: Prompt.merge(Prompt.make("Weather in Oslo?"), Prompt.fromResponseParts(first.content)),
+          prompt: Prompt.concat(Prompt.make("Weather in Oslo?"), Prompt.fromResponseParts(first.content)),
           toolkit: tools
         })
         return second.text
@@ -237,7 +240,7 @@ describe("FallbackAi: tools and structured output at a stand-in", () => {
       const mock = yield* MockProvider.make()
       yield* mock.script([{ fault: "answer", route: "anthropic", tool: { input: { city: "Oslo" } } }])
       class Broken extends Schema.TaggedError<Broken>()("Broken", {}) {}
-      const Failing = Tool.make("Failing", { parameters: { city: Schema.String }, failure: Broken })
+      const Failing = Tool.make("Failing", { parameters: Schema.Struct({ city: Schema.String }), failure: Broken })
       const failing = Toolkit.make(Failing)
       const error = yield* LanguageModel.generateText({ prompt: "Weather?", toolkit: failing }).pipe(
         Effect.provide(Layer.merge(
@@ -304,7 +307,7 @@ describe("FallbackAi: each place's layer is built lazily", () => {
 describe("FallbackAi: a chain that mixes kinds of places, and one that gives up", () => {
   const local = (url: string) => OpenAiCompatible.make({ name: "local", baseUrl: `${url}/v1` })
 
-  it.live("an @effect/ai place then an HTTP provider: the provider gets the conversation as text, generate and stream", () =>
+  it.live("an effect/ai place then an HTTP provider: the provider gets the conversation as text, generate and stream", () =>
     Effect.gen(function*() {
       const mock = yield* MockProvider.make({ bodies: true, text: "answered locally" })
       yield* mock.script([{ fault: "model-not-found", route: "anthropic" }])
@@ -347,7 +350,7 @@ describe("FallbackAi: a chain that mixes kinds of places, and one that gives up"
       expect((log[2]!.body as any).messages).toHaveLength(1)
     }))
 
-  it.live("one chain of all three kinds: an @effect/ai place, an HTTP provider, then an agent CLI that answers", () =>
+  it.live("one chain of all three kinds: an effect/ai place, an HTTP provider, then an agent CLI that answers", () =>
     Effect.gen(function*() {
       heard.length = 0
       const mock = yield* MockProvider.make({ bodies: true })
@@ -425,8 +428,14 @@ describe("FallbackAi: a chain that mixes kinds of places, and one that gives up"
         withKeys,
         Effect.flip
       )
-      expect(error._tag).toBe("HttpResponseError")
-      if (error._tag === "HttpResponseError") expect(error.response.status).toBe(401)
+      // The last place's own reason, masked, with the failure kind noted on it (typed).
+      expect(error._tag).toBe("AiError")
+      expect(error.reason._tag).toBe("AuthenticationError")
+      if (error.reason._tag === "AuthenticationError") {
+        expect(error.reason.http?.response?.status).toBe(401)
+        expect(error.reason.metadata.fallback).toMatchObject({ kind: "AuthRefused", place: "openai/gpt-x" })
+      }
+      expect(AiFailure.kindOf(error)).toBe("AuthRefused")
       expect(error.message).toContain("/v1/responses")
       noKey(JSON.stringify(error) + error.message + String(error))
       expect((yield* mock.requests).log.map((r) => r.route)).toEqual(["anthropic", "responses"])

@@ -98,12 +98,18 @@ export const make = Effect.fnUntraced(function*(wire: Wire, options: Options) {
   const headers = { ...options.headers, ...wire.headers(key === undefined ? undefined : Redacted.value(key)) }
 
   const send = (provider: LanguageModel.ProviderOptions, stream: boolean, method: string) =>
-    client.execute(
-      HttpClientRequest.post(url, { headers }).pipe(
-        HttpClientRequest.bodyJsonUnsafe(wire.body(provider, options, stream))
-      )
-    ).pipe(
-      Effect.mapError(transport(wire, method)),
+    Effect.try({
+      try: () => wire.body(provider, options, stream),
+      // a tool's or an answer's schema that has no JSON Schema
+      catch: (error) =>
+        AiError.make({
+          module: wire.module,
+          method,
+          reason: new AiError.UnsupportedSchemaError({ description: Failure.said(String(error)) })
+        })
+    }).pipe(
+      Effect.flatMap((body) => client.execute(HttpClientRequest.post(url, { headers }).pipe(HttpClientRequest.bodyJsonUnsafe(body)))),
+      Effect.mapError((error) => AiError.isAiError(error) ? error : transport(wire, method)(error)),
       Effect.flatMap((response) =>
         response.status >= 200 && response.status < 300
           ? Effect.succeed(response)
