@@ -95,7 +95,7 @@ export const clientLayer = (through: "dispatcher" | "client" = "dispatcher") =>
     ? NodeHttpClient.layerUndici
     : Layer.merge(
       NodeHttpClient.layerUndiciNoDispatcher,
-      Layer.effect(HttpProvider.Dispatcher, NodeHttpClient.Dispatcher)
+      HttpProvider.layerDirect(NodeHttpClient.Dispatcher)
     ).pipe(Layer.provide(NodeHttpClient.layerDispatcher))
 
 const world = (url: string, chain: ReadonlyArray<string>, through: "dispatcher" | "client") => {

@@ -145,7 +145,7 @@ export const trial = (seed: number, turns: number, stopAt = Infinity, wallClock 
       seed % 2 === 0
         ? Layer.merge(
           NodeHttpClient.layerUndiciNoDispatcher,
-          Layer.effect(HttpProvider.Dispatcher, NodeHttpClient.Dispatcher)
+          HttpProvider.layerDirect(NodeHttpClient.Dispatcher)
         ).pipe(Layer.provide(NodeHttpClient.layerDispatcher))
         : NodeHttpClient.layerUndici
     ))

@@ -56,9 +56,9 @@ interface Open {
 }
 
 /**
- * Opens a connection in `scope` when asked to run an operation (once at the start): a Redis that
- * refuses or is not there fails the operation at once; one slow to accept is waited for,
- * `timeout` at most. Once connected, the client reconnects by itself and fails operations at once
+ * Opens a connection in the scope at once, and again when an operation finds none: a Redis that
+ * refuses or is not there fails the operation at once; one slow to accept or to answer is waited
+ * for, `timeout` at most. Once connected, the client reconnects by itself and fails operations at once
  * while it is away (no offline queue), so an operation never waits for a Redis that is not there.
  */
 export const make = (options: Options): Effect.Effect<Connection, never, Scope.Scope> =>
@@ -74,6 +74,9 @@ export const make = (options: Options): Effect.Effect<Connection, never, Scope.S
       let connected = false
       const socket = {
         connectTimeout: Math.max(options.timeout, 1_000),
+        // A connection that hears nothing for `timeout` is closed: a Redis that stopped answering
+        // (its handshake included, which has no timeout of its own) is away, not waited for.
+        socketTimeout: options.timeout,
         reconnectStrategy: (retries: number, cause: Error) =>
           connected ? Math.min(50 * (retries + 1), options.retryAfter) : cause
       }
@@ -83,6 +86,9 @@ export const make = (options: Options): Effect.Effect<Connection, never, Scope.S
           ...(options.password === undefined ? {} : { password: options.password }),
           name: "fallback-health",
           disableOfflineQueue: true,
+          // an idle connection is kept from its socket timeout
+          pingInterval: Math.max(Math.floor(options.timeout / 3), 50),
+          commandOptions: { timeout: options.timeout },
           socket
         }),
         scope
@@ -104,11 +110,22 @@ export const make = (options: Options): Effect.Effect<Connection, never, Scope.S
       return Effect.andThen(closing, Effect.map(open, (opened) => (current = opened).redis))
     }))
 
+    const away = (error: unknown) => new Away(reasonOf(error, options.timeout))
+    // The first connection is made at once; when it cannot be, the first operation hears why.
+    let unheard = yield* Effect.match(connection, { onFailure: away, onSuccess: () => undefined })
+
     return {
       run: (ask) =>
-        Effect.flatMap(connection, (redis) => Effect.timeout(ask(redis), options.timeout)).pipe(
-          Effect.mapError((error) => new Away(reasonOf(error, options.timeout)))
-        )
+        Effect.suspend(() => {
+          if (unheard !== undefined) {
+            const first = unheard
+            unheard = undefined
+            return Effect.fail(first)
+          }
+          return Effect.flatMap(connection, (redis) => Effect.timeout(ask(redis), options.timeout)).pipe(
+            Effect.mapError(away)
+          )
+        })
     }
   })
 
@@ -121,7 +138,7 @@ type Client = NodeRedis.NodeRedis["Service"]["client"]
  */
 const subscribe = (
   client: Client,
-  socket: { readonly connectTimeout: number },
+  socket: { readonly connectTimeout: number; readonly socketTimeout: number },
   options: Options,
   scope: Scope.Scope
 ): Effect.Effect<void> =>
