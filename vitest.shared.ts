@@ -4,6 +4,7 @@ import { defineProject } from "vitest/config"
 /** Settings every vitest project shares: run TypeScript sources through the source condition. */
 export const project = (name: string, include: Array<string> = ["test/**/*.test.ts"]) =>
   defineProject({
-    ssr: { resolve: { conditions: ["@fallback/source", ...defaultServerConditions] } },
+    // not "module": a dependency Node loads itself must be a build Node runs (@opentelemetry/api's "module" is not)
+    ssr: { resolve: { conditions: ["@fallback/source", ...defaultServerConditions.filter((c) => c !== "module")] } },
     test: { name, include, testTimeout: 60_000 }
   })
