@@ -9,6 +9,7 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
+import * as SchemaIssue from "effect/SchemaIssue"
 import * as internal from "./internal/permission.js"
 
 /**
@@ -87,14 +88,7 @@ export class InvalidPermission extends Schema.TaggedError<InvalidPermission>("@f
 export const parsePermission = (word: string): Result.Result<Permission, InvalidPermission> =>
   internal.isRung(word) ? Result.succeed(word) : Result.fail(new InvalidPermission({ word }))
 
-/**
- * An agent's settings. Each is carried to every backend that honours it; a backend that does not
- * (see {@link Honours}) is not a place the agent moves to.
- *
- * @since 0.1.0
- * @category models
- */
-export class Settings extends Schema.Class<Settings>("@fallback/core/Settings")({
+const fields = {
   effort: Schema.optional(Schema.String.annotate({ description: "how hard the agent thinks" })),
   permission: Schema.optional(Permission),
   webSearch: Schema.Boolean.pipe(
@@ -109,7 +103,29 @@ export class Settings extends Schema.Class<Settings>("@fallback/core/Settings")(
     Schema.withConstructorDefault(Effect.succeed([])),
     Schema.withDecodingDefaultType(Effect.succeed([]))
   )
-}) {}
+}
+
+/**
+ * An agent's settings. Each is carried to every backend that honours it; a backend that does not
+ * (see {@link Honours}) is not a place the agent moves to.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export class Settings extends Schema.Class<Settings>("@fallback/core/Settings")(fields) {
+  constructor(props: Schema.Struct.MakeIn<typeof fields>, options?: Schema.MakeOptions) {
+    // a word outside the rungs is refused in the schema's own words, as decoding refuses it
+    try {
+      super(props, options)
+    } catch (error) {
+      throw Schema.isSchemaError((error as { readonly cause?: unknown }).cause)
+        ? (error as { readonly cause: Schema.SchemaError }).cause
+        : SchemaIssue.isIssue((error as { readonly cause?: unknown }).cause)
+        ? new Schema.SchemaError((error as { readonly cause: SchemaIssue.Issue }).cause)
+        : error
+    }
+  }
+}
 
 /**
  * Settings with nothing said: web search allowed, no skills, no callbacks.

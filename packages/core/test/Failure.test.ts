@@ -1,13 +1,13 @@
 import { describe, expect, it } from "@effect/vitest"
-import { DateTime, Duration, Either, Match, Schema } from "effect"
+import { DateTime, Duration, Match, Result, Schema } from "effect"
 import { Failure, Place } from "../src/index.js"
 
-const place = Either.getOrThrow(Place.parse("claude@work/claude-opus-5"))
+const place = Result.getOrThrow(Place.parse("claude@work/claude-opus-5"))
 const said = Failure.said("upstream said no")
 
 const one: { readonly [K in Failure.Kind]: Failure.Failure & { readonly _tag: K } } = {
   RateLimited: new Failure.RateLimited({ place, said, retryAfter: Duration.seconds(30) }),
-  QuotaExhausted: new Failure.QuotaExhausted({ place, said, until: DateTime.unsafeMake("2026-12-01T00:00:00Z") }),
+  QuotaExhausted: new Failure.QuotaExhausted({ place, said, until: DateTime.makeUnsafe("2026-12-01T00:00:00Z") }),
   AuthRefused: new Failure.AuthRefused({ place, said }),
   ModelNotFound: new Failure.ModelNotFound({ place, said }),
   StoreBusy: new Failure.StoreBusy({ place, said }),

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Chunk, Duration, Effect, Fiber, Stream } from "effect"
+import { Console, Duration, Effect, Fiber, Stream } from "effect"
 import { Answer, Failure, Notice, Place } from "../src/index.js"
 
 const place = Place.Place.make({ cli: "claude", account: "work", model: "opus" })
@@ -23,9 +23,9 @@ const moving = Notice.Notice.Moving({
 })
 
 const stderr = (lines: Array<string>) =>
-  Effect.withConsole({
+  Effect.provideService(Console.Console, {
     ...globalThis.console,
-    error: (...args: ReadonlyArray<unknown>) => Effect.sync(() => void lines.push(args.join(" ")))
+    error: (...args: ReadonlyArray<unknown>) => void lines.push(args.join(" "))
   } as never)
 
 describe("Notice", () => {
@@ -63,20 +63,20 @@ describe("Notice", () => {
   it.effect("with no layer, notices go to stderr", () =>
     Effect.gen(function*() {
       const lines: Array<string> = []
-      yield* Effect.flatMap(Notice.Notices, (notices) => notices.publish(retrying)).pipe(stderr(lines))
+      yield* Effect.flatMap(Effect.service(Notice.Notices), (notices) => notices.publish(retrying)).pipe(stderr(lines))
       expect(lines).toEqual([Notice.format(retrying)])
     }))
 
-  it.scoped("with the layer, watchers get every notice in order and stderr gets none; with no watcher, stderr does", () =>
+  it.effect("with the layer, watchers get every notice in order and stderr gets none; with no watcher, stderr does", () =>
     Effect.gen(function*() {
       const notices = yield* Notice.Notices
       const lines: Array<string> = []
       yield* notices.publish(retrying).pipe(stderr(lines))
       expect(lines).toEqual([Notice.format(retrying)])
       const watched = yield* notices.watch
-      const fiber = yield* Effect.fork(Stream.runCollect(Stream.take(watched, 2)))
+      const fiber = yield* Effect.forkChild(Stream.runCollect(Stream.take(watched, 2)))
       yield* Effect.all([notices.publish(retrying), notices.publish(moving)]).pipe(stderr(lines))
-      expect(Chunk.toArray(yield* Fiber.join(fiber))).toEqual([retrying, moving])
+      expect(yield* Fiber.join(fiber)).toEqual([retrying, moving])
       expect(lines.length).toBe(1)
     }).pipe(Effect.provide(Notice.Notices.layer)))
 })

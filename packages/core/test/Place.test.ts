@@ -1,26 +1,44 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Either, Equal, FastCheck, Schema } from "effect"
+import { Arbitrary, Equal, Result, Schema } from "effect"
 import * as path from "node:path"
 import { ConfigFile, Place } from "../src/index.js"
 
+const oneOf = <A>(...arbitraries: ReadonlyArray<Arbitrary.Arbitrary<A>>): Arbitrary.Arbitrary<A> =>
+  Arbitrary.flatMap(
+    Arbitrary.schema(Schema.Int.check(Schema.isBetween({ minimum: 0, maximum: arbitraries.length - 1 }))),
+    (i) => arbitraries[i]!
+  )
+
 const chars = (alphabet: string, min: number, max: number) =>
-  FastCheck.array(FastCheck.constantFrom(...alphabet), { minLength: min, maxLength: max }).map((cs) => cs.join(""))
+  Arbitrary.map(
+    Arbitrary.array(Arbitrary.schema(Schema.Literals([...alphabet])), { minLength: min, maxLength: max }),
+    (cs) => cs.join("")
+  )
+
+const orUndefined = <A>(arbitrary: Arbitrary.Arbitrary<A>) =>
+  oneOf<A | undefined>(arbitrary, Arbitrary.Constant(undefined))
 
 const lower = "abcdefghijklmnopqrstuvwxyz0123456789-"
 const accountChars = lower + "ABCDEFGHIJKLMNOPQRSTUVWXYZ._"
 const modelChars = accountChars + "/:@+"
 
-const validPlace = FastCheck.tuple(
-  chars(lower, 1, 12),
-  FastCheck.option(
-    FastCheck.tuple(chars(accountChars.replace(/[._-]/g, ""), 1, 1), chars(accountChars, 0, 11)).map(([a, b]) => a + b),
-    { nil: undefined }
-  ),
-  // a model starting with "-" is refused: its CLI would read it as an option
-  chars(modelChars, 1, 40).filter((model) => !model.startsWith("-"))
-).map(([cli, account, model]) => account === undefined ? `${cli}/${model}` : `${cli}@${account}/${model}`)
+const validPlace = Arbitrary.map(
+  Arbitrary.all([
+    chars(lower, 1, 12),
+    orUndefined(
+      Arbitrary.map(
+        Arbitrary.all([chars(accountChars.replace(/[._-]/g, ""), 1, 1), chars(accountChars, 0, 11)]),
+        ([a, b]) => a + b
+      )
+    ),
+    // a model starting with "-" is refused: its CLI would read it as an option
+    Arbitrary.filter(chars(modelChars, 1, 40), (model) => !model.startsWith("-"))
+  ]),
+  ([cli, account, model]) => account === undefined ? `${cli}/${model}` : `${cli}@${account}/${model}`
+)
 
-const parse = (input: string) => Either.getOrThrow(Place.parse(input))
+const parse = (input: string) => Result.getOrThrow(Place.parse(input))
+const refusal = <A, E>(result: Result.Result<A, E>) => Result.getOrThrow(Result.flip(result))
 
 describe("Place", () => {
   it("reads the three parts, the model keeping its own / and :", () => {
@@ -95,14 +113,14 @@ describe("Place", () => {
   ]
 
   it.each(invalid)("refuses %j naming the %s part", (input, part, message) => {
-    const invalidPlace = Either.flip(Place.parse(input)).pipe(Either.getOrThrow)
+    const invalidPlace = refusal(Place.parse(input))
     expect(invalidPlace._tag).toBe("InvalidPlace")
     expect(invalidPlace.part).toBe(part)
     expect(invalidPlace.message).toBe(`${message}; expected CLI[@ACCOUNT]/MODEL (e.g. claude@work/claude-opus-5)`)
   })
 
   it("refuses an account of 3,000 characters, saying how long it may be", () => {
-    const invalidPlace = Either.flip(Place.parse(`claude@${"a".repeat(3000)}/x`)).pipe(Either.getOrThrow)
+    const invalidPlace = refusal(Place.parse(`claude@${"a".repeat(3000)}/x`))
     expect(invalidPlace.part).toBe("account")
     expect(invalidPlace.message).toBe(
       `${JSON.stringify(`claude@${"a".repeat(53)}…`)} is not a place: the account ${
@@ -112,16 +130,20 @@ describe("Place", () => {
   })
 
   it("fails a Schema decode with the same message", () => {
-    const result = Schema.decodeUnknownEither(Place.FromString)("Claude/x")
-    expect(Either.isLeft(result)).toBe(true)
-    expect(String(Either.flip(result).pipe(Either.getOrThrow).message)).toContain(
+    const result = Schema.decodeUnknownResult(Place.FromString)("Claude/x")
+    expect(Result.isFailure(result)).toBe(true)
+    expect(String(refusal(result).message)).toContain(
       "the CLI \"Claude\" may hold only lowercase letters"
     )
   })
 
   // issue 23: an account's name becomes a folder's name
   it.prop("an account accepted, from any string, holds no separator and names a folder inside its parent", [
-    FastCheck.oneof(FastCheck.string({ maxLength: 80 }), chars("./\\_-aZ09", 1, 70), FastCheck.constantFrom(".", ".."))
+    oneOf(
+      Arbitrary.schema(Schema.String.check(Schema.isMaxLength(80))),
+      chars("./\\_-aZ09", 1, 70),
+      Arbitrary.schema(Schema.Literals([".", ".."]))
+    )
   ], ([written]) => {
     const parent = path.resolve("/accounts")
     const safe = (account: string) => {
@@ -129,9 +151,9 @@ describe("Place", () => {
       expect(account.length).toBeLessThanOrEqual(64)
       expect(path.dirname(path.resolve(parent, account))).toBe(parent)
     }
-    if (Either.isRight(Schema.decodeUnknownEither(Place.Account)(written))) safe(written)
+    if (Result.isSuccess(Schema.decodeUnknownResult(Place.Account)(written))) safe(written)
     const place = Place.parse(`claude@${written}/m`)
-    if (Either.isRight(place)) safe(place.right.account!)
+    if (Result.isSuccess(place)) safe(place.success.account!)
   })
 
   it("refuses the same names in the config file, with the same words", () => {
@@ -141,7 +163,7 @@ describe("Place", () => {
         JSON.stringify({ accounts: { claude: [{ name }] } }),
         ConfigFile.builtinClis
       )
-      const message = Either.flip(result).pipe(Either.getOrThrow).message
+      const message = refusal(result).message
       expect(message).toMatch(/must start with a letter or a digit|an account is at most 64/)
     }
   })

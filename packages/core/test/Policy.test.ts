@@ -1,5 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Clock, Duration, Effect, Either, Fiber, Random, Schema, TestClock } from "effect"
+import { Clock, Duration, Effect, Fiber, Random, Result, Schema } from "effect"
+import { TestClock } from "effect/testing"
 import { Policy } from "../src/index.js"
 import { waits } from "../src/internal/policy.js"
 
@@ -22,7 +23,7 @@ const expected = (name: Policy.Name, n: number): Array<number> => {
   return out
 }
 
-const Tries = Schema.Int.pipe(Schema.between(0, 40))
+const Tries = Schema.Int.check(Schema.isBetween({ minimum: 0, maximum: 40 }))
 
 describe("Policy", () => {
   it.effect.prop(
@@ -46,8 +47,8 @@ describe("Policy", () => {
             expect(got).toEqual(ladder)
           }
         }
-      }).pipe(Effect.withRandom(Random.make(seed))),
-    { fastCheck: { numRuns: 60 } }
+      }).pipe(Random.withSeed(seed)),
+    { arbitrary: { runs: 60 } }
   )
 
   it.effect.prop(
@@ -60,8 +61,8 @@ describe("Policy", () => {
         const ratios = got.map((wait, i) => wait / expected("exponential", 40)[i]!)
         expect(Math.min(...ratios)).toBeLessThan(0.5)
         expect(Math.max(...ratios)).toBeGreaterThan(0.5)
-      }).pipe(Effect.withRandom(Random.make(seed))),
-    { fastCheck: { numRuns: 30 } }
+      }).pipe(Random.withSeed(seed)),
+    { arbitrary: { runs: 30 } }
   )
 
   it.effect.prop(
@@ -69,8 +70,8 @@ describe("Policy", () => {
     {
       tries: Tries,
       name: Policy.Name,
-      budget: Schema.Int.pipe(Schema.between(1, 300)),
-      work: Schema.Int.pipe(Schema.between(0, 3000)),
+      budget: Schema.Int.check(Schema.isBetween({ minimum: 1, maximum: 300 })),
+      work: Schema.Int.check(Schema.isBetween({ minimum: 0, maximum: 3000 })),
       seed: Schema.String
     },
     ({ budget, name, seed, tries, work }) =>
@@ -78,13 +79,13 @@ describe("Policy", () => {
         const retrying = new Policy.Retrying({ tries, policy: name, timeout: Duration.seconds(budget) })
         const starts: Array<number> = []
         const attempt = Clock.currentTimeMillis.pipe(
-          Effect.tap((now) => starts.push(now)),
-          Effect.zipRight(Effect.sleep(Duration.millis(work))),
-          Effect.zipRight(Effect.fail("down" as const))
+          Effect.tap((now) => Effect.sync(() => starts.push(now))),
+          Effect.andThen(Effect.sleep(Duration.millis(work))),
+          Effect.andThen(Effect.fail("down" as const))
         )
         const fiber = yield* Clock.currentTimeMillis.pipe(
           Effect.flatMap((startedAt) => Effect.retry(attempt, Policy.toSchedule(retrying, startedAt))),
-          Effect.fork
+          Effect.forkChild
         )
         yield* TestClock.adjust(Duration.hours(2))
         const exit = yield* Fiber.await(fiber)
@@ -96,8 +97,8 @@ describe("Policy", () => {
           const nextWait = expected(name, starts.length)[starts.length - 1]!
           expect(starts[starts.length - 1]! + work + nextWait).toBeGreaterThan(deadline)
         }
-      }).pipe(Effect.withRandom(Random.make(seed))),
-    { fastCheck: { numRuns: 50 } }
+      }).pipe(Random.withSeed(seed)),
+    { arbitrary: { runs: 50 } }
   )
 
   it.effect("a 10 s budget on exponential tries at 0, 1, 3 and 7 s and does not start the 8 s wait", () =>
@@ -105,9 +106,9 @@ describe("Policy", () => {
       const starts: Array<number> = []
       const retrying = new Policy.Retrying({ tries: 10, policy: "exponential", timeout: Duration.seconds(10) })
       const fiber = yield* Effect.retry(
-        Clock.currentTimeMillis.pipe(Effect.tap((now) => starts.push(now)), Effect.zipRight(Effect.fail("down"))),
+        Clock.currentTimeMillis.pipe(Effect.tap((now) => Effect.sync(() => starts.push(now))), Effect.andThen(Effect.fail("down"))),
         Policy.toSchedule(retrying, 0)
-      ).pipe(Effect.fork)
+      ).pipe(Effect.forkChild)
       yield* TestClock.adjust(Duration.seconds(7))
       const exit = yield* Fiber.await(fiber)
       expect(starts).toEqual([0, 1000, 3000, 7000])
@@ -115,8 +116,8 @@ describe("Policy", () => {
     }))
 
   it("reads the six names and refuses anything else, listing them", () => {
-    for (const name of Policy.names) expect(Policy.parse(name)).toEqual(Either.right(name))
-    const error = Either.flip(Policy.parse("jitter")).pipe(Either.getOrThrow)
+    for (const name of Policy.names) expect(Policy.parse(name)).toEqual(Result.succeed(name))
+    const error = Result.getOrThrow(Result.flip(Policy.parse("jitter")))
     expect(error.message).toBe(
       "\"jitter\" is not a policy; choose one of: none, constant, linear, exponential, exponential-jitter, fibonacci"
     )

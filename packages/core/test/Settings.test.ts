@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Agent, Backend, Health, Settings, Steps } from "@fallback/core"
-import { Effect, Either, FastCheck, Layer, Schema } from "effect"
+import { Arbitrary, Effect, Layer, Result, Schema } from "effect"
 
 const rungs = "the rungs, narrowest first: read-only, ask, edit, full"
 
@@ -14,17 +14,21 @@ describe("the permission rungs", () => {
 
   it.prop(
     "a word that is not a rung is refused with a typed error listing the rungs",
-    [FastCheck.string()],
+    [
+      Arbitrary.filter(
+        Arbitrary.schema(Schema.String),
+        (word) => !(Settings.permissions as ReadonlyArray<string>).includes(word)
+      )
+    ],
     ([word]) => {
-      FastCheck.pre(!(Settings.permissions as ReadonlyArray<string>).includes(word))
       const parsed = Settings.parsePermission(word)
-      expect(Either.isLeft(parsed) && parsed.left._tag).toBe("InvalidPermission")
-      expect(Either.isLeft(parsed) && parsed.left.message).toContain(rungs)
+      expect(Result.isFailure(parsed) && parsed.failure._tag).toBe("InvalidPermission")
+      expect(Result.isFailure(parsed) && parsed.failure.message).toContain(rungs)
     }
   )
 
-  it.prop("every rung is read as itself", [FastCheck.constantFrom(...Settings.permissions)], ([rung]) => {
-    expect(Settings.parsePermission(rung)).toEqual(Either.right(rung))
+  it.prop("every rung is read as itself", [Schema.Literals(Settings.permissions)], ([rung]) => {
+    expect(Settings.parsePermission(rung)).toEqual(Result.succeed(rung))
   })
 
   for (
@@ -41,7 +45,7 @@ describe("the permission rungs", () => {
   ) {
     it(`a CLI's own word, ${word}, is refused naming the rung to write (${rung}), not translated`, () => {
       const parsed = Settings.parsePermission(word)
-      expect(Either.isLeft(parsed) && parsed.left.message).toBe(
+      expect(Result.isFailure(parsed) && parsed.failure.message).toBe(
         `"${word}" is ${cli} own word, not a permission rung: write ${rung} (${rungs}; each CLI is given its own flags for it)`
       )
     })
@@ -49,20 +53,20 @@ describe("the permission rungs", () => {
 
   it("a typo names the nearest rung", () => {
     const parsed = Settings.parsePermission("read-onyl")
-    expect(Either.isLeft(parsed) && parsed.left.message).toBe(
+    expect(Result.isFailure(parsed) && parsed.failure.message).toBe(
       `"read-onyl" is not a permission rung (did you mean read-only?); ${rungs}`
     )
   })
 
   it("Settings decoded from data refuse a word outside the vocabulary with the same message", () => {
-    const decoded = Schema.decodeUnknownEither(Settings.Settings)({ permission: "yolo" })
-    expect(Either.isLeft(decoded) && decoded.left.message).toContain(`"yolo" is gemini's own word`)
-    expect(Either.isLeft(decoded) && decoded.left.message).toContain("write full")
+    const decoded = Schema.decodeUnknownResult(Settings.Settings)({ permission: "yolo" })
+    expect(Result.isFailure(decoded) && decoded.failure.message).toContain(`"yolo" is gemini's own word`)
+    expect(Result.isFailure(decoded) && decoded.failure.message).toContain("write full")
     expect(() => new Settings.Settings({ permission: "yolo" as never })).toThrow(/write full/)
     expect(Schema.decodeUnknownSync(Settings.Settings)({ permission: "edit" }).permission).toBe("edit")
   })
 
-  it.scoped("Agent.make refuses settings whose rung bypassed the schema, before anything is opened", () =>
+  it.effect("Agent.make refuses settings whose rung bypassed the schema, before anything is opened", () =>
     Effect.gen(function*() {
       const settings = { ...Settings.plain, permission: "yolo" } as unknown as Settings.Settings
       const refused = yield* Effect.flip(Agent.make("claude/m", settings))

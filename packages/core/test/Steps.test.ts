@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Duration, Effect, Either, FastCheck, Option } from "effect"
+import { Duration, Effect, Option, Result, Schema } from "effect"
 import { Place, Steps } from "../src/index.js"
 
 const run = <A, E>(effect: Effect.Effect<A, E, Steps.Steps>) => effect.pipe(Effect.provide(Steps.Steps.layerMemory))
@@ -83,18 +83,16 @@ describe("Steps", () => {
   it.effect.prop(
     "every chain starts at its place, follows to, never repeats, and is what a naive walk gives",
     [
-      FastCheck.array(FastCheck.tuple(FastCheck.constantFrom(...places), FastCheck.constantFrom(...places)), {
-        maxLength: 12
-      }),
-      FastCheck.constantFrom(...places)
+      Schema.Array(Schema.Tuple([Schema.Literals(places), Schema.Literals(places)])).check(Schema.isMaxLength(12)),
+      Schema.Literals(places)
     ],
     ([edits, start]) =>
       run(Effect.gen(function*() {
         const steps = yield* Steps.Steps
         const next = new Map<string, string>()
         for (const [from, to] of edits) {
-          const result = yield* Effect.either(steps.points(from, to))
-          expect(Either.isLeft(result)).toBe(from === to)
+          const result = yield* Effect.result(steps.points(from, to))
+          expect(Result.isFailure(result)).toBe(from === to)
           if (from !== to) next.set(from, to)
         }
         const naive: Array<string> = []
@@ -110,6 +108,6 @@ describe("Steps", () => {
         chain.slice(1).forEach((place, i) => expect(next.get(chain[i]!)).toBe(place))
         expect((yield* steps.all).map((step) => written(step.place))).toEqual([...next.keys()].sort())
       })),
-    { fastCheck: { numRuns: 100 } }
+    { arbitrary: { runs: 100 } }
   )
 })
