@@ -231,7 +231,8 @@ export const retrying = (
       new Retrying({
         tries: tries === 0 ? 0 : tries,
         policy,
-        timeout: Duration.millis(Math.round(Duration.toMillis(timeout)))
+        // a negative time is none, as v3 Durations were
+        timeout: Duration.millis(Math.max(0, Math.round(Duration.toMillis(timeout))))
       })
     )
 
