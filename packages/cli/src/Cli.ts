@@ -181,7 +181,8 @@ const before = (args: ReadonlyArray<string>): Effect.Effect<Asked, UsageError, C
     if (typed[0]!.startsWith("-")) {
       const option = typed[0]!.split("=")[0]!
       if (option === "--version" && typed.length === 1) {
-        yield* Console.log(version)
+        // as @effect/cli 0.77 printed it, a blank line after
+        yield* Console.log(`${version}\n`)
         return { _tag: "Told" } as const
       }
       if (builtIn.has(option)) return { _tag: "Run" } as const
