@@ -2,8 +2,8 @@ import { describe, expect, it } from "@effect/vitest"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
-import { Endpoint } from "../src/index.js"
-import { retriesOff } from "../src/internal/gemini.js"
+import * as Endpoint from "../src/Endpoint.js"
+import { retriesOff } from "../src/internal/cli/gemini.js"
 
 describe("Endpoint", () => {
   it("a codex endpoint named like one of codex's own providers gets another id: codex takes no settings for those", () => {

@@ -4,15 +4,23 @@
  */
 import { NodeHttpClient } from "@effect/platform-node"
 import { describe, expect, it } from "@effect/vitest"
-import { Agent, Backend, Health, Notice, Place, Preset, Steps } from "@fallback/core"
+import * as Agent from "@fallback/core/Agent"
+import * as Backend from "@fallback/core/Backend"
+import * as Health from "@fallback/core/Health"
+import * as Notice from "@fallback/core/Notice"
+import * as Place from "@fallback/core/Place"
+import * as Preset from "@fallback/core/Preset"
+import * as Steps from "@fallback/core/Steps"
 import { MockProvider } from "@fallback/testkit"
-import { ConfigProvider, Effect, Layer } from "effect"
-import { AnthropicMessages, OpenAiCompatible } from "../src/index.js"
+import { Effect, Layer } from "effect"
+import * as AnthropicMessages from "../src/AnthropicMessages.js"
+import * as OpenAiCompatible from "../src/OpenAiCompatible.js"
+import { withEnv } from "./transports.js"
 
-const keys = ConfigProvider.fromMap(new Map([["KEY", "good-key"], ["LOCAL_KEY", "local-key"]]))
+const keys = withEnv({ KEY: "good-key", LOCAL_KEY: "local-key" })
 
 const world = (url: string, chain: ReadonlyArray<string>) => {
-  const backends = Layer.unwrapEffect(Effect.map(
+  const backends = Layer.unwrap(Effect.map(
     Effect.all([
       AnthropicMessages.make({ baseUrl: url, key: { fromEnv: "KEY" } }),
       OpenAiCompatible.make({ name: "local", baseUrl: `${url}/v1`, key: { fromEnv: "LOCAL_KEY" } })
@@ -36,7 +44,7 @@ describe("the escalating preset over HTTP providers", () => {
   // 002, "Rate limit | Register a 30-minute cooldown, retry the same model after 5 s, 10 s, then 15 s;
   // then switch": the provider's Retry-After (30 s) is longer than the first wait, so the model is
   // switched at once, not waited on for 30 s and asked again.
-  it.scopedLive("a 429 asking for 30 s switches at once to the next model, and cools the first for 30 min", () =>
+  it.live("a 429 asking for 30 s switches at once to the next model, and cools the first for 30 min", () =>
     Effect.gen(function*() {
       const mock = yield* MockProvider.make({ text: "answered locally", retryAfter: 30 })
       const limited = "anthropic/claude-fault-rate-limit"
@@ -52,5 +60,5 @@ describe("the escalating preset over HTTP providers", () => {
         "rate-limit",
         "answer"
       ])
-    }).pipe(Effect.withConfigProvider(keys)))
+    }).pipe(keys))
 })

@@ -3,28 +3,31 @@
  * hold is read only as far as its bound and let go; a 200 that carries an error, an HTML page,
  * malformed events or invalid JSON is judged by its words, which the failure keeps.
  */
-import { NodeHttpClient } from "@effect/platform-node"
-import type * as HttpClient from "@effect/platform/HttpClient"
 import { describe, expect, it } from "@effect/vitest"
-import type { Backend } from "@fallback/core"
-import { type Failure, Place, Settings } from "@fallback/core"
+import type * as Backend from "@fallback/core/Backend"
+import type * as Failure from "@fallback/core/Failure"
+import * as Place from "@fallback/core/Place"
+import * as Settings from "@fallback/core/Settings"
 import { MockProvider } from "@fallback/testkit"
-import { Chunk, ConfigProvider, Effect, Layer, Option, Stream } from "effect"
+import { Effect, Option, Stream } from "effect"
 import { mkdtempSync, rmSync } from "node:fs"
 import * as Http from "node:http"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { AnthropicMessages, HttpProvider, OpenAiCompatible } from "../src/index.js"
-import { parse, SseParser } from "../src/internal/httpSse.js"
+import * as AnthropicMessages from "../src/AnthropicMessages.js"
+import * as HttpProvider from "../src/HttpProvider.js"
+import { parse, SseParser } from "../src/internal/http/sse.js"
+import * as OpenAiCompatible from "../src/OpenAiCompatible.js"
 import { runOnce } from "./command.js"
+import { type Transport, transports, withEnv } from "./transports.js"
 
 const secret = "plain-test-secret-0123456789"
-const keys = ConfigProvider.fromMap(new Map([["TEST_KEY", secret]]))
+const keys = withEnv({ TEST_KEY: secret })
 
 /** A server on 127.0.0.1 that answers every request 200 with this HTML page. */
 const pageServer = (page: string) =>
   Effect.acquireRelease(
-    Effect.async<Http.Server>((resume) => {
+    Effect.callback<Http.Server>((resume) => {
       const server = Http.createServer((request, response) => {
         request.resume()
         request.on("end", () => {
@@ -51,23 +54,12 @@ const kinds = [
   }
 ] as const
 
-const transports: ReadonlyArray<{ readonly name: string; readonly layer: Layer.Layer<HttpClient.HttpClient> }> = [
-  { name: "on the HttpClient", layer: NodeHttpClient.layerUndici },
-  {
-    name: "straight to undici",
-    layer: Layer.merge(
-      NodeHttpClient.layerUndiciWithoutDispatcher,
-      Layer.effect(HttpProvider.Dispatcher, NodeHttpClient.Dispatcher)
-    ).pipe(Layer.provide(NodeHttpClient.dispatcherLayer))
-  }
-]
-
 const prompt: Backend.Prompt = { text: "hello", history: [] }
 
 /** One turn (streamed) or reply (whole) at a place through a fresh session: its failure. */
 const failure = (
   way: "turn" | "reply",
-  layer: Layer.Layer<HttpClient.HttpClient>,
+  layer: Transport["layer"],
   provider: HttpProvider.Provider,
   place: Place.Place
 ): Effect.Effect<Failure.Failure> =>
@@ -75,12 +67,18 @@ const failure = (
     const backend = yield* HttpProvider.make(provider)
     const session = yield* backend.open(place, Option.none(), Settings.plain, {})
     return way === "turn"
-      ? Chunk.toArray(yield* Stream.runCollect(session.turn(prompt)))
+      ? (yield* Stream.runCollect(session.turn(prompt)))
       : yield* session.reply!(prompt, { by: Infinity, whole: Infinity, deadline: Infinity })
-  }).pipe(Effect.scoped, Effect.withConfigProvider(keys), Effect.provide(layer), Effect.flip, Effect.orDie)
+  }).pipe(
+    Effect.scoped,
+    keys,
+    Effect.provide(layer),
+    Effect.flip,
+    Effect.orDie
+  )
 
 /** The bytes of body the client took before it let the request go, once the mock has seen it go. */
-const taken = (mock: Effect.Effect.Success<ReturnType<typeof MockProvider.make>>) =>
+const taken = (mock: MockProvider.Service) =>
   Effect.gen(function*() {
     for (let tries = 0; tries < 1000; tries++) {
       const sent = (yield* mock.requests).log[0]?.sent
@@ -97,7 +95,7 @@ describe("a body or a line is bounded", () => {
     for (const kind of kinds) {
       for (const way of ["turn", "reply"] as const) {
         describe(`${transport.name}, ${kind.name}, by ${way}`, () => {
-          it.scopedLive("a 500 with a 64 MiB body is read to its first 64 KiB, judged by them, and let go", () =>
+          it.live("a 500 with a 64 MiB body is read to its first 64 KiB, judged by them, and let go", () =>
             Effect.gen(function*() {
               const mock = yield* MockProvider.make()
               yield* mock.script([{ fault: "huge-error", size: 64 * mib }])
@@ -112,7 +110,7 @@ describe("a body or a line is bounded", () => {
       }
       for (const way of ["turn", "reply"] as const) {
         describe(`${transport.name}, ${kind.name}, by ${way}`, () => {
-          it.scopedLive("an event stream's line that never ends fails past 1 MiB, saying so, and is let go", () =>
+          it.live("an event stream's line that never ends fails past 1 MiB, saying so, and is let go", () =>
             Effect.gen(function*() {
               const mock = yield* MockProvider.make()
               yield* mock.script([{ fault: "endless-line", size: 64 * mib }])
@@ -151,7 +149,7 @@ describe("what a provider said is kept, whatever shape it came in", () => {
       for (const way of ["turn", "reply"] as const) {
         describe(`${transport.name}, ${kind.name}, by ${way}`, () => {
           for (const [fault, words] of shapes) {
-            it.scopedLive(`a 200 that is ${fault} is judged by its words (RateLimited), which the failure quotes`, () =>
+            it.live(`a 200 that is ${fault} is judged by its words (RateLimited), which the failure quotes`, () =>
               Effect.gen(function*() {
                 const mock = yield* MockProvider.make()
                 yield* mock.script([{ fault }])
@@ -166,7 +164,7 @@ describe("what a provider said is kept, whatever shape it came in", () => {
   }
 
   for (const transport of transports) {
-    it.scopedLive(`${transport.name}: the words kept are masked: a key the page echoes is not in the failure`, () =>
+    it.live(`${transport.name}: the words kept are masked: a key the page echoes is not in the failure`, () =>
       Effect.gen(function*() {
         const url = yield* pageServer(`<html><body><p>Overloaded. Your key ${secret} is fine.</p></body></html>`)
         for (const way of ["turn", "reply"] as const) {

@@ -1,14 +1,21 @@
-import { NodeHttpClient } from "@effect/platform-node"
-import type * as HttpClient from "@effect/platform/HttpClient"
 import { describe, expect, it } from "@effect/vitest"
-import { Accounts, Agent, Backend, ConfigFile, Health, Notice, Place, Steps } from "@fallback/core"
+import * as Account from "@fallback/core/Account"
+import * as Accounts from "@fallback/core/Accounts"
+import * as Agent from "@fallback/core/Agent"
+import * as Backend from "@fallback/core/Backend"
+import * as ConfigFile from "@fallback/core/ConfigFile"
+import * as Health from "@fallback/core/Health"
+import * as Notice from "@fallback/core/Notice"
+import * as Place from "@fallback/core/Place"
+import * as Steps from "@fallback/core/Steps"
 import { MockProvider } from "@fallback/testkit"
-import { ConfigProvider, Duration, Effect, Layer, Option } from "effect"
-import { AnthropicMessages, HttpProvider, OpenAiCompatible } from "../src/index.js"
+import { Duration, Effect, Layer, Option } from "effect"
+import type * as HttpClient from "effect/http/HttpClient"
+import * as AnthropicMessages from "../src/AnthropicMessages.js"
+import * as OpenAiCompatible from "../src/OpenAiCompatible.js"
+import { transports, withEnv } from "./transports.js"
 
-const keys = ConfigProvider.fromMap(
-  new Map([["KEY_ONE", "key-fault-unauthorized"], ["KEY_TWO", "good-key"], ["LOCAL_KEY", "local-key"]])
-)
+const keys = withEnv({ KEY_ONE: "key-fault-unauthorized", KEY_TWO: "good-key", LOCAL_KEY: "local-key" })
 
 /** The notices a turn published, as a person reads them. */
 const heard: Array<string> = []
@@ -19,17 +26,9 @@ const notices = Layer.succeed(Notice.Notices, {
 })
 
 /** Two HTTP providers on one mock (Anthropic Messages and OpenAI-compatible), steps and accounts. */
-/** The HttpClient alone, or with the undici dispatcher it runs on given as the providers' Dispatcher. */
-const clients: Record<string, Layer.Layer<HttpClient.HttpClient>> = {
-  "on the HttpClient": NodeHttpClient.layerUndici,
-  "straight to undici": Layer.merge(
-    NodeHttpClient.layerUndiciWithoutDispatcher,
-    Layer.effect(HttpProvider.Dispatcher, NodeHttpClient.Dispatcher)
-  ).pipe(Layer.provide(NodeHttpClient.dispatcherLayer))
-}
 
 const world = (url: string, chain: ReadonlyArray<string>, client: Layer.Layer<HttpClient.HttpClient>) => {
-  const backends = Layer.unwrapEffect(Effect.map(
+  const backends = Layer.unwrap(Effect.map(
     Effect.all([
       AnthropicMessages.make({ baseUrl: url, key: { fromEnv: "KEY_TWO" } }),
       OpenAiCompatible.make({ name: "local", baseUrl: `${url}/v1`, key: { fromEnv: "LOCAL_KEY" } })
@@ -43,9 +42,9 @@ const world = (url: string, chain: ReadonlyArray<string>, client: Layer.Layer<Ht
       for (let i = 1; i < chain.length; i++) yield* steps.points(chain[i - 1]!, chain[i]!)
       yield* accounts.add(
         "anthropic",
-        new ConfigFile.Account({ name: "one", env: { KEY_TWO: { fromEnv: "KEY_ONE" } } })
+        new Account.Account({ name: "one", env: { KEY_TWO: { fromEnv: "KEY_ONE" } } })
       )
-      yield* accounts.add("anthropic", new ConfigFile.Account({ name: "two" }))
+      yield* accounts.add("anthropic", new Account.Account({ name: "two" }))
     }).pipe(Effect.orDie)
   )
   const store = Layer.mergeAll(Steps.Steps.layer, Accounts.Accounts.layer).pipe(
@@ -55,9 +54,9 @@ const world = (url: string, chain: ReadonlyArray<string>, client: Layer.Layer<Ht
 }
 
 describe("a turn through the engine over HTTP providers", () => {
-  for (const [name, client] of Object.entries(clients)) {
+  for (const { layer: client, name } of transports) {
     describe(name, () => {
-      it.scopedLive("an Anthropic place whose model is gone fails over to a local OpenAI-compatible place", () =>
+      it.live("an Anthropic place whose model is gone fails over to a local OpenAI-compatible place", () =>
         Effect.gen(function*() {
           const mock = yield* MockProvider.make({ text: "answered locally" })
           const gone = "anthropic@two/claude-fault-model-not-found"
@@ -72,9 +71,9 @@ describe("a turn through the engine over HTTP providers", () => {
             "anthropic claude-fault-model-not-found model-not-found",
             "chat qwen3:8b answer"
           ])
-        }).pipe(Effect.withConfigProvider(keys)))
+        }).pipe(keys))
 
-      it.scopedLive("a refused key walks to the next account of the same provider, which answers, and stays there", () =>
+      it.live("a refused key walks to the next account of the same provider, which answers, and stays there", () =>
         Effect.gen(function*() {
           const mock = yield* MockProvider.make()
           const asked = yield* Effect.gen(function*() {
@@ -94,9 +93,9 @@ describe("a turn through the engine over HTTP providers", () => {
             /^anthropic@one refused the credentials \(account one needs signing in again\).*carrying on as two$/
           )
           expect(heard.join("\n")).not.toContain("key-fault-unauthorized")
-        }).pipe(Effect.withConfigProvider(keys)))
+        }).pipe(keys))
 
-      it.scopedLive("a reset connection is ConnectionLost: reopened and asked again at the same place", () =>
+      it.live("a reset connection is ConnectionLost: reopened and asked again at the same place", () =>
         Effect.gen(function*() {
           const mock = yield* MockProvider.make({ text: "second time lucky" })
           yield* mock.script([{ fault: "reset", times: 1 }])
@@ -106,9 +105,9 @@ describe("a turn through the engine over HTTP providers", () => {
           }).pipe(Effect.provide(world(mock.url, [], client)))
           expect(text).toBe("second time lucky")
           expect((yield* mock.requests).byFault).toEqual({ reset: 1, answer: 1 })
-        }).pipe(Effect.withConfigProvider(keys)))
+        }).pipe(keys))
 
-      it.scopedLive("a provider that never answers is left at the first-byte timeout for the next place", () =>
+      it.live("a provider that never answers is left at the first-byte timeout for the next place", () =>
         Effect.gen(function*() {
           const mock = yield* MockProvider.make({ text: "answered locally" })
           const silent = "anthropic@two/claude-fault-hang"
@@ -119,7 +118,7 @@ describe("a turn through the engine over HTTP providers", () => {
           expect(text).toBe("answered locally")
           expect(heard.at(-1)).toMatch(/sent nothing within .*carrying on at local\/qwen3:8b/)
           expect((yield* mock.requests).byFault).toEqual({ hang: 1, answer: 1 })
-        }).pipe(Effect.withConfigProvider(keys)))
+        }).pipe(keys))
     })
   }
 })

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Place } from "@fallback/core"
+import { classify } from "@fallback/core/Classify"
+import * as Place from "@fallback/core/Place"
 import { DateTime, Duration } from "effect"
-import { classify } from "../src/internal/httpFailure.js"
 
 const place = Place.Place.make({ cli: "local", model: "qwen3:8b" })
 const now = Date.parse("2026-01-01T00:00:00Z")

@@ -3,15 +3,15 @@
  * read as a wait of at most `longestAsked` (30 minutes, 002's cooldown), or as nothing.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { Failure, Place } from "@fallback/core"
+import { classify, judge, longestAsked, quotaUntil, waitAsked } from "@fallback/core/Classify"
+import * as Failure from "@fallback/core/Failure"
+import * as Place from "@fallback/core/Place"
 import { MockProvider } from "@fallback/testkit"
-import { DateTime, Duration, FastCheck as fc, Schema } from "effect"
+import { Arbitrary, DateTime, Duration, Schema } from "effect"
 import { mkdtempSync, readFileSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { judge, quotaUntil } from "../src/internal/classify.js"
-import { classify } from "../src/internal/httpFailure.js"
-import { longestAsked, waitAsked } from "../src/internal/httpHeaders.js"
+import * as fc from "./arbitraries.js"
 import { runOnce } from "./command.js"
 
 const place = Place.Place.make({ cli: "local", model: "m1" })
@@ -61,12 +61,15 @@ const hostile = [
 /** Header values as a provider could send them: any text, numbers of any size, dates of any year. */
 const value = fc.oneof(
   fc.string(),
-  fc.string({ unit: fc.constantFrom(..."0123456789.-+eExms: ,TZ".split("")) }),
-  fc.double().map(String),
-  fc.bigInt().map(String),
-  fc.tuple(fc.nat(), fc.constantFrom("ms", "s", "m", "h")).map(([amount, unit]) => `${amount}${unit}`),
-  fc.integer({ min: -8.64e15, max: 8.64e15 }).map((at) => new Date(at).toUTCString()),
-  fc.integer({ min: -8.64e15, max: 8.64e15 }).map((at) => new Date(at).toISOString()),
+  fc.stringOf(fc.constantFrom(..."0123456789.-+eExms: ,TZ".split(""))),
+  Arbitrary.map(fc.double(), String),
+  Arbitrary.map(fc.bigInt(), String),
+  Arbitrary.map(
+    Arbitrary.all([fc.nat(), fc.constantFrom("ms", "s", "m", "h")]),
+    ([amount, unit]) => `${amount}${unit}`
+  ),
+  Arbitrary.map(fc.integer({ min: -8.64e15, max: 8.64e15 }), (at) => new Date(at).toUTCString()),
+  Arbitrary.map(fc.integer({ min: -8.64e15, max: 8.64e15 }), (at) => new Date(at).toISOString()),
   fc.constantFrom(...hostile)
 )
 
@@ -92,7 +95,7 @@ describe("a rate-limit header is a hint", () => {
       expect(within(waitAsked(name, text, at))).toBe(true)
       expect(within(waitAsked(name.toUpperCase(), text, at))).toBe(true)
     },
-    { fastCheck: { numRuns: 2000 } }
+    { arbitrary: { runs: 2000 } }
   )
 
   it.prop(
@@ -107,7 +110,7 @@ describe("a rate-limit header is a hint", () => {
       for (const wait of keptWaits(failure)) expect(within(wait)).toBe(true)
       expect(() => Schema.encodeSync(Failure.Failure)(failure)).not.toThrow()
     },
-    { fastCheck: { numRuns: 1000 } }
+    { arbitrary: { runs: 1000 } }
   )
 
   it.prop(

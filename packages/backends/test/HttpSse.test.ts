@@ -1,6 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
-import { FastCheck } from "effect"
-import { parse, type SseEvent, SseParser } from "../src/internal/httpSse.js"
+import { Arbitrary } from "effect"
+import { parse, type SseEvent, SseParser } from "../src/internal/http/sse.js"
+import * as FastCheck from "./arbitraries.js"
 
 /** The events of pieces fed one after another to one parser. */
 const fed = (pieces: ReadonlyArray<string>): Array<SseEvent> => {
@@ -18,14 +19,14 @@ const body = "event: message_start\ndata: {\"a\":1}\n\n: a comment\r\ndata: firs
   "id: 7\rdata:no space\r\rdata: [DONE]\n\ndata: cut off"
 
 /** A line's text: anything but a line break. */
-const words = FastCheck.string({ unit: FastCheck.constantFrom("a", "b", " ", ":", "{", "\"", "é", "😀") })
+const words = FastCheck.stringOf(FastCheck.constantFrom("a", "b", " ", ":", "{", "\"", "é", "😀"))
 const ending = FastCheck.constantFrom("\n", "\r\n", "\r")
 
 /** Events to write: a name (or none) and data lines, at least one. */
-const written = FastCheck.array(
-  FastCheck.record({
-    name: FastCheck.option(words, { nil: undefined }),
-    data: FastCheck.array(words, { minLength: 1, maxLength: 3 })
+const written = Arbitrary.array(
+  Arbitrary.all({
+    name: FastCheck.option(words),
+    data: Arbitrary.array(words, { minLength: 1, maxLength: 3 })
   }),
   { maxLength: 6 }
 )
@@ -50,7 +51,7 @@ describe("reading server-sent events", () => {
 
   it.prop(
     "however the body is split into pieces, even between CR and LF, the events are those of the whole body",
-    [FastCheck.array(FastCheck.nat(), { maxLength: 16 })],
+    [Arbitrary.array(FastCheck.nat(), { maxLength: 16 })],
     ([cuts]) => {
       expect(fed(split(body, cuts))).toEqual(parse(body))
     }
@@ -58,7 +59,7 @@ describe("reading server-sent events", () => {
 
   it.prop(
     "events written with any line endings, comments between them, read back as written",
-    [written, ending, FastCheck.boolean(), FastCheck.array(FastCheck.nat(), { maxLength: 8 })],
+    [written, ending, FastCheck.boolean(), Arbitrary.array(FastCheck.nat(), { maxLength: 8 })],
     ([events, eol, comments, cuts]) => {
       const text = events.map(({ data, name }) =>
         (comments ? `: note${eol}` : "") +

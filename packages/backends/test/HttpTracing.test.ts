@@ -1,14 +1,16 @@
 import { NodeHttpClient } from "@effect/platform-node"
-import type * as HttpClient from "@effect/platform/HttpClient"
 import { describe, expect, it } from "@effect/vitest"
-import { Place, Settings } from "@fallback/core"
-import { Context, DefaultServices, Effect, Layer, Option, Tracer } from "effect"
+import * as Place from "@fallback/core/Place"
+import * as Settings from "@fallback/core/Settings"
+import { Effect, Layer, Option, Tracer } from "effect"
+import type * as HttpClient from "effect/http/HttpClient"
 import * as Http from "node:http"
-import { HttpProvider, OpenAiCompatible } from "../src/index.js"
+import * as HttpProvider from "../src/HttpProvider.js"
+import * as OpenAiCompatible from "../src/OpenAiCompatible.js"
 
 /** A Chat Completions server on 127.0.0.1 that answers "hi" and keeps each request's headers. */
 const server = Effect.acquireRelease(
-  Effect.async<{ readonly url: string; readonly seen: Array<Http.IncomingHttpHeaders>; readonly close: () => void }>(
+  Effect.callback<{ readonly url: string; readonly seen: Array<Http.IncomingHttpHeaders>; readonly close: () => void }>(
     (resume) => {
       const seen: Array<Http.IncomingHttpHeaders> = []
       const listener = Http.createServer((request, response) => {
@@ -32,25 +34,24 @@ const server = Effect.acquireRelease(
   (running) => Effect.sync(running.close)
 )
 
-const native = Context.get(DefaultServices.liveServices, Tracer.Tracer)
+const native = Tracer.nativeTracer
 
 /** A tracer of a program's own, as an exporter installs one: it keeps the names of the spans it starts. */
 const keeping = (names: Array<string>) =>
   Tracer.make({
-    span: (name, ...rest) => {
-      names.push(name)
-      return native.span(name, ...rest)
-    },
-    context: (f, fiber) => native.context(f, fiber)
+    span(options) {
+      names.push(options.name)
+      return native.span(options)
+    }
   })
 
 /** The HttpClient alone, or with the undici dispatcher it runs on given as the providers' Dispatcher. */
 const clients = {
   "on the HttpClient": NodeHttpClient.layerUndici,
   "with the Dispatcher given": Layer.merge(
-    NodeHttpClient.layerUndiciWithoutDispatcher,
-    Layer.effect(HttpProvider.Dispatcher, NodeHttpClient.Dispatcher)
-  ).pipe(Layer.provide(NodeHttpClient.dispatcherLayer))
+    NodeHttpClient.layerUndiciNoDispatcher,
+    HttpProvider.layerDirect(NodeHttpClient.Dispatcher)
+  ).pipe(Layer.provide(NodeHttpClient.layerDispatcher))
 }
 
 const reply = (url: string, client: Layer.Layer<HttpClient.HttpClient>) =>
@@ -68,7 +69,7 @@ const reply = (url: string, client: Layer.Layer<HttpClient.HttpClient>) =>
 describe("an HTTP provider's requests and tracing", () => {
   for (const [name, client] of Object.entries(clients)) {
     describe(name, () => {
-      it.scopedLive("under Effect's own tracer, a request is no span and carries no trace headers", () =>
+      it.live("under Effect's own tracer, a request is no span and carries no trace headers", () =>
         Effect.gen(function*() {
           const running = yield* server
           yield* reply(running.url, client)
@@ -77,7 +78,7 @@ describe("an HTTP provider's requests and tracing", () => {
           expect(Object.keys(running.seen[0]!)).not.toContain("b3")
         }))
 
-      it.scopedLive("under a tracer a program installed, each request is a span and carries its trace headers", () =>
+      it.live("under a tracer a program installed, each request is a span and carries its trace headers", () =>
         Effect.gen(function*() {
           const running = yield* server
           const names: Array<string> = []

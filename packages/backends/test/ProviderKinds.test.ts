@@ -3,13 +3,17 @@
  * content policy (an error code, or a 200 whose answer the filter stopped), the provider's own
  * timeout, an overload.
  */
-import { NodeHttpClient } from "@effect/platform-node"
 import { describe, expect, it } from "@effect/vitest"
-import type { Backend, Failure } from "@fallback/core"
-import { Place, Settings } from "@fallback/core"
-import { Chunk, ConfigProvider, Effect, Layer, Option, Stream } from "effect"
+import type * as Backend from "@fallback/core/Backend"
+import type * as Failure from "@fallback/core/Failure"
+import * as Place from "@fallback/core/Place"
+import * as Settings from "@fallback/core/Settings"
+import { Effect, Option, Stream } from "effect"
 import * as Http from "node:http"
-import { AnthropicMessages, HttpProvider, OpenAiCompatible } from "../src/index.js"
+import * as AnthropicMessages from "../src/AnthropicMessages.js"
+import * as HttpProvider from "../src/HttpProvider.js"
+import * as OpenAiCompatible from "../src/OpenAiCompatible.js"
+import { type Transport, transports, withEnv } from "./transports.js"
 
 interface Played {
   readonly status: number
@@ -20,7 +24,7 @@ interface Played {
 /** A provider that plays `played` to every request. */
 const provider = (played: Played) =>
   Effect.acquireRelease(
-    Effect.async<Http.Server>((resume) => {
+    Effect.callback<Http.Server>((resume) => {
       const server = Http.createServer((request, response) => {
         request.resume()
         request.on("end", () => {
@@ -52,20 +56,20 @@ const placeOf = (dialect: Dialect) =>
 const prompt: Backend.Prompt = { text: "hello", history: [] }
 
 /** One turn against a provider playing `played`, as a stream or a whole reply: its failure. */
-const failureOf = (dialect: Dialect, played: Played, way: "turn" | "reply") =>
+const failureOf = (dialect: Dialect, played: Played, way: "turn" | "reply", transport: Transport) =>
   Effect.gen(function*() {
     const url = yield* provider(played)
     const backend = yield* HttpProvider.make(backendOf(dialect, url))
     const session = yield* backend.open(placeOf(dialect), Option.none(), Settings.plain, {})
     return yield* Effect.flip(
       way === "turn"
-        ? Effect.map(Stream.runCollect(session.turn(prompt)), Chunk.toArray)
+        ? Stream.runCollect(session.turn(prompt))
         : session.reply!(prompt, { by: Infinity, whole: Infinity, deadline: Infinity })
     )
   }).pipe(
     Effect.scoped,
-    Effect.withConfigProvider(ConfigProvider.fromMap(new Map([["TEST_KEY", "test-key-0123456789"]]))),
-    Effect.provide(Layer.provideMerge(NodeHttpClient.layerUndiciWithoutDispatcher, NodeHttpClient.dispatcherLayer))
+    withEnv({ TEST_KEY: "test-key-0123456789" }),
+    Effect.provide(transport.layer)
   )
 
 const json = (status: number, body: object): Played => ({ status, type: "json", body: JSON.stringify(body) })
@@ -175,9 +179,12 @@ const rows: ReadonlyArray<readonly [string, Dialect, Played, (failure: Failure.F
 ]
 
 describe("a provider's words, read as their kind", () => {
-  for (const way of ["turn", "reply"] as const) {
-    for (const [name, dialect, played, check] of rows) {
-      it.scopedLive(`${name} (by ${way})`, () => Effect.map(failureOf(dialect, played, way), check))
+  for (const transport of transports) {
+    for (const way of ["turn", "reply"] as const) {
+      for (const [name, dialect, played, check] of rows) {
+        it.live(`${transport.name}: ${name} (by ${way})`, () =>
+          Effect.map(failureOf(dialect, played, way, transport), check))
+      }
     }
   }
 })

@@ -5,17 +5,24 @@
  */
 import { NodeHttpClient } from "@effect/platform-node"
 import { describe, expect, it } from "@effect/vitest"
-import { Accounts, Agent, Backend, ConfigFile, Health, Notice, Steps } from "@fallback/core"
-import { ConfigProvider, Context, DefaultServices, Effect, Layer, Tracer } from "effect"
+import * as Accounts from "@fallback/core/Accounts"
+import * as Agent from "@fallback/core/Agent"
+import * as Backend from "@fallback/core/Backend"
+import * as ConfigFile from "@fallback/core/ConfigFile"
+import * as Health from "@fallback/core/Health"
+import * as Notice from "@fallback/core/Notice"
+import * as Steps from "@fallback/core/Steps"
+import { Effect, Layer, Tracer } from "effect"
 import * as Http from "node:http"
 import type { AddressInfo } from "node:net"
-import { OpenAiCompatible } from "../src/index.js"
+import * as OpenAiCompatible from "../src/OpenAiCompatible.js"
+import { withEnv } from "./transports.js"
 
 const key = "echoed-key-0123456789-q7"
 
 /** Answers every request 401, saying the key it was sent back in headers of its own. */
 const hostile = Effect.acquireRelease(
-  Effect.async<{ readonly url: string; readonly close: () => void }>((resume) => {
+  Effect.callback<{ readonly url: string; readonly close: () => void }>((resume) => {
     const server = Http.createServer((request, response) => {
       request.resume()
       request.on("end", () => {
@@ -36,21 +43,20 @@ const hostile = Effect.acquireRelease(
   (running) => Effect.sync(running.close)
 )
 
-const native = Context.get(DefaultServices.liveServices, Tracer.Tracer)
+const native = Tracer.nativeTracer
 
 /** A tracer of a program's own: Effect's spans, each kept to read its attributes. */
 const recording = (spans: Array<Tracer.Span>) =>
   Tracer.make({
-    span: (...args) => {
-      const span = native.span(...args)
+    span(options) {
+      const span = native.span(options)
       spans.push(span)
       return span
-    },
-    context: (f, fiber) => native.context(f, fiber)
+    }
   })
 
 const world = (url: string) => {
-  const backends = Layer.unwrapEffect(Effect.map(
+  const backends = Layer.unwrap(Effect.map(
     OpenAiCompatible.make({ name: "hostile", baseUrl: `${url}/v1`, key: { fromEnv: "HOSTILE_KEY" } }),
     (backend) => Backend.Backends.layer([backend])
   )).pipe(Layer.provide(NodeHttpClient.layerUndici))
@@ -62,17 +68,17 @@ const world = (url: string) => {
 }
 
 describe("HTTP headers in spans", () => {
-  it.scopedLive("a key echoed in a response header is in no span attribute; content-type still is", () =>
+  it.live("a key echoed in a response header is in no span attribute; content-type still is", () =>
     Effect.gen(function*() {
       const running = yield* hostile
       const spans: Array<Tracer.Span> = []
       yield* Effect.gen(function*() {
         const agent = yield* Agent.make("hostile/m")
-        return yield* Effect.either(Agent.ask(agent, "hello"))
+        return yield* Effect.result(Agent.ask(agent, "hello"))
       }).pipe(
         Effect.provide(world(running.url)),
         Effect.withTracer(recording(spans)),
-        Effect.withConfigProvider(ConfigProvider.fromMap(new Map([["HOSTILE_KEY", key]])))
+        withEnv({ HOSTILE_KEY: key })
       )
       const attributes = spans.flatMap((span) => [...span.attributes.entries()])
       const headers = Object.fromEntries(attributes.filter(([name]) => name.startsWith("http.response.header.")))

@@ -1,36 +1,52 @@
 /**
- * The inputs the property tests draw from, on Effect 4's own `effect/Arbitrary` (v3's FastCheck
- * helpers written with it): any text, any JSON value as one line, a choice of several, text that
- * matches a pattern.
+ * The few fast-check shapes the property tests of the HTTP providers were written with, built on
+ * Effect 4's own `Arbitrary` (fast-check is no longer Effect's).
  */
-import * as Arbitrary from "effect/Arbitrary"
-import * as Schema from "effect/Schema"
+import { Arbitrary, Schema } from "effect"
 
-/** Any string. */
-export const text: Arbitrary.Arbitrary<string> = Arbitrary.schema(Schema.String)
+const arbitrary = <A>(schema: Schema.Schema<A>): Arbitrary.Arbitrary<A> => Arbitrary.schema(schema)
 
-/** Any JSON value, written as JSON. */
-export const json: Arbitrary.Arbitrary<string> = Arbitrary.map(
-  Arbitrary.schema(Schema.Json),
-  (value) => JSON.stringify(value)
-)
+/** One of `values`. */
+export const constantFrom = <const A extends ReadonlyArray<string | number>>(
+  ...values: A
+): Arbitrary.Arbitrary<A[number]> =>
+  arbitrary(Schema.Literals(values as ReadonlyArray<string | number>) as unknown as Schema.Schema<A[number]>)
 
-/** One of the given arbitraries, each as likely. */
-export const oneOf = <A>(...choices: ReadonlyArray<Arbitrary.Arbitrary<A>>): Arbitrary.Arbitrary<A> =>
-  Arbitrary.flatMap(
-    Arbitrary.schema(Schema.Int.check(Schema.isBetween({ minimum: 0, maximum: choices.length - 1 }))),
-    (index) => choices[index]!
+/** Any text. */
+export const string = (): Arbitrary.Arbitrary<string> => arbitrary(Schema.String)
+
+/** Text made of `unit`'s characters. */
+export const stringOf = (unit: Arbitrary.Arbitrary<string>): Arbitrary.Arbitrary<string> =>
+  Arbitrary.map(Arbitrary.array(unit), (parts) => parts.join(""))
+
+/** An integer in [min, max]. */
+export const integer = (range: { readonly min: number; readonly max: number }): Arbitrary.Arbitrary<number> =>
+  arbitrary(Schema.Int.check(Schema.isBetween({ minimum: range.min, maximum: range.max })))
+
+/** A natural number. */
+export const nat = (): Arbitrary.Arbitrary<number> => integer({ min: 0, max: 2_147_483_647 })
+
+export const double = (): Arbitrary.Arbitrary<number> => arbitrary(Schema.Number)
+
+export const bigInt = (): Arbitrary.Arbitrary<bigint> => arbitrary(Schema.BigInt)
+
+export const boolean = (): Arbitrary.Arbitrary<boolean> => arbitrary(Schema.Boolean)
+
+/** One of the arbitraries, each as likely. */
+export const oneof = <A>(...choices: ReadonlyArray<Arbitrary.Arbitrary<A>>): Arbitrary.Arbitrary<A> =>
+  Arbitrary.flatMap(integer({ min: 0, max: choices.length - 1 }), (at) => choices[at]!)
+
+/** A value, or undefined. */
+export const option = <A>(of: Arbitrary.Arbitrary<A>): Arbitrary.Arbitrary<A | undefined> =>
+  Arbitrary.flatMap(boolean(), (some): Arbitrary.Arbitrary<A | undefined> => some ? of : Arbitrary.Constant(undefined))
+
+/** A record of `key`s to `value`s, at least `minKeys` of them. */
+export const dictionary = <K extends string, V>(
+  key: Arbitrary.Arbitrary<K>,
+  value: Arbitrary.Arbitrary<V>,
+  options: { readonly minKeys: number }
+): Arbitrary.Arbitrary<Record<K, V>> =>
+  Arbitrary.map(
+    Arbitrary.array(Arbitrary.all([key, value]), { minLength: options.minKeys }),
+    (entries) => Object.fromEntries(entries) as Record<K, V>
   )
-
-/** A string matching `pattern`. */
-export const matching = (pattern: RegExp): Arbitrary.Arbitrary<string> =>
-  Arbitrary.schema(Schema.String.check(Schema.isPattern(pattern)))
-
-/** Lines of a CLI's stream: any text, any JSON, and the given lines. */
-export const streamLines = (...known: ReadonlyArray<string>): Arbitrary.Arbitrary<Array<string>> =>
-  Arbitrary.array(oneOf(text, json, ...known.map((line) => Arbitrary.Constant(line))))
-
-/** An exit status, or none (the process was signalled). */
-export const exitStatus: Arbitrary.Arbitrary<number | null> = Arbitrary.schema(
-  Schema.NullOr(Schema.Int.check(Schema.isBetween({ minimum: 0, maximum: 255 })))
-)
