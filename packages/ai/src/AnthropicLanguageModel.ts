@@ -10,9 +10,9 @@
  */
 import * as LanguageModel from "effect/ai/LanguageModel"
 import * as Config from "effect/Config"
-import * as Layer from "effect/Layer"
 import type * as Effect from "effect/Effect"
 import type * as HttpClient from "effect/http/HttpClient"
+import * as Layer from "effect/Layer"
 import type * as Redacted from "effect/Redacted"
 
 import { anthropic } from "./internal/model/anthropic.js"

@@ -21,7 +21,12 @@ const response = (status: number, body: string, headers: Record<string, string> 
       http: {
         response: {
           status,
-          headers: { "content-type": "application/json", "x-api-key": key, authorization: `Bearer ${bearer}`, ...headers }
+          headers: {
+            "content-type": "application/json",
+            "x-api-key": key,
+            authorization: `Bearer ${bearer}`,
+            ...headers
+          }
         },
         body
       }
@@ -165,7 +170,9 @@ const cases: ReadonlyArray<Case> = [
   ],
   [
     "a request that could not be encoded",
-    error(new AiError.NetworkError({ reason: "EncodeError", method: "POST", url: "https://api.example.com/v1/messages" })),
+    error(
+      new AiError.NetworkError({ reason: "EncodeError", method: "POST", url: "https://api.example.com/v1/messages" })
+    ),
     "Unknown"
   ],
   ["malformed output", error(new AiError.InvalidOutputError({ description: "bad JSON" })), "Unknown"],
@@ -238,35 +245,58 @@ describe("AiFailure: failure kinds and AiError reasons, each way", () => {
     expect(AiFailure.kindOf(error(AiFailure.toReason(failure)))).toBe(failure._tag)
   })
 
-  it.prop("a reason read with no note keeps the kind and fields it can hold", { failure: Failure.Failure }, ({ failure }) => {
-    const reason = AiFailure.toReason(failure)
-    const bare = new (reason.constructor as any)({ ...reason, metadata: {} }) as AiError.AiErrorReason
-    const back = AiFailure.fromReason(bare, failure.place, now)
-    const kept: Partial<Record<Failure.Kind, Failure.Kind>> = {
-      RateLimited: "RateLimited",
-      QuotaExhausted: "QuotaExhausted",
-      AuthRefused: "AuthRefused",
-      ModelNotFound: "ModelNotFound",
-      ContextTooLong: "ContextTooLong",
-      Refused: "Refused",
-      ArgumentsRefused: "ArgumentsRefused",
-      ConnectionLost: "ConnectionLost",
-      Unknown: "Unknown"
+  it.prop(
+    "a reason read with no note keeps the kind and fields it can hold",
+    { failure: Failure.Failure },
+    ({ failure }) => {
+      const reason = AiFailure.toReason(failure)
+      const bare = new (reason.constructor as any)({ ...reason, metadata: {} }) as AiError.AiErrorReason
+      const back = AiFailure.fromReason(bare, failure.place, now)
+      const kept: Partial<Record<Failure.Kind, Failure.Kind>> = {
+        RateLimited: "RateLimited",
+        QuotaExhausted: "QuotaExhausted",
+        AuthRefused: "AuthRefused",
+        ModelNotFound: "ModelNotFound",
+        ContextTooLong: "ContextTooLong",
+        Refused: "Refused",
+        ArgumentsRefused: "ArgumentsRefused",
+        ConnectionLost: "ConnectionLost",
+        Unknown: "Unknown"
+      }
+      expect(back._tag).toBe(kept[failure._tag] ?? "Unknown")
+      if (failure._tag === "RateLimited" && back._tag === "RateLimited") {
+        expect(back.retryAfter).toEqual(
+          failure.retryAfter
+        )
+      }
+      if (failure._tag === "QuotaExhausted" && back._tag === "QuotaExhausted") expect(back.until).toEqual(failure.until)
+      if (
+        failure._tag === "AuthRefused" && back._tag === "AuthRefused" &&
+        (failure.status === 401 || failure.status === 403)
+      ) {
+        expect(back.status).toBe(failure.status)
+      }
     }
-    expect(back._tag).toBe(kept[failure._tag] ?? "Unknown")
-    if (failure._tag === "RateLimited" && back._tag === "RateLimited") expect(back.retryAfter).toEqual(failure.retryAfter)
-    if (failure._tag === "QuotaExhausted" && back._tag === "QuotaExhausted") expect(back.until).toEqual(failure.until)
-    if (failure._tag === "AuthRefused" && back._tag === "AuthRefused" && (failure.status === 401 || failure.status === 403)) {
-      expect(back.status).toBe(failure.status)
-    }
-  })
+  )
 
   it.effect("an Effect 4 program catches a chain's failure by its reason, the kind in a typed field", () =>
     Effect.gen(function*() {
-      const limited = new Failure.RateLimited({ place, said: Failure.said("slow down"), retryAfter: Duration.seconds(30) })
+      const limited = new Failure.RateLimited({
+        place,
+        said: Failure.said("slow down"),
+        retryAfter: Duration.seconds(30)
+      })
       const caught = yield* Effect.fail(error(AiFailure.toReason(limited))).pipe(
-        Effect.catchReason("AiError", "RateLimitError", (reason) =>
-          Effect.succeed({ after: reason.retryAfter, kind: reason.metadata.fallback?.kind, at: reason.metadata.fallback?.place }))
+        Effect.catchReason(
+          "AiError",
+          "RateLimitError",
+          (reason) =>
+            Effect.succeed({
+              after: reason.retryAfter,
+              kind: reason.metadata.fallback?.kind,
+              at: reason.metadata.fallback?.place
+            })
+        )
       )
       expect(caught.kind).toBe("RateLimited")
       expect(caught.at).toBe("anthropic@work/claude-x")

@@ -1,9 +1,9 @@
-import type { Prompt } from "effect/ai"
-import { AiError, LanguageModel } from "effect/ai"
 import { describe, expect, it } from "@effect/vitest"
 import { Agent, Backend, ConfigFile, Health, Notice, Steps } from "@fallback/core"
 import { Scripted } from "@fallback/testkit"
 import { Cause, Effect, Layer, Option, Redacted, Stream } from "effect"
+import type { Prompt } from "effect/ai"
+import { AiError, LanguageModel } from "effect/ai"
 
 import { AiPlace, FallbackAi } from "../src/index.js"
 
@@ -191,7 +191,11 @@ describe("FallbackAi: the call a chain answers reaches only the places of that c
             LanguageModel.make({
               generateText: () =>
                 Effect.fail(
-                  AiError.make({ module: "Down", method: "generateText", reason: new AiError.UnknownError({ description: "down" }) })
+                  AiError.make({
+                    module: "Down",
+                    method: "generateText",
+                    reason: new AiError.UnknownError({ description: "down" })
+                  })
                 ),
               streamText: () => Stream.die("not streamed here")
             })

@@ -1,9 +1,9 @@
-import { AiError, LanguageModel, Prompt, type Response, Tool, Toolkit } from "effect/ai"
 import { describe, expect, it } from "@effect/vitest"
 import { OpenAiCompatible } from "@fallback/backends"
 import { Answer, Backend, Notice } from "@fallback/core"
 import { MockProvider, Scripted } from "@fallback/testkit"
 import { Effect, Fiber, Layer, Option, Result, Schema, Stream } from "effect"
+import { AiError, LanguageModel, Prompt, type Response, Tool, Toolkit } from "effect/ai"
 import { TestClock } from "effect/testing"
 
 import { AiFailure, FallbackAi } from "../src/index.js"
@@ -14,7 +14,7 @@ const noKey = (text: string) => {
 }
 
 /** Waits, on the real clock, until the mock has been asked `n` times. */
-const asked = (mock: MockProvider.MockProvider["Type"], n: number) =>
+const asked = (mock: MockProvider.Service, n: number) =>
   Effect.promise(async () => {
     for (let i = 0; i < 2000; i++) {
       if ((await Effect.runPromise(mock.requests)).total >= n) return
@@ -430,6 +430,7 @@ describe("FallbackAi: a chain that mixes kinds of places, and one that gives up"
       )
       // The last place's own reason, masked, with the failure kind noted on it (typed).
       expect(error._tag).toBe("AiError")
+      if (!AiError.isAiError(error)) return
       expect(error.reason._tag).toBe("AuthenticationError")
       if (error.reason._tag === "AuthenticationError") {
         expect(error.reason.http?.response?.status).toBe(401)

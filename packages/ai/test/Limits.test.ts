@@ -1,8 +1,8 @@
-import { LanguageModel } from "effect/ai"
-import { AiError } from "effect/ai"
 import { describe, expect, it } from "@effect/vitest"
 import { Notice } from "@fallback/core"
 import { Duration, Effect, Fiber, Layer, Logger, Option, References, Stream } from "effect"
+import { LanguageModel } from "effect/ai"
+import { AiError } from "effect/ai"
 import { TestClock } from "effect/testing"
 
 import { AiPlace, FallbackAi } from "../src/index.js"
@@ -121,7 +121,11 @@ describe("FallbackAi: a whole reply within the first-byte limit (spec 000: first
       const log: Array<string> = []
       const logged: Array<unknown> = []
       const refused = Effect.fail(
-        AiError.make({ module: "Slow", method: "generateText", reason: new AiError.UnknownError({ description: "no" }) })
+        AiError.make({
+          module: "Slow",
+          method: "generateText",
+          reason: new AiError.UnknownError({ description: "no" })
+        })
       )
       const response = yield* LanguageModel.generateText({ prompt: "hi" }).pipe(
         Effect.provide(chain(log, refused as unknown as Effect.Effect<void>, "10 seconds")),

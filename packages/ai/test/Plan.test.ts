@@ -1,6 +1,6 @@
-import { AiError, LanguageModel } from "effect/ai"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, ExecutionPlan, Layer, Stream } from "effect"
+import { AiError, LanguageModel } from "effect/ai"
 
 import { FallbackAi } from "../src/index.js"
 
@@ -23,7 +23,8 @@ const scripted = (name: string, log: Array<string>, fails: () => boolean) =>
                     status: 500,
                     http: {
                       response: { status: 500, headers: {} },
-                      body: "{\"type\":\"error\",\"error\":{\"type\":\"api_error\",\"message\":\"Internal server error\"}}"
+                      body:
+                        "{\"type\":\"error\",\"error\":{\"type\":\"api_error\",\"message\":\"Internal server error\"}}"
                     }
                   })
                 })

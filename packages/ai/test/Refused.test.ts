@@ -2,10 +2,10 @@
  * A model behind @effect/ai whose content filter stopped the answer (`finishReason:
  * "content-filter"` in a 200) refused the prompt: Refused, taken once, not an empty answer (issue 22).
  */
-import { LanguageModel } from "effect/ai"
 import { describe, expect, it } from "@effect/vitest"
 import { Agent, Backend, ConfigFile, Health, Notice, Steps } from "@fallback/core"
 import { Effect, Layer, Option, Stream } from "effect"
+import { LanguageModel } from "effect/ai"
 
 import { AiPlace } from "../src/index.js"
 

@@ -21,7 +21,9 @@ describe("a whole reply bounded by the time its first byte was due", () => {
     Effect.gen(function*() {
       const made: Array<Duration.Duration> = []
       expect(yield* bounded(Effect.succeed("at once"), 1_000, made)).toBe("at once")
-      const waited = yield* Effect.forkChild(bounded(Effect.as(Effect.sleep("500 millis"), "after a wait"), 1_000, made))
+      const waited = yield* Effect.forkChild(
+        bounded(Effect.as(Effect.sleep("500 millis"), "after a wait"), 1_000, made)
+      )
       yield* TestClock.adjust("500 millis")
       expect(yield* Fiber.join(waited)).toBe("after a wait")
       expect(made).toEqual([])

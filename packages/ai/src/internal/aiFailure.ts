@@ -4,8 +4,8 @@ import * as AiError from "effect/ai/AiError"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 
-import type * as AiFailure from "../AiFailure.js"
 import { classify } from "@fallback/core/Classify"
+import type * as AiFailure from "../AiFailure.js"
 
 /** Header names whose values are credentials, whatever they look like. */
 const credentials = /^(?:authorization|proxy-authorization|x-api-key|api-key|x-goog-api-key|cookie|set-cookie)$/i
@@ -80,7 +80,10 @@ export const toReason = (failure: Failure.Failure, http?: Http): AiError.AiError
         ...(failure.retryAfter === undefined ? {} : { retryAfter: failure.retryAfter })
       })
     case "QuotaExhausted":
-      return new AiError.QuotaExhaustedError({ ...more, ...(failure.until === undefined ? {} : { resetAt: failure.until }) })
+      return new AiError.QuotaExhaustedError({
+        ...more,
+        ...(failure.until === undefined ? {} : { resetAt: failure.until })
+      })
     case "AuthRefused":
       return new AiError.AuthenticationError({
         ...more,
@@ -107,7 +110,12 @@ export const toReason = (failure: Failure.Failure, http?: Http): AiError.AiError
       return new AiError.ContentPolicyError({ ...more, description: said })
     case "ConnectionLost":
       // a network reason carries no metadata: what it said and where are all a lost connection holds
-      return new AiError.NetworkError({ reason: "TransportError", method: "POST", url: Place.format(failure.place), description: said })
+      return new AiError.NetworkError({
+        reason: "TransportError",
+        method: "POST",
+        url: Place.format(failure.place),
+        description: said
+      })
     case "Timeout":
     case "Unresponsive":
     case "StoreBusy":
@@ -175,7 +183,11 @@ export const fromReason = (reason: AiError.AiErrorReason, place: Place.Place, no
     case "QuotaExhaustedError": {
       const read = byHttp(reason, place, now)
       if (read?._tag === "QuotaExhausted" && reason.resetAt === undefined) return read
-      return new Failure.QuotaExhausted({ place, said, ...(reason.resetAt === undefined ? {} : { until: reason.resetAt }) })
+      return new Failure.QuotaExhausted({
+        place,
+        said,
+        ...(reason.resetAt === undefined ? {} : { until: reason.resetAt })
+      })
     }
     case "AuthenticationError": {
       const status = statusOf(reason) ??

@@ -34,7 +34,9 @@ const failed = (place: Place.Place) => (error: unknown): Effect.Effect<never, Fa
     })
     : Effect.die(new Passed(error))
 
-const noVariable = Config.fail(new ConfigProvider.SourceError({ message: "this place was registered with no key variable" }))
+const noVariable = Config.fail(
+  new ConfigProvider.SourceError({ message: "this place was registered with no key variable" })
+)
 
 /** The key an account gives a place: the account's own variable for the registered one, else the registered one. */
 const keyOf = (
@@ -131,10 +133,12 @@ const whole = (lm: LanguageModel.LanguageModel, place: Place.Place, call: Call) 
     Effect.catch(
       // The call's own requirements (its tools' handlers) come from the caller's context, where
       // the attempt runs.
-      (call.kind === "object" ? lm.generateObject(call.options) : lm.generateText(call.options)) as unknown as Effect.Effect<
-        LanguageModel.GenerateTextResponse<any>,
-        unknown
-      >,
+      (call.kind === "object"
+        ? lm.generateObject(call.options)
+        : lm.generateText(call.options)) as unknown as Effect.Effect<
+          LanguageModel.GenerateTextResponse<any>,
+          unknown
+        >,
       failed(place)
     ),
     answered(place, call)

@@ -66,7 +66,9 @@ const answered = (call: Call, start: Place.Place, events: ReadonlyArray<Backend.
         : new LanguageModel.GenerateTextResponse(content as any)
     )
   }
-  const parts = partsOf(events).map((part) => note !== undefined && part.type === "finish" ? annotated(part, note) : part)
+  const parts = partsOf(events).map((part) =>
+    note !== undefined && part.type === "finish" ? annotated(part, note) : part
+  )
   if (call.kind === "text") return Effect.succeed(new LanguageModel.GenerateTextResponse(parts as any))
   const text = Backend.textOf(events)
   return Schema.decodeUnknownEffect(Schema.fromJsonString(call.options.schema as Schema.Codec<unknown, unknown>))(text)
@@ -104,7 +106,10 @@ const streamed = (agent: Agent.Agent, options: any): Stream.Stream<any, any> =>
           result = event
           if (texted) return []
           texted = true
-          return [Response.makePart("text-start", { id: "0" }), Response.makePart("text-delta", { id: "0", delta: event.text })]
+          return [
+            Response.makePart("text-start", { id: "0" }),
+            Response.makePart("text-delta", { id: "0", delta: event.text })
+          ]
         }
         default:
           return []
@@ -113,8 +118,14 @@ const streamed = (agent: Agent.Agent, options: any): Stream.Stream<any, any> =>
     const ending = Stream.suspend(() => {
       if (!texted) return Stream.empty
       const note = annotation(start, call.at)
-      const finish = Response.makePart("finish", { reason: "stop", usage: usageOf(result === undefined ? [] : [result]) } as any)
-      return Stream.make(Response.makePart("text-end", { id: "0" }), note === undefined ? finish : annotated(finish, note))
+      const finish = Response.makePart(
+        "finish",
+        { reason: "stop", usage: usageOf(result === undefined ? [] : [result]) } as any
+      )
+      return Stream.make(
+        Response.makePart("text-end", { id: "0" }),
+        note === undefined ? finish : annotated(finish, note)
+      )
     })
     return agent.turn(flatten(options.prompt)).pipe(
       Stream.flatMap((event) => Stream.fromArray(partsFor(event))),

@@ -1,4 +1,4 @@
-import * as Backend from "@fallback/core/Backend"
+import type * as Backend from "@fallback/core/Backend"
 import type * as Place from "@fallback/core/Place"
 import * as Tool from "effect/ai/Tool"
 import * as Effect from "effect/Effect"

@@ -161,7 +161,10 @@ export const anthropic: Wire = {
   },
   reader: (options) => {
     const object = objectTool(options)
-    const blocks = new Map<number, { kind: "text" | "reasoning" | "tool" | "object"; id: string; name: string; args: string }>()
+    const blocks = new Map<
+      number,
+      { kind: "text" | "reasoning" | "tool" | "object"; id: string; name: string; args: string }
+    >()
     let input: number | undefined
     let output: number | undefined
     let stop: unknown = undefined
@@ -197,7 +200,9 @@ export const anthropic: Wire = {
               return { parts: [{ type: "text-start", id }] }
             }
             blocks.set(data.index, { kind: "tool", id: block.id, name: block.name, args: "" })
-            return { parts: [{ type: "tool-params-start", id: block.id, name: block.name } as Response.StreamPartEncoded] }
+            return {
+              parts: [{ type: "tool-params-start", id: block.id, name: block.name } as Response.StreamPartEncoded]
+            }
           }
           return { parts: [] }
         }
@@ -212,7 +217,11 @@ export const anthropic: Wire = {
           if (delta.type === "input_json_delta") {
             block.args += delta.partial_json
             return {
-              parts: [{ type: block.kind === "object" ? "text-delta" : "tool-params-delta", id: block.id, delta: delta.partial_json }]
+              parts: [{
+                type: block.kind === "object" ? "text-delta" : "tool-params-delta",
+                id: block.id,
+                delta: delta.partial_json
+              }]
             }
           }
           return { parts: [] }
@@ -225,7 +234,12 @@ export const anthropic: Wire = {
             return {
               parts: [
                 { type: "tool-params-end", id: block.id },
-                { type: "tool-call", id: block.id, name: block.name, params: parseArgs(block.args) } as Response.StreamPartEncoded
+                {
+                  type: "tool-call",
+                  id: block.id,
+                  name: block.name,
+                  params: parseArgs(block.args)
+                } as Response.StreamPartEncoded
               ]
             }
           }
@@ -238,7 +252,13 @@ export const anthropic: Wire = {
         case "message_stop":
           return {
             done: true,
-            parts: [{ type: "finish", reason: finishOf(stop, object !== undefined), usage: usage(input, output) } as Response.StreamPartEncoded]
+            parts: [
+              {
+                type: "finish",
+                reason: finishOf(stop, object !== undefined),
+                usage: usage(input, output)
+              } as Response.StreamPartEncoded
+            ]
           }
         default:
           return { parts: [] }

@@ -4,18 +4,18 @@ import * as AiError from "effect/ai/AiError"
 import * as LanguageModel from "effect/ai/LanguageModel"
 import type * as Response from "effect/ai/Response"
 import * as Clock from "effect/Clock"
-import * as Config from "effect/Config"
+import type * as Config from "effect/Config"
 import * as Effect from "effect/Effect"
 import * as Sse from "effect/encoding/Sse"
 import * as HttpClient from "effect/http/HttpClient"
-import * as HttpClientError from "effect/http/HttpClientError"
+import type * as HttpClientError from "effect/http/HttpClientError"
 import * as HttpClientRequest from "effect/http/HttpClientRequest"
 import type * as HttpClientResponse from "effect/http/HttpClientResponse"
 import * as Redacted from "effect/Redacted"
 import * as Stream from "effect/Stream"
 
-import { toReason, urlOf } from "../aiFailure.js"
 import { classify } from "@fallback/core/Classify"
+import { toReason, urlOf } from "../aiFailure.js"
 import type { Model, Wire } from "./wire.js"
 
 /**
@@ -51,7 +51,9 @@ const refused = (
       method,
       reason: toReason(
         classify(refusal, placeOf(options), now),
-        refusal.status === undefined ? undefined : { status: refusal.status, headers: refusal.headers, body: refusal.body, url }
+        refusal.status === undefined
+          ? undefined
+          : { status: refusal.status, headers: refusal.headers, body: refusal.body, url }
       )
     }))
 
@@ -108,14 +110,19 @@ export const make = Effect.fnUntraced(function*(wire: Wire, options: Options) {
           reason: new AiError.UnsupportedSchemaError({ description: Failure.said(String(error)) })
         })
     }).pipe(
-      Effect.flatMap((body) => client.execute(HttpClientRequest.post(url, { headers }).pipe(HttpClientRequest.bodyJsonUnsafe(body)))),
+      Effect.flatMap((body) =>
+        client.execute(HttpClientRequest.post(url, { headers }).pipe(HttpClientRequest.bodyJsonUnsafe(body)))
+      ),
       Effect.mapError((error) => AiError.isAiError(error) ? error : transport(wire, method)(error)),
       Effect.flatMap((response) =>
         response.status >= 200 && response.status < 300
           ? Effect.succeed(response)
           : Effect.flatMap(
             bodyText(response),
-            (body) => Effect.flip(refused(wire, options, method, { status: response.status, headers: headersOf(response), body }, url))
+            (body) =>
+              Effect.flip(
+                refused(wire, options, method, { status: response.status, headers: headersOf(response), body }, url)
+              )
           )
       )
     )
@@ -133,7 +140,9 @@ export const make = Effect.fnUntraced(function*(wire: Wire, options: Options) {
       Effect.map((body) => wire.parts(body, provider))
     )
 
-  const streamText = (provider: LanguageModel.ProviderOptions): Stream.Stream<Response.StreamPartEncoded, AiError.AiError> =>
+  const streamText = (
+    provider: LanguageModel.ProviderOptions
+  ): Stream.Stream<Response.StreamPartEncoded, AiError.AiError> =>
     Stream.unwrap(Effect.map(send(provider, true, "streamText"), (response) => {
       const reader = wire.reader(provider)
       let done = false
@@ -142,7 +151,9 @@ export const make = Effect.fnUntraced(function*(wire: Wire, options: Options) {
         Stream.decodeText(),
         Stream.pipeThroughChannel(Sse.decode()),
         Stream.mapError((error) =>
-          AiError.isAiError(error) ? error : lost(wire, options, "streamText", `the stream could not be read: ${String(error)}`)
+          AiError.isAiError(error)
+            ? error
+            : lost(wire, options, "streamText", `the stream could not be read: ${String(error)}`)
         )
       )
       return events.pipe(

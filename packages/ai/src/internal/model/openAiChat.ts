@@ -22,7 +22,11 @@ const messagesOf = (prompt: Prompt.Prompt): Array<Record<string, unknown>> => {
             : []
         )
         const text = textOf(message.content)
-        out.push({ role: "assistant", content: text === "" ? null : text, ...(calls.length === 0 ? {} : { tool_calls: calls }) })
+        out.push({
+          role: "assistant",
+          content: text === "" ? null : text,
+          ...(calls.length === 0 ? {} : { tool_calls: calls })
+        })
         for (const part of message.content) {
           if (part.type === "tool-result" && !part.providerExecuted) {
             out.push({ role: "tool", tool_call_id: part.id, content: resultText(part.result) })
@@ -32,7 +36,9 @@ const messagesOf = (prompt: Prompt.Prompt): Array<Record<string, unknown>> => {
       }
       case "tool":
         for (const part of message.content) {
-          if (part.type === "tool-result") out.push({ role: "tool", tool_call_id: part.id, content: resultText(part.result) })
+          if (part.type === "tool-result") {
+            out.push({ role: "tool", tool_call_id: part.id, content: resultText(part.result) })
+          }
         }
         break
     }
@@ -92,7 +98,10 @@ export const openAiChat: Wire = {
         tool_choice: toolChoiceOf(options.toolChoice, (name) => ({ type: "function", function: { name } }))
       }),
       ...(format === undefined ? {} : {
-        response_format: { type: "json_schema", json_schema: { name: format.name, schema: format.schema, strict: false } }
+        response_format: {
+          type: "json_schema",
+          json_schema: { name: format.name, schema: format.schema, strict: false }
+        }
       }),
       ...(stream ? { stream: true, stream_options: { include_usage: true } } : {})
     }
@@ -108,7 +117,9 @@ export const openAiChat: Wire = {
     } as Response.PartEncoded]
     const reasoning = message.reasoning_content ?? message.reasoning
     if (typeof reasoning === "string" && reasoning !== "") parts.push({ type: "reasoning", text: reasoning })
-    if (typeof message.content === "string" && message.content !== "") parts.push({ type: "text", text: message.content })
+    if (typeof message.content === "string" && message.content !== "") {
+      parts.push({ type: "text", text: message.content })
+    }
     for (const call of Array.isArray(message.tool_calls) ? message.tool_calls : []) {
       parts.push({
         type: "tool-call",

@@ -44,7 +44,14 @@ const outputParts = (output: ReadonlyArray<any>): Array<Response.PartEncoded> =>
       )
     }
     if (item.type === "function_call") {
-      return [{ type: "tool-call", id: item.call_id, name: item.name, params: parseArgs(item.arguments ?? "") } as Response.PartEncoded]
+      return [
+        {
+          type: "tool-call",
+          id: item.call_id,
+          name: item.name,
+          params: parseArgs(item.arguments ?? "")
+        } as Response.PartEncoded
+      ]
     }
     if (item.type === "reasoning") {
       return (item.summary ?? []).map((part: any) => ({ type: "reasoning", text: part.text }) as Response.PartEncoded)
@@ -87,7 +94,12 @@ export const openAiResponses: Wire = {
   parts: (body) => {
     const output = Array.isArray(body.output) ? body.output : []
     const parts: Array<Response.PartEncoded> = [
-      { type: "response-metadata", id: body.id, modelId: body.model, timestamp: new Date().toISOString() } as Response.PartEncoded,
+      {
+        type: "response-metadata",
+        id: body.id,
+        modelId: body.model,
+        timestamp: new Date().toISOString()
+      } as Response.PartEncoded,
       ...outputParts(output)
     ]
     parts.push({
@@ -119,7 +131,9 @@ export const openAiResponses: Wire = {
           if (item.type === "function_call") {
             called = true
             calls.set(item.id, { id: item.call_id, name: item.name })
-            return { parts: [{ type: "tool-params-start", id: item.call_id, name: item.name } as Response.StreamPartEncoded] }
+            return {
+              parts: [{ type: "tool-params-start", id: item.call_id, name: item.name } as Response.StreamPartEncoded]
+            }
           }
           return { parts: [] }
         }
@@ -131,7 +145,9 @@ export const openAiResponses: Wire = {
         }
         case "response.function_call_arguments.delta": {
           const call = calls.get(data.item_id)
-          return call === undefined ? { parts: [] } : { parts: [{ type: "tool-params-delta", id: call.id, delta: data.delta }] }
+          return call === undefined
+            ? { parts: [] }
+            : { parts: [{ type: "tool-params-delta", id: call.id, delta: data.delta }] }
         }
         case "response.output_item.done": {
           const item = data.item ?? {}
@@ -139,11 +155,18 @@ export const openAiResponses: Wire = {
             return {
               parts: [
                 { type: "tool-params-end", id: item.call_id },
-                { type: "tool-call", id: item.call_id, name: item.name, params: parseArgs(item.arguments ?? "") } as Response.StreamPartEncoded
+                {
+                  type: "tool-call",
+                  id: item.call_id,
+                  name: item.name,
+                  params: parseArgs(item.arguments ?? "")
+                } as Response.StreamPartEncoded
               ]
             }
           }
-          if (item.type === "message" && texts.has(String(item.id))) return { parts: [{ type: "text-end", id: String(item.id) }] }
+          if (item.type === "message" && texts.has(String(item.id))) {
+            return { parts: [{ type: "text-end", id: String(item.id) }] }
+          }
           return { parts: [] }
         }
         case "response.completed":
@@ -158,7 +181,10 @@ export const openAiResponses: Wire = {
           }
         case "response.failed":
         case "error":
-          return { parts: [], error: JSON.stringify(data.response?.error !== undefined ? { error: data.response.error } : data) }
+          return {
+            parts: [],
+            error: JSON.stringify(data.response?.error !== undefined ? { error: data.response.error } : data)
+          }
         default:
           return { parts: [] }
       }
