@@ -26,6 +26,8 @@ const causeOf = (error: HttpClientError.HttpClientError): unknown =>
 
 const untraced = () => true
 
+const everyHeader = () => true
+
 const requestOf = (call: Call) => {
   const request = HttpClientRequest.make(call.method)(call.url).pipe(HttpClientRequest.setHeaders(call.headers))
   return call.body === undefined ? request : HttpClientRequest.bodyText(request, call.body, "application/json")
@@ -43,7 +45,12 @@ export const transport = (client: HttpClient.HttpClient): Transport => {
       Effect.withFiber((fiber) => {
         const sent = scoped.execute(requestOf(call))
         return (exported(fiber)
-          ? Effect.provideService(sent, HttpClient.SpanNameGenerator, (request) => spanName(request.method))
+          ? sent.pipe(
+            Effect.provideService(HttpClient.SpanNameGenerator, (request) => spanName(request.method)),
+            // Every header in the span, as Effect 3's client had them: `Headers.CurrentRedactedNames`
+            // (core's allow-list inside an attempt) decides which show their value.
+            Effect.provideService(HttpClient.TracerHeaderFilter, everyHeader)
+          )
           : Effect.provideService(sent, HttpClient.TracerDisabledWhen, untraced)).pipe(
             Effect.mapError((error) => unreached(call.place, error)),
             Effect.flatMap((response) =>
