@@ -6,16 +6,16 @@
  */
 import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
 import * as NodePath from "@effect/platform-node/NodePath"
-import * as FileSystem from "@effect/platform/FileSystem"
 import { describe, expect, it } from "@effect/vitest"
-import { Arbitrary, Duration, Effect, Either, FastCheck as fc, Layer, Schema } from "effect"
+import { Arbitrary, Duration, Effect, FileSystem, Layer, Result, Schema } from "effect"
 import * as ConfigFile from "../src/ConfigFile.js"
 import * as Place from "../src/Place.js"
 import * as Policy from "../src/Policy.js"
 import * as Steps from "../src/Steps.js"
+import * as fc from "./fixtures/arbitrary.js"
 
 const seed = Number(process.env.FUZZ_SEED ?? 12)
-const runs = (numRuns: number) => ({ fastCheck: { numRuns, seed } })
+const runs = (numRuns: number) => ({ arbitrary: { runs: numRuns, seed } })
 
 /** The longest a message may be, and what it may not hold. */
 const longest = 1500
@@ -41,11 +41,11 @@ const hostileText = fc.oneof(
   )
 )
 
-const validPlace = Arbitrary.make(Place.Place).map(Place.format)
+const validPlace = Arbitrary.schema(Place.Place).pipe(Arbitrary.map(Place.format))
 
-const mutatedPlace = fc.tuple(validPlace, fc.nat(60), hostileText).map(([place, at, junk]) =>
+const mutatedPlace = fc.tuple(validPlace, fc.nat(60), hostileText).pipe(Arbitrary.map(([place, at, junk]) =>
   place.slice(0, at % (place.length + 1)) + junk + place.slice(at % (place.length + 1))
-)
+))
 
 describe("fuzz: places", () => {
   it.prop(
@@ -53,9 +53,9 @@ describe("fuzz: places", () => {
     [fc.oneof(hostileText, mutatedPlace)],
     ([input]) => {
       const parsed = Place.parse(input)
-      if (Either.isLeft(parsed)) return readable(parsed.left.message)
-      expect(Place.format(parsed.right)).toBe(input)
-      expect(parsed.right.model.startsWith("-")).toBe(false)
+      if (Result.isFailure(parsed)) return readable(parsed.failure.message)
+      expect(Place.format(parsed.success)).toBe(input)
+      expect(parsed.success.model.startsWith("-")).toBe(false)
     },
     runs(400)
   )
@@ -77,9 +77,9 @@ describe("fuzz: tries and durations", () => {
       policy,
       Number.isNaN(seconds) ? Duration.infinity : Duration.millis(seconds * 1000)
     )
-    if (Either.isLeft(made)) return readable(made.left.message)
-    const text = JSON.stringify(Schema.encodeSync(Policy.Retrying)(made.right))
-    expect(Schema.decodeUnknownSync(Policy.Retrying)(JSON.parse(text))).toEqual(made.right)
+    if (Result.isFailure(made)) return readable(made.failure.message)
+    const text = JSON.stringify(Schema.encodeSync(Policy.Retrying)(made.success))
+    expect(Schema.decodeUnknownSync(Policy.Retrying)(JSON.parse(text))).toEqual(made.success)
     expect(Policy.ladder(policy, tries).length).toBeLessThanOrEqual(Policy.mostTries)
   }, runs(300))
 })
@@ -88,32 +88,34 @@ const clis = ConfigFile.builtinClis
 
 /** A step: where the place's turns go, and its retrying within the bounds and past them. */
 const step = fc.record({
-  to: fc.option(Arbitrary.make(Place.Place), { nil: undefined }),
+  to: fc.option(Arbitrary.schema(Place.Place), { nil: undefined }),
   retrying: fc.option(
     fc.record({
       tries: fc.nat(Policy.mostTries + 5),
       policy: fc.constantFrom(...Policy.names),
-      timeout: fc.oneof(fc.nat(90_000), fc.double({ min: 0, max: 1e6, noNaN: true })).map((seconds) =>
-        Duration.seconds(seconds)
+      timeout: fc.oneof(fc.nat(90_000), fc.double({ min: 0, max: 1e6, noNaN: true })).pipe(
+        Arbitrary.map((seconds) => Duration.seconds(seconds))
       )
-    }).map((fields) => Object.assign(Object.create(Policy.Retrying.prototype), fields) as Policy.Retrying),
+    }).pipe(
+      Arbitrary.map((fields) => Object.assign(Object.create(Policy.Retrying.prototype), fields) as Policy.Retrying)
+    ),
     { nil: undefined }
   )
-}, { requiredKeys: [] })
+}).pipe(Arbitrary.map((fields) => fc.withoutUndefined(fields)))
 
 /** Documents drawn from the schema's own arbitraries (accounts, providers, places) and steps. */
 const document = fc.record({
   steps: fc.dictionary(validPlace, step, { maxKeys: 4 }),
   accounts: fc.dictionary(
     fc.constantFrom(...clis),
-    fc.uniqueArray(Arbitrary.make(ConfigFile.Account), { maxLength: 3, selector: (account) => account.name }),
+    fc.uniqueArray(Arbitrary.schema(ConfigFile.Account), { maxLength: 3, selector: (account) => account.name }),
     { maxKeys: 3 }
   ),
-  providers: fc.dictionary(fc.constantFrom("local", "api", "mine"), Arbitrary.make(ConfigFile.Provider), {
+  providers: fc.dictionary(fc.constantFrom("local", "api", "mine"), Arbitrary.schema(ConfigFile.Provider), {
     maxKeys: 2
   }),
   clis: fc.constant({})
-}).map((parts) => ConfigFile.Document.make(parts as ConfigFile.Document, { disableValidation: true }))
+}).pipe(Arbitrary.map((parts) => ConfigFile.Document.make(parts as ConfigFile.Document, { disableChecks: true })))
 
 const mutation = fc.oneof(
   fc.record({ kind: fc.constant("cut" as const), at: fc.nat(), length: fc.nat(40) }),
@@ -126,7 +128,7 @@ const mutation = fc.oneof(
   fc.record({ kind: fc.constant("proto" as const) })
 )
 
-type Mutation = typeof mutation extends fc.Arbitrary<infer M> ? M : never
+type Mutation = typeof mutation extends Arbitrary.Arbitrary<infer M> ? M : never
 
 const mutate = (text: string, change: Mutation): string => {
   switch (change.kind) {
@@ -158,27 +160,27 @@ const decode = (text: string) => ConfigFile.decode("config.json", text, clis)
 describe("fuzz: config files", () => {
   it.prop("a document from the schema is written and read back as itself", [document], ([drawn]) => {
     const checked = ConfigFile.check(drawn, { known: clis })
-    if (Either.isLeft(checked)) return readable(checked.left.message)
-    const written = Either.try(() => ConfigFile.encode(drawn))
+    if (Result.isFailure(checked)) return readable(checked.failure.message)
+    const written = Result.try(() => ConfigFile.encode(drawn))
     // a document holding what the file refuses (tries past the most) is never written
-    if (Either.isLeft(written)) return
-    const text = written.right
+    if (Result.isFailure(written)) return
+    const text = written.success
     const read = decode(text)
-    if (Either.isLeft(read)) return readable(read.left.message)
-    expect(ConfigFile.encode(read.right)).toBe(text)
+    if (Result.isFailure(read)) return readable(read.failure.message)
+    expect(ConfigFile.encode(read.success)).toBe(text)
   }, runs(150))
 
   it.prop("a mutated file reads as a document that writes back the same, or is refused readably", [
     document,
     fc.array(mutation, { minLength: 1, maxLength: 3 })
   ], ([drawn, changes]) => {
-    const written = Either.try(() => ConfigFile.encode(drawn))
-    if (Either.isLeft(written)) return
-    const text = changes.reduce(mutate, written.right)
+    const written = Result.try(() => ConfigFile.encode(drawn))
+    if (Result.isFailure(written)) return
+    const text = changes.reduce(mutate, written.success)
     const read = decode(text)
-    if (Either.isLeft(read)) return readable(read.left.message)
-    const again = ConfigFile.encode(read.right)
-    expect(Either.map(decode(again), ConfigFile.encode)).toEqual(Either.right(again))
+    if (Result.isFailure(read)) return readable(read.failure.message)
+    const again = ConfigFile.encode(read.success)
+    expect(Result.map(decode(again), ConfigFile.encode)).toEqual(Result.succeed(again))
   }, runs(400))
 
   it.effect(
@@ -190,20 +192,20 @@ describe("fuzz: config files", () => {
         const samples = fc.sample(fc.tuple(document, fc.array(mutation, { maxLength: 2 })), { numRuns: 40, seed })
         for (const [i, [drawn, changes]] of samples.entries()) {
           const file = `${dir}/config-${i}.json`
-          const written = Either.try(() => ConfigFile.encode(drawn))
-          if (Either.isLeft(written)) continue
-          const before = changes.reduce(mutate, written.right)
+          const written = Result.try(() => ConfigFile.encode(drawn))
+          if (Result.isFailure(written)) continue
+          const before = changes.reduce(mutate, written.success)
           yield* fs.writeFileString(file, before)
           const edit = Effect.flatMap(Steps.Steps, (steps) => steps.points("claude/fuzz-a", "codex/fuzz-b")).pipe(
             Effect.provide(Steps.Steps.layer.pipe(Layer.provide(ConfigFile.Store.layerFile(file))))
           )
-          const done = yield* Effect.either(edit)
+          const done = yield* Effect.result(edit)
           const after = yield* fs.readFileString(file)
-          if (Either.isLeft(done)) {
-            readable(done.left.message)
+          if (Result.isFailure(done)) {
+            readable(done.failure.message)
             expect(after).toBe(before)
           } else {
-            expect(Either.isRight(decode(after))).toBe(true)
+            expect(Result.isSuccess(decode(after))).toBe(true)
           }
         }
       }).pipe(Effect.scoped, Effect.provide(Layer.merge(NodeFileSystem.layer, NodePath.layer))),

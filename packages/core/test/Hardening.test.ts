@@ -3,10 +3,8 @@
  */
 import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
 import * as NodePath from "@effect/platform-node/NodePath"
-import * as FileSystem from "@effect/platform/FileSystem"
-import * as Path from "@effect/platform/Path"
 import { describe, expect, it } from "@effect/vitest"
-import { Duration, Effect, Either, Layer, Random, Schema } from "effect"
+import { Duration, Effect, FileSystem, Layer, Path, Random, Result, Schema } from "effect"
 import { spawnSync } from "node:child_process"
 import * as ConfigFile from "../src/ConfigFile.js"
 import * as Failure from "../src/Failure.js"
@@ -22,12 +20,12 @@ const folder = Effect.flatMap(FileSystem.FileSystem, (fs) => fs.makeTempDirector
 const steps = (file: string) => Steps.Steps.layer.pipe(Layer.provide(ConfigFile.Store.layerFile(file)))
 
 const decoded = (text: string) => ConfigFile.decode("config.json", text, ConfigFile.builtinClis)
-const refusal = (text: string) => Either.flip(decoded(text)).pipe(Either.getOrThrow).message
+const refusal = (text: string) => Result.flip(decoded(text)).pipe(Result.getOrThrow).message
 
 describe("tries and timeouts are bounded (#3, #4)", () => {
   it("refuses tries over the documented most, and computes no ladder longer than it", () => {
-    expect(Either.isLeft(Policy.retrying(Policy.mostTries + 1))).toBe(true)
-    expect(Either.isRight(Policy.retrying(Policy.mostTries))).toBe(true)
+    expect(Result.isFailure(Policy.retrying(Policy.mostTries + 1))).toBe(true)
+    expect(Result.isSuccess(Policy.retrying(Policy.mostTries))).toBe(true)
     expect(Policy.ladder("linear", 100_000_000).length).toBe(Policy.mostTries)
     expect(refusal(`{"steps":{"claude/a":{"retrying":{"tries":100000000}}}}`)).toContain(
       `from 0 to ${Policy.mostTries}`
@@ -35,7 +33,7 @@ describe("tries and timeouts are bounded (#3, #4)", () => {
   })
 
   it.each([Duration.infinity, Duration.days(400)])("refuses a timeout of %s from a program", (timeout) => {
-    expect(Either.isLeft(Policy.retrying(1, "constant", timeout))).toBe(true)
+    expect(Result.isFailure(Policy.retrying(1, "constant", timeout))).toBe(true)
     expect(() => new Policy.Retrying({ tries: 1, timeout })).toThrow()
   })
 
@@ -45,7 +43,7 @@ describe("tries and timeouts are bounded (#3, #4)", () => {
     )
   })
 
-  it.scoped("never writes a file that would not read back", () =>
+  it.effect("never writes a file that would not read back", () =>
     Effect.gen(function*() {
       const fs = yield* FileSystem.FileSystem
       const file = `${yield* folder}/config.json`
@@ -60,15 +58,15 @@ describe("tries and timeouts are bounded (#3, #4)", () => {
         policy: { value: "constant", enumerable: true },
         timeout: { value: Duration.infinity, enumerable: true }
       }) as Policy.Retrying
-      const result = yield* Effect.either(store.modify(() =>
-        Either.right({
+      const result = yield* Effect.result(store.modify(() =>
+        Result.succeed({
           ...poisoned,
           steps: { "claude/a": { retrying: infinite } }
         })
       ))
-      expect(Either.isLeft(result)).toBe(true)
+      expect(Result.isFailure(result)).toBe(true)
       expect(yield* fs.readFileString(file)).toBe(before)
-      expect(Either.isRight(decoded(before))).toBe(true)
+      expect(Result.isSuccess(decoded(before))).toBe(true)
     }).pipe(Effect.provide(Node)))
 })
 
@@ -85,16 +83,16 @@ describe("the file is refused, not silently changed (#5)", () => {
     expect(refusal(text)).toContain(said)
   })
 
-  it.scoped("a file with a key written twice is not rewritten by the next change", () =>
+  it.effect("a file with a key written twice is not rewritten by the next change", () =>
     Effect.gen(function*() {
       const fs = yield* FileSystem.FileSystem
       const file = `${yield* folder}/config.json`
       const text = `{"steps":{"claude/a":{"to":"codex/b"},"claude/a":{"to":"gemini/c"}}}`
       yield* fs.writeFileString(file, text)
-      const tried = yield* Effect.either(
+      const tried = yield* Effect.result(
         Effect.flatMap(Steps.Steps, (s) => s.points("codex/x", "codex/y")).pipe(Effect.provide(steps(file)))
       )
-      expect(Either.isLeft(tried)).toBe(true)
+      expect(Result.isFailure(tried)).toBe(true)
       expect(yield* fs.readFileString(file)).toBe(text)
     }).pipe(Effect.provide(Node)))
 
@@ -107,7 +105,7 @@ describe("places hold no control characters, models no leading dash, messages ec
   it.each(["claude/x\u001b]8;;http://evil\u0007y", "claude/a\u0000b", "codex/\u202egpt", "gemini/--yolo", "gemini/-m"])(
     "refuses %j",
     (input) => {
-      const error = Either.flip(Place.parse(input)).pipe(Either.getOrThrow)
+      const error = Result.flip(Place.parse(input)).pipe(Result.getOrThrow)
       expect(error.message).not.toMatch(/[\u0000-\u001f\u202e]/)
     }
   )
@@ -121,9 +119,9 @@ describe("places hold no control characters, models no leading dash, messages ec
 
   it("cuts what it echoes of a long input", () => {
     const long = `claude/${"x ".repeat(50_000)}`
-    expect(Either.flip(Place.parse(long)).pipe(Either.getOrThrow).message.length).toBeLessThan(400)
+    expect(Result.flip(Place.parse(long)).pipe(Result.getOrThrow).message.length).toBeLessThan(400)
     expect(refusal(JSON.stringify({ steps: { [long]: { to: "codex/b" } } })).length).toBeLessThan(800)
-    expect(Either.flip(Policy.parse("y".repeat(100_000))).pipe(Either.getOrThrow).message.length).toBeLessThan(300)
+    expect(Result.flip(Policy.parse("y".repeat(100_000))).pipe(Result.getOrThrow).message.length).toBeLessThan(300)
   })
 
   it("shows what a backend said without the escapes that would drive a terminal", () => {
@@ -140,7 +138,7 @@ const slowed = (fs: FileSystem.FileSystem): FileSystem.FileSystem =>
       return (...args: Array<unknown>) => {
         const result = (member as (...a: Array<unknown>) => unknown).apply(target, args)
         return Effect.isEffect(result)
-          ? Effect.zipRight(
+          ? Effect.andThen(
             Effect.flatMap(Random.nextIntBetween(0, 4), (ms) => Effect.sleep(Duration.millis(ms))),
             result
           )
@@ -201,7 +199,7 @@ describe("the lock (#9)", () => {
 })
 
 describe("a symlinked config file (#10)", () => {
-  it.scoped("is written through to its target; the link stays a link", () =>
+  it.effect("is written through to its target; the link stays a link", () =>
     Effect.gen(function*() {
       const fs = yield* FileSystem.FileSystem
       const dir = yield* folder

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Duration, Effect, Option, TestClock } from "effect"
+import { Duration, Effect, Option } from "effect"
+import * as TestClock from "effect/testing/TestClock"
 
 import * as Failure from "../src/Failure.js"
 import * as Health from "../src/Health.js"
@@ -7,11 +8,11 @@ import * as Place from "../src/Place.js"
 
 const place = Place.Place.make({ cli: "claude", account: "work", model: "opus" })
 const unknown = new Failure.Unknown({ place, said: Failure.said("boom") })
-const fail = (health: Health.Health["Type"], times = 1) =>
-  Effect.repeatN(health.failed(place, { failure: unknown, counts: true, coolUntil: Option.none() }), times - 1)
-const admitted = (health: Health.Health["Type"]) => Effect.map(health.admit(place), (a) => a._tag)
+const fail = (health: Health.Health.Service, times = 1) =>
+  Effect.repeat(health.failed(place, { failure: unknown, counts: true, coolUntil: Option.none() }), { times: times - 1 })
+const admitted = (health: Health.Health.Service) => Effect.map(health.admit(place), (a) => a._tag)
 
-const run = <A, E>(effect: (health: Health.Health["Type"]) => Effect.Effect<A, E>) =>
+const run = <A, E>(effect: (health: Health.Health.Service) => Effect.Effect<A, E>) =>
   Effect.flatMap(Health.Health, effect).pipe(Effect.provide(Health.Health.layerMemory()))
 
 describe("Health", () => {

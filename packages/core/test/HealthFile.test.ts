@@ -1,14 +1,14 @@
 import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
 import * as NodePath from "@effect/platform-node/NodePath"
-import * as FileSystem from "@effect/platform/FileSystem"
-import * as Path from "@effect/platform/Path"
 import { describe, expect, it } from "@effect/vitest"
-import { Duration, Effect, FastCheck as fc, Fiber, Layer, Option, TestClock } from "effect"
+import { Duration, Effect, Fiber, FileSystem, Layer, Option, Path } from "effect"
+import * as TestClock from "effect/testing/TestClock"
 import * as Failure from "../src/Failure.js"
 import * as Health from "../src/Health.js"
 import * as Notice from "../src/Notice.js"
 import * as Place from "../src/Place.js"
 import * as healthFile from "../src/internal/store/healthFile.js"
+import * as fc from "./fixtures/arbitrary.js"
 
 const place = Place.Place.make({ cli: "claude", account: "work", model: "opus" })
 const healthy = Place.Place.make({ cli: "codex", model: "gpt-5" })
@@ -25,7 +25,7 @@ const twoOnOneFile = Effect.gen(function*() {
 }).pipe(Effect.provide(Node))
 
 describe("Health kept in a file", () => {
-  it.scoped("a park recorded by one process is seen by the next, and the trial is handed out once", () =>
+  it.effect("a park recorded by one process is seen by the next, and the trial is handed out once", () =>
     Effect.gen(function*() {
       const { one, other } = yield* twoOnOneFile
       for (let i = 0; i < 5; i++) yield* one.failed(place, { failure: limited, counts: true, coolUntil: Option.none() })
@@ -41,7 +41,7 @@ describe("Health kept in a file", () => {
       expect(yield* one.snapshot).toEqual([])
     }))
 
-  it.scoped("a turn that lands at a healthy place writes nothing", () =>
+  it.effect("a turn that lands at a healthy place writes nothing", () =>
     Effect.gen(function*() {
       const { file, fs, one } = yield* twoOnOneFile
       expect(yield* one.admit(healthy)).toEqual({ _tag: "Go", held: false })
@@ -49,7 +49,7 @@ describe("Health kept in a file", () => {
       expect(yield* fs.exists(file)).toBe(false)
     }))
 
-  it.scoped("a trial whose taker never answered is given back after another park", () =>
+  it.effect("a trial whose taker never answered is given back after another park", () =>
     Effect.gen(function*() {
       const { one, other } = yield* twoOnOneFile
       for (let i = 0; i < 5; i++) yield* one.failed(place, { failure: limited, counts: true, coolUntil: Option.none() })
@@ -61,7 +61,7 @@ describe("Health kept in a file", () => {
       expect((yield* other.admit(place))._tag).toBe("Trial")
     }))
 
-  it.scoped("the file holds no secret, and a file that does not read counts as nothing recorded", () =>
+  it.effect("the file holds no secret, and a file that does not read counts as nothing recorded", () =>
     Effect.gen(function*() {
       const { file, fs, one } = yield* twoOnOneFile
       yield* one.failed(place, { failure: limited, counts: true, coolUntil: Option.some(30_000) })
@@ -75,7 +75,7 @@ describe("Health kept in a file", () => {
       expect((yield* one.snapshot).map((entry) => entry.failures)).toEqual([1])
     }).pipe(Effect.provide(Node)))
 
-  it.scoped("a change that cannot be written (its lock held by a running process a minute) is said, and no trial is handed out", () =>
+  it.effect("a change that cannot be written (its lock held by a running process a minute) is said, and no trial is handed out", () =>
     Effect.gen(function*() {
       const { file, fs, one, other } = yield* twoOnOneFile
       const heard: Array<string> = []
@@ -90,9 +90,9 @@ describe("Health kept in a file", () => {
       yield* fs.writeFileString(`${file}.lock`, `${process.pid} held`)
       const waited = <A>(effect: Effect.Effect<A>) =>
         Effect.gen(function*() {
-          const fiber = yield* Effect.fork(listening(effect))
+          const fiber = yield* Effect.forkChild(listening(effect))
           // the wait is bounded by the TestClock: a minute of it, in steps the lock's reads can follow
-          for (let steps = 0; steps < 200 && Option.isNone(yield* Fiber.poll(fiber)); steps++) {
+          for (let steps = 0; steps < 200 && fiber.pollUnsafe() === undefined; steps++) {
             yield* TestClock.adjust(Duration.seconds(1))
             yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 2)))
           }
@@ -110,7 +110,7 @@ describe("Health kept in a file", () => {
       expect(yield* one.admit(place)).toMatchObject({ _tag: "Skip", why: "trial" })
     }).pipe(Effect.provide(Node)))
 
-  it.scoped("a failure whose cooldown no Date holds is refused by the health schema: said, and the file left as it was", () =>
+  it.effect("a failure whose cooldown no Date holds is refused by the health schema: said, and the file left as it was", () =>
     Effect.gen(function*() {
       const { file, fs, one } = yield* twoOnOneFile
       const heard: Array<string> = []
@@ -152,16 +152,16 @@ describe("Health kept in a file", () => {
       }))
       const breaker = { failures: 5, parkMillis: 60_000, trialMillis: 60_000 }
       const written = healthFile.encode(book)
-      if (written._tag === "Left") {
-        expect(written.left.reason).toMatch(/^it holds a value health cannot keep/)
+      if (written._tag === "Failure") {
+        expect(written.failure.reason).toMatch(/^it holds a value health cannot keep/)
         return
       }
-      const read = healthFile.decode(Option.some(written.right), breaker, 0)
+      const read = healthFile.decode(Option.some(written.success), breaker, 0)
       expect(
         [...read.values()].map(({ coolingUntil, failures, parkedUntil }) => ({ failures, parkedUntil, coolingUntil }))
       )
         .toEqual(drawn)
     },
-    { fastCheck: { numRuns: 300 } }
+    { arbitrary: { runs: 300 } }
   )
 })

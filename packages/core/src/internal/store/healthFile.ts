@@ -21,11 +21,14 @@ import { excerpt } from "../secret.js"
 import * as SharedFile from "./sharedFile.js"
 
 /** A time a Date can hold, in epoch millis: a file with any other reads as no file. */
-const Instant = Schema.Finite.check(Schema.isBetween({ minimum: 0, maximum: 8.64e15 }))
+// -0 is written as 0 and so would not read back as itself.
+const notNegativeZero = Schema.makeFilter((n: number) => !Object.is(n, -0) || "not -0")
+
+const Instant = Schema.Finite.check(Schema.isBetween({ minimum: 0, maximum: 8.64e15 }), notNegativeZero)
 
 const Stored = Schema.Struct({
   place: Place.FromString,
-  failures: Schema.Int.check(Schema.isGreaterThanOrEqualTo(0)),
+  failures: Schema.Int.check(Schema.isGreaterThanOrEqualTo(0), notNegativeZero),
   parkedUntil: Schema.optionalKey(Instant),
   // `true` was written before trials were leased: it is given back a park after the park ends
   trial: Schema.optionalKey(Schema.Union([Schema.Boolean, Schema.Struct({ by: Schema.String, until: Instant })])),
