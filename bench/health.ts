@@ -60,7 +60,8 @@ const store = (name: string, health: Layer.Layer<Health.Health>) =>
 const sightings = Number(process.env.BENCH_HEALTH_SIGHTINGS ?? 200)
 
 /** The p99 of `samples`. */
-const p99 = (samples: ReadonlyArray<number>) => [...samples].sort((a, b) => a - b)[Math.ceil(samples.length * 0.99) - 1]!
+const p99 = (samples: ReadonlyArray<number>) =>
+  [...samples].sort((a, b) => a - b)[Math.ceil(samples.length * 0.99) - 1]!
 
 /** Milliseconds from the start of a cooldown's write by `writer` to `reader`'s first admission that skips it. */
 const seen = (writer: Health.Health["Service"], reader: Health.Health["Service"]) =>

@@ -11,12 +11,12 @@
  * at a time (200 a round), where the p50 over direct is B5's c=1 figure.
  */
 import { NodeHttpClient } from "@effect/platform-node"
-import * as HttpClient from "effect/http/HttpClient"
-import * as HttpClientRequest from "effect/http/HttpClientRequest"
 import { OpenAiCompatible } from "@fallback/backends"
 import { Place, Settings } from "@fallback/core"
 import { MockProvider } from "@fallback/testkit"
 import * as Effect from "effect/Effect"
+import * as HttpClient from "effect/http/HttpClient"
+import * as HttpClientRequest from "effect/http/HttpClientRequest"
 import * as ManagedRuntime from "effect/ManagedRuntime"
 import * as Option from "effect/Option"
 import { always, chat, clientLayer, direct, ours } from "./http.js"

@@ -110,7 +110,9 @@ export const happy = async (): Promise<Array<Figure>> => {
       await Effect.runPromise(
         inEffect(
           fresh,
-          bare(Stream.timeoutOrElse(at.turn(prompt), { duration: Duration.seconds(30), orElse: () => Stream.fail("late") }))
+          bare(
+            Stream.timeoutOrElse(at.turn(prompt), { duration: Duration.seconds(30), orElse: () => Stream.fail("late") })
+          )
         )
       )
     ),

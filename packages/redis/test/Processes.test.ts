@@ -34,7 +34,10 @@ beforeAll(async () => {
       conditions: ["@fallback/source"],
       outfile: worker,
       logLevel: "warning",
-      banner: { js: "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);" }
+      banner: {
+        js:
+          "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);"
+      }
     })
   ])
   server = started
@@ -204,7 +207,13 @@ describe.each(stores())("health shared through $name by real processes", ({ conf
       )
       expect(after).toBe(200 + trials)
       if (name === "Redis") {
-        const [opens, leased, reparks] = await raw<Array<string>>("HMGET", `${prefix}local/${model}`, "opens", "trials", "reparks")
+        const [opens, leased, reparks] = await raw<Array<string>>(
+          "HMGET",
+          `${prefix}local/${model}`,
+          "opens",
+          "trials",
+          "reparks"
+        )
         expect([Number(opens), Number(leased), Number(reparks)]).toEqual([1, trials, trials])
       }
     },
@@ -256,7 +265,13 @@ describe.each(stores())("health shared through $name by real processes", ({ conf
         } trials; ${sum("skip")} turns skipped the place`
       )
       if (name === "Redis") {
-        const [opens, trials, reparks] = await raw<Array<string>>("HMGET", `${prefix}local/${model}`, "opens", "trials", "reparks")
+        const [opens, trials, reparks] = await raw<Array<string>>(
+          "HMGET",
+          `${prefix}local/${model}`,
+          "opens",
+          "trials",
+          "reparks"
+        )
         expect(Number(opens)).toBe(1)
         // One trial per park: each trial handed out failed and parked the place again.
         expect(Number(trials)).toBe(sum("trial"))

@@ -38,7 +38,9 @@ export class Away {
 
 /** Connected Redis, or the reason it is not, and a way to run one operation on it. */
 export interface Connection {
-  readonly run: <A>(ask: (redis: Redis.Redis["Service"]) => Effect.Effect<A, Redis.RedisError>) => Effect.Effect<A, Away>
+  readonly run: <A>(
+    ask: (redis: Redis.Redis["Service"]) => Effect.Effect<A, Redis.RedisError>
+  ) => Effect.Effect<A, Away>
 }
 
 const reasonOf = (error: unknown, timeout: number): string => {

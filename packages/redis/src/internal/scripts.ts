@@ -14,7 +14,6 @@
  */
 import * as Redis from "effect/persistence/Redis"
 
-
 const now = `local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)`
 
@@ -24,8 +23,15 @@ local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)`
  * `parked`, or `out` (another's trial is out).
  */
 export const admit = Redis.script(
-  (hash: string, trial: string, cool: string, taker: string, lease: number, channel: string, place: string) =>
-    [hash, trial, cool, taker, lease, channel, place],
+  (
+    hash: string,
+    trial: string,
+    cool: string,
+    taker: string,
+    lease: number,
+    channel: string,
+    place: string
+  ) => [hash, trial, cool, taker, lease, channel, place],
   {
     numberOfKeys: 3,
     lua: `${now}
@@ -66,7 +72,21 @@ export const failed = Redis.script(
     park: number,
     lifetime: number,
     channel: string
-  ) => [hash, trial, cool, places, taker, place, last, counts ? 1 : 0, coolFor, failuresToPark, park, lifetime, channel],
+  ) => [
+    hash,
+    trial,
+    cool,
+    places,
+    taker,
+    place,
+    last,
+    counts ? 1 : 0,
+    coolFor,
+    failuresToPark,
+    park,
+    lifetime,
+    channel
+  ],
   {
     numberOfKeys: 4,
     lua: `${now}
@@ -100,8 +120,14 @@ return {now, redis.call('HGET', KEYS[1], 'parked') or ''}`
 
 /** KEYS: hash, trial, cool, places. ARGV: place, channel. */
 export const succeeded = Redis.script(
-  (hash: string, trial: string, cool: string, places: string, place: string, channel: string) =>
-    [hash, trial, cool, places, place, channel],
+  (
+    hash: string,
+    trial: string,
+    cool: string,
+    places: string,
+    place: string,
+    channel: string
+  ) => [hash, trial, cool, places, place, channel],
   {
     numberOfKeys: 4,
     lua: `if redis.call('EXISTS', KEYS[1]) == 0 and redis.call('EXISTS', KEYS[3]) == 0 then return 0 end
@@ -129,8 +155,12 @@ return 1`
  * places are made here from the prefix, so this (and snapshot) needs one Redis, not a cluster.
  */
 export const clear = Redis.script(
-  (places: string, prefix: string, channel: string, ...only: ReadonlyArray<string>) =>
-    [places, prefix, channel, ...only],
+  (
+    places: string,
+    prefix: string,
+    channel: string,
+    ...only: ReadonlyArray<string>
+  ) => [places, prefix, channel, ...only],
   {
     numberOfKeys: 1,
     lua: `local places = ARGV[3] and {ARGV[3]} or redis.call('SMEMBERS', KEYS[1])
