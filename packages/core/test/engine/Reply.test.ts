@@ -4,10 +4,10 @@
  * reply itself, and the conversation an agent keeps for a backend that does not keep it.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { Agent, Backend, Failure, Health, Notice, Place, Steps } from "@fallback/core"
+import { Fibers } from "@fallback/testkit"
 import { Duration, Effect, Fiber, Layer, Option, Stream } from "effect"
 import { TestClock } from "effect/testing"
-import { Fibers } from "../src/index.js"
+import { Agent, Backend, Failure, Health, Notice, Place, Steps } from "../../src/index.js"
 
 /** What a place's session saw. */
 interface Seen {

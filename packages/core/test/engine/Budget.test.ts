@@ -1,8 +1,8 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Agent, Failure, Health, Place, Policy, Preset } from "@fallback/core"
+import { Scripted } from "@fallback/testkit"
 import { Arbitrary, Clock, Duration, Effect, Fiber, Option, Result, Schema } from "effect"
 import { TestClock } from "effect/testing"
-import { Scripted } from "../src/index.js"
+import { Agent, Failure, Health, Place, Policy, Preset } from "../../src/index.js"
 import { anyOf, between, oneOf, shuffled, world } from "./world.js"
 
 const pool = ["claude@work/a", "codex/b", "gemini/c", "opencode/d", "claude@home/a"]

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Agent, Backend, Compactor, Failure, Health, Place, Preset, Settings, Steps } from "@fallback/core"
+import { Scripted } from "@fallback/testkit"
 import { Duration, Effect, Exit, Fiber, Layer, Option, Scope, Stream } from "effect"
 import { TestClock } from "effect/testing"
-import { Scripted } from "../src/index.js"
+import { Agent, Backend, Compactor, Failure, Health, Place, Preset, Settings, Steps } from "../../src/index.js"
 import { Heard, texts, world } from "./world.js"
 
 const [a, b, c, d] = ["claude/a", "codex/b", "gemini/c", "opencode/d"]

@@ -3,11 +3,11 @@
  * is given back, so the next turn takes it instead of skipping the place for a whole lease.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { Agent, Health, Place, Preset } from "@fallback/core"
 import { ConfigProvider, Effect, Fiber, Stream } from "effect"
 import { TestClock } from "effect/testing"
+import { Agent, Health, Place, Preset } from "../../src/index.js"
 
-import { Scripted } from "../src/index.js"
+import { Scripted } from "@fallback/testkit"
 import { world } from "./world.js"
 
 const requested = "claude/claude-opus-5"

@@ -1,8 +1,8 @@
-import type { Policy } from "@fallback/core"
-import { Account, Accounts, ConfigFile, Health, Notice, Steps } from "@fallback/core"
+import { Scripted } from "@fallback/testkit"
 import type { Duration } from "effect"
 import { Arbitrary, Clock, Context, Effect, Exit, Layer, Schema } from "effect"
-import { Scripted } from "../src/index.js"
+import type { Policy } from "../../src/index.js"
+import { Account, Accounts, ConfigFile, Health, Notice, Steps } from "../../src/index.js"
 
 /** A whole world for an agent: the scripted backends, steps, accounts, health and a notice log. */
 export interface Setup {

@@ -7,11 +7,11 @@
  * pinned session never falls back; the stand-in starts fresh; a send is given 600 s.
  */
 import { describe, expect, it } from "@effect/vitest"
-import type { Answer } from "@fallback/core"
-import { Agent, Compactor, Failure, Health, Preset, Steps } from "@fallback/core"
+import { Scripted } from "@fallback/testkit"
 import { Arbitrary, Cause, Duration, Effect, Exit, Fiber, Layer, Option, Stream } from "effect"
 import { TestClock } from "effect/testing"
-import { Scripted } from "../src/index.js"
+import type { Answer } from "../../src/index.js"
+import { Agent, Compactor, Failure, Health, Preset, Steps } from "../../src/index.js"
 import { anyOf, Heard, type Setup, world } from "./world.js"
 
 const [a, a2, s, b] = ["claude/a", "claude/a2", "gemini/s", "codex/b"]

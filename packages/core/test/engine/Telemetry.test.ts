@@ -6,14 +6,14 @@
 import * as OtelTracer from "@effect/opentelemetry/OtelTracer"
 import * as Resource from "@effect/opentelemetry/Resource"
 import { describe, expect, it } from "@effect/vitest"
-import type { Place } from "@fallback/core"
-import { Agent, Backend, Failure, Notice, Place as PlaceModule, Secret, Telemetry } from "@fallback/core"
+import { Scripted } from "@fallback/testkit"
 import { SpanKind } from "@opentelemetry/api"
 import { InMemorySpanExporter, type ReadableSpan, SimpleSpanProcessor } from "@opentelemetry/sdk-trace-base"
 import { NodeTracerProvider } from "@opentelemetry/sdk-trace-node"
 import { Arbitrary, Duration, Effect, Fiber, Layer, Logger, Metric, References, Result, Schema, Stream } from "effect"
 import { TestClock } from "effect/testing"
-import { Scripted } from "../src/index.js"
+import type { Place } from "../../src/index.js"
+import { Agent, Backend, Failure, Notice, Place as PlaceModule, Secret, Telemetry } from "../../src/index.js"
 import { anyOf, between, oneOf, world } from "./world.js"
 
 /** A world with its own places, so the global metrics of one test are not another's. */

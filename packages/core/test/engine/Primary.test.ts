@@ -3,10 +3,10 @@
  * TestClock, with the tries, the waits to the millisecond, where the turn ends, and the notices.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { Agent, Failure, Health, Place, Preset } from "@fallback/core"
+import { Scripted } from "@fallback/testkit"
 import { DateTime, Duration, Effect, Exit, Fiber, Option } from "effect"
 import { TestClock } from "effect/testing"
-import { Scripted } from "../src/index.js"
+import { Agent, Failure, Health, Place, Preset } from "../../src/index.js"
 import { Heard, world } from "./world.js"
 
 const work = "claude@work/opus"

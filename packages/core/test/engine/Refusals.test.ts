@@ -5,10 +5,10 @@
  * the health they share.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { Agent, Failure, Health, Notice, Preset } from "@fallback/core"
+import { Scripted } from "@fallback/testkit"
 import { Duration, Effect, Exit, Fiber } from "effect"
 import { TestClock } from "effect/testing"
-import { Scripted } from "../src/index.js"
+import { Agent, Failure, Health, Notice, Preset } from "../../src/index.js"
 import { failedWith, Heard, world } from "./world.js"
 
 const work = "claude@work/opus"

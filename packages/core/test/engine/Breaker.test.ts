@@ -6,10 +6,10 @@
  * success clears the count; 30 s to open a stream or yield; failover only before the stream.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { Agent, Health, Place, Preset } from "@fallback/core"
+import { Scripted } from "@fallback/testkit"
 import { ConfigProvider, Duration, Effect, Exit, Fiber } from "effect"
 import { TestClock } from "effect/testing"
-import { Scripted } from "../src/index.js"
+import { Agent, Health, Place, Preset } from "../../src/index.js"
 import { Heard, world } from "./world.js"
 
 const requested = "claude/claude-opus-5"
