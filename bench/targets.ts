@@ -88,11 +88,11 @@ export const over = (
   }
 })
 
-/** `subject` at most `limit` (in the figure's unit). */
-export const atMost = (bench: string, what: string, subject: string, limit: number): Target => ({
+/** `subject` at most `limit` (in `unit`, the figure's). */
+export const atMost = (bench: string, what: string, subject: string, limit: number, unit: string): Target => ({
   bench,
   what,
-  target: `≤ ${limit}`,
+  target: `≤ ${limit} ${unit}`,
   read: (figures) => {
     const s = find(figures, bench, subject)
     if (s === undefined) return undefined
@@ -152,7 +152,7 @@ export const targets: Array<Target> = [
     "ExecutionPlan (Layer steps)",
     1
   ),
-  atMost("B7", "a cooldown seen by another process, p99", cooldownSeen, 250)
+  atMost("B7", "a cooldown seen by another process, p99", cooldownSeen, 250, "ms")
 ]
 
 /** The targets read from a run's figures; those whose figures the run does not have are left out. */
