@@ -53,11 +53,12 @@ export const Endpoint = Schema.Struct({
  */
 export type Endpoint = typeof Endpoint.Type
 
-const Env = Schema.Record(Schema.String, values.EnvValue).check(values.keysAre(values.EnvName, values.envNamePattern)).check(Schema.makeFilter((env) => {
-  const named = Object.keys(env).find((name) => typeof env[name] === "string" && values.secretName(name))
-  return named === undefined ||
-    { path: [named], issue: `the name ${named} says it holds a secret: ${values.secretAdvice}` }
-}))
+const Env = Schema.Record(Schema.String, values.EnvValue).check(values.keysAre(values.EnvName, values.envNamePattern))
+  .check(Schema.makeFilter((env) => {
+    const named = Object.keys(env).find((name) => typeof env[name] === "string" && values.secretName(name))
+    return named === undefined ||
+      { path: [named], issue: `the name ${named} says it holds a secret: ${values.secretAdvice}` }
+  }))
 
 /**
  * One account of a CLI: its name (the `@ACCOUNT` of a place) and how it authenticates.

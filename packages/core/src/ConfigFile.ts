@@ -6,7 +6,7 @@
  * It never holds a secret: an account's environment names the variable a key is read from
  * (`{ "fromEnv": "ANTHROPIC_KEY_WORK" }`). Writes are atomic and locked, so several processes
  * can edit one file without losing a step, and a file that does not read is never overwritten.
- * What the file holds is modelled by their own modules: {@link Account}, {@link Provider}.
+ * What the file holds is modelled by modules of their own: `Account`, `Provider`.
  *
  * @since 0.1.0
  */
@@ -18,13 +18,11 @@ import * as Layer from "effect/Layer"
 import type * as Option from "effect/Option"
 import type * as Path from "effect/Path"
 import type * as Result from "effect/Result"
-import type * as AccountModule from "./Account.js"
 import * as document from "./internal/config/document.js"
 import * as errors from "./internal/config/errors.js"
 import * as schema from "./internal/config/schema.js"
 import * as store from "./internal/config/store.js"
 import type { Book } from "./internal/steps.js"
-import type * as ProviderModule from "./Provider.js"
 
 /**
  * The CLIs fallback drives out of the box.
@@ -45,7 +43,7 @@ export const KnownClis: Context.Reference<ReadonlyArray<string>> = store.KnownCl
 
 /**
  * What an account is, kept here under the names it had before it had its own module: `FromEnv`,
- * `Setting`, `Endpoint`, `Account` are the same as {@link AccountModule}'s.
+ * `Setting`, `Endpoint`, `Account` are the `Account` module's.
  *
  * @since 0.1.0
  * @category schemas
@@ -54,7 +52,7 @@ export { Account, Endpoint, FromEnv, Setting } from "./Account.js"
 
 /**
  * What a provider is, kept here under the names it had before it had its own module: `Headers`,
- * `Timeouts`, `Provider` are the same as {@link ProviderModule}'s.
+ * `Timeouts`, `Provider` are the `Provider` module's.
  *
  * @since 0.1.0
  * @category schemas

@@ -43,9 +43,11 @@ const hostileText = fc.oneof(
 
 const validPlace = Arbitrary.schema(Place.Place).pipe(Arbitrary.map(Place.format))
 
-const mutatedPlace = fc.tuple(validPlace, fc.nat(60), hostileText).pipe(Arbitrary.map(([place, at, junk]) =>
-  place.slice(0, at % (place.length + 1)) + junk + place.slice(at % (place.length + 1))
-))
+const mutatedPlace = fc.tuple(validPlace, fc.nat(60), hostileText).pipe(
+  Arbitrary.map(([place, at, junk]) =>
+    place.slice(0, at % (place.length + 1)) + junk + place.slice(at % (place.length + 1))
+  )
+)
 
 describe("fuzz: places", () => {
   it.prop(

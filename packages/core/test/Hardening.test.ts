@@ -8,10 +8,10 @@ import { Duration, Effect, FileSystem, Layer, Path, Random, Result, Schema } fro
 import { spawnSync } from "node:child_process"
 import * as ConfigFile from "../src/ConfigFile.js"
 import * as Failure from "../src/Failure.js"
+import { withLock } from "../src/internal/store/lock.js"
 import * as Place from "../src/Place.js"
 import * as Policy from "../src/Policy.js"
 import * as Steps from "../src/Steps.js"
-import { withLock } from "../src/internal/store/lock.js"
 
 const Node = Layer.merge(NodeFileSystem.layer, NodePath.layer)
 

@@ -9,7 +9,9 @@ import * as Place from "../src/Place.js"
 const place = Place.Place.make({ cli: "claude", account: "work", model: "opus" })
 const unknown = new Failure.Unknown({ place, said: Failure.said("boom") })
 const fail = (health: Health.Health.Service, times = 1) =>
-  Effect.repeat(health.failed(place, { failure: unknown, counts: true, coolUntil: Option.none() }), { times: times - 1 })
+  Effect.repeat(health.failed(place, { failure: unknown, counts: true, coolUntil: Option.none() }), {
+    times: times - 1
+  })
 const admitted = (health: Health.Health.Service) => Effect.map(health.admit(place), (a) => a._tag)
 
 const run = <A, E>(effect: (health: Health.Health.Service) => Effect.Effect<A, E>) =>

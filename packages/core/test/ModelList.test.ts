@@ -17,7 +17,7 @@ const catalogue = [
 
 const fromEnv = (env: Record<string, string>) =>
   ModelList.fromEnv.pipe(
-    Effect.provideService(ConfigProvider.ConfigProvider, ConfigProvider.fromEnv({ env: env })),
+    Effect.provideService(ConfigProvider.ConfigProvider, ConfigProvider.fromEnv({ env })),
     Effect.provide(ModelList.Catalogue.layer(catalogue))
   )
 
@@ -109,7 +109,10 @@ describe("ModelList", () => {
 
   it.prop(
     "a place's model is taken when served, else refused naming it, with only served names as the nearest",
-    [fc.oneof(fc.constantFrom(...catalogue), fc.word("abcdefghijklmnopqrstuvwxyz", "abcdefghijklmnopqrstuvwxyz0123456789.:-", 1, 14))],
+    [fc.oneof(
+      fc.constantFrom(...catalogue),
+      fc.word("abcdefghijklmnopqrstuvwxyz", "abcdefghijklmnopqrstuvwxyz0123456789.:-", 1, 14)
+    )],
     ([model]) => {
       const place = new Place.Place({ cli: "local", model })
       const checked = ModelList.checkPlace(place, catalogue, "providers.local.models")

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "@effect/vitest"
+import * as ConfigFile from "@fallback/core/ConfigFile"
 import * as Failure from "@fallback/core/Failure"
 import * as Place from "@fallback/core/Place"
 import * as Secret from "@fallback/core/Secret"
-import * as ConfigFile from "@fallback/core/ConfigFile"
 import { Result } from "effect"
 import * as fc from "./fixtures/arbitrary.js"
 

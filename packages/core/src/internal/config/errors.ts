@@ -1,6 +1,6 @@
 import * as Schema from "effect/Schema"
-import { nearest } from "../nearest.js"
 import * as Place from "../../Place.js"
+import { nearest } from "../nearest.js"
 
 /** @internal */
 export class ConfigUnreadable extends Schema.TaggedError<ConfigUnreadable>("@fallback/core/ConfigUnreadable")(

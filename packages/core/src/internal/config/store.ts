@@ -94,7 +94,9 @@ export const memory = (initial: Document) =>
       read: Ref.get(ref),
       modify: (change) =>
         lock.withPermits(1)(Effect.gen(function*() {
-          const next = yield* Effect.fromResult(Result.flatMap(change(yield* Ref.get(ref)), (document) => check(document)))
+          const next = yield* Effect.fromResult(
+            Result.flatMap(change(yield* Ref.get(ref)), (document) => check(document))
+          )
           yield* Ref.set(ref, next)
         }))
     }

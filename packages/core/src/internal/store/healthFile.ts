@@ -7,6 +7,7 @@ import * as SchemaIssue from "effect/SchemaIssue"
 
 import * as Failure from "../../Failure.js"
 import * as Place from "../../Place.js"
+import { excerpt } from "../secret.js"
 import {
   apply,
   type Book,
@@ -17,7 +18,6 @@ import {
   type Unwritten,
   unwritten
 } from "./health.js"
-import { excerpt } from "../secret.js"
 import * as SharedFile from "./sharedFile.js"
 
 /** A time a Date can hold, in epoch millis: a file with any other reads as no file. */

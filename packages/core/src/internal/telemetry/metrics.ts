@@ -43,7 +43,10 @@ export const skips = counter(
 )
 
 /** @internal */
-export const breakerOpenings = counter("fallback.breaker.openings", "Times a place's breaker opened (the place was parked)")
+export const breakerOpenings = counter(
+  "fallback.breaker.openings",
+  "Times a place's breaker opened (the place was parked)"
+)
 
 const gauge = (name: string, description: string): Family<Metric.Gauge<number>> => {
   const make = (attributes?: Attributes) =>
