@@ -6,37 +6,18 @@ import { execFile, execFileSync } from "node:child_process"
 import { randomUUID } from "node:crypto"
 import { mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
-import { dirname, join } from "node:path"
+import { join } from "node:path"
 import { promisify } from "node:util"
 
 import { build } from "esbuild"
 
-// @effect/platform-node's HTTP client reaches undici through one module, which re-exports all of
-// it, so every start would load undici (nearly half the bundle) though only run, demo and edit make
-// requests. In the bundle that module is one that loads undici when the client first asks for a
-// dispatcher; it offers what the client takes from undici, which the checks below hold to.
-const undici = /@effect[\\/]platform-node[\\/]dist[\\/]esm[\\/]Undici\.js$/
-const undiciTaken = ["Agent", "getGlobalDispatcher"]
-const lazyUndici = {
-  name: "lazy-undici",
-  setup: (build) =>
-    build.onLoad({ filter: undici }, (args) => ({
-      loader: "js",
-      resolveDir: dirname(args.path),
-      contents: `let undici
-const load = () => (undici ??= require("undici"))
-export const Agent = function Agent(options) { return new (load().Agent)(options) }
-export const getGlobalDispatcher = () => load().getGlobalDispatcher()
-`
-    }))
-}
-
-// @effect/platform-node's file system and command executor load node:crypto and
+// @effect/platform-node's file system and child process spawner load node:crypto and
 // node:child_process when the bundle starts, for a temporary file's name and for running a
-// program, which most commands never do. In the bundle each is a module that loads the builtin
+// program, which most commands never do. (Its HTTP client loads undici itself, by import(),
+// which the bundle keeps lazy.) In the bundle each is a module that loads the builtin
 // when first called; the check below holds each importer to the functions offered.
-const lazyBuiltins = { "node:crypto": ["randomBytes"], "node:child_process": ["exec", "spawn"] }
-const platformShared = /@effect[\\/]platform-node-shared[\\/]dist[\\/]esm[\\/]internal[\\/]/
+const lazyBuiltins = { "node:crypto": ["randomBytes"], "node:child_process": ["execFile", "spawn"] }
+const platformShared = /@effect[\\/]platform-node-shared[\\/]dist[\\/]/
 const lazyBuiltin = {
   name: "lazy-builtin",
   setup: (build) => {
@@ -86,7 +67,7 @@ const built = await build({
   // to this build (bin/load.js)
   banner: { js: `"use strict";/* fallback build ${randomUUID()} */` },
   metafile: true,
-  plugins: [lazyUndici, lazyBuiltin, absentPackages],
+  plugins: [lazyBuiltin, absentPackages],
   logLevel: "warning"
 })
 
@@ -94,19 +75,6 @@ const built = await build({
 const dynamic = Object.values(built.metafile.outputs).flatMap((output) => output.imports)
   .filter((imported) => imported.kind === "dynamic-import")
 if (dynamic.length > 0) throw new Error(`the bundle imports ${dynamic.map((i) => i.path).join(", ")} at run time`)
-
-for (const [path, input] of Object.entries(built.metafile.inputs)) {
-  if (!input.imports.some((imported) => undici.test(imported.path))) continue
-  const taken = new Set(
-    Array.from(readFileSync(path, "utf8").matchAll(/(?<![\w./])Undici\.(\w+)/g), ([, name]) => name)
-  )
-  const missing = [...taken].filter((name) => !undiciTaken.includes(name))
-  if (!path.endsWith("httpClientUndici.js") || missing.length > 0) {
-    throw new Error(
-      `${path} takes ${[...taken].join(", ")} from undici; the lazy stand-in offers ${undiciTaken.join(", ")}`
-    )
-  }
-}
 
 for (const [path, input] of Object.entries(built.metafile.inputs)) {
   for (const imported of input.imports.filter((i) => i.path.startsWith("lazy-builtin:"))) {

@@ -4,14 +4,14 @@
  * @since 0.1.0
  */
 import * as Secret from "@fallback/core/Secret"
-import * as Console from "effect/Console"
-import * as Effect from "effect/Effect"
-import * as Schema from "effect/Schema"
 import * as CliConfig from "effect/cli/CliConfig"
 import * as CliError from "effect/cli/CliError"
 import * as CliOutput from "effect/cli/CliOutput"
 import * as Command from "effect/cli/Command"
 import * as GlobalFlag from "effect/cli/GlobalFlag"
+import * as Console from "effect/Console"
+import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
 
 import { commandHelp, docOf, type Entry, type Loaded, optionNames, rootHelp } from "./internal/help.js"
 import { didYouMean, type Ran, told } from "./internal/usage.js"
@@ -246,7 +246,9 @@ const tops = entries.filter((e) => !e.name.includes(" "))
  * @since 0.1.0
  * @category utils
  */
-export const main = (argv: ReadonlyArray<string>): Effect.Effect<void, { readonly message: string }, Command.Environment> =>
+export const main = (
+  argv: ReadonlyArray<string>
+): Effect.Effect<void, { readonly message: string }, Command.Environment> =>
   Console.consoleWith((console) =>
     Effect.gen(function*() {
       const asked = yield* before(argv.slice(2))

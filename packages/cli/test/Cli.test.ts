@@ -1,9 +1,9 @@
-import * as NodeServices from "@effect/platform-node/NodeServices"
 import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
-import * as FileSystem from "effect/FileSystem"
+import * as NodeServices from "@effect/platform-node/NodeServices"
 import { describe, expect, it } from "@effect/vitest"
 import { Failure, Health, Place } from "@fallback/core"
 import { Duration, Effect, Option, Result, Schema } from "effect"
+import * as FileSystem from "effect/FileSystem"
 import * as TestClock from "effect/testing/TestClock"
 import { formatTime, parseTime } from "../src/internal/seconds.js"
 import { fallback, fallbackWith } from "./run.js"
@@ -311,14 +311,20 @@ describe("fallback (in process)", () => {
       )
     }))
 
-  it.prop("times read back what they write", [Schema.Int.check(Schema.isBetween({ minimum: 0, maximum: 10 * 3_600_000 }))], ([millis]) => {
+  it.prop("times read back what they write", [
+    Schema.Int.check(Schema.isBetween({ minimum: 0, maximum: 10 * 3_600_000 }))
+  ], ([millis]) => {
     const duration = Duration.millis(millis)
     expect(Result.map(parseTime(formatTime(duration)), Duration.toMillis)).toEqual(Result.succeed(millis))
   })
 
-  it.prop("a bare number is seconds", [Schema.Int.check(Schema.isBetween({ minimum: 0, maximum: 100_000 }))], ([seconds]) => {
-    expect(Result.map(parseTime(String(seconds)), Duration.toSeconds)).toEqual(Result.succeed(seconds))
-  })
+  it.prop(
+    "a bare number is seconds",
+    [Schema.Int.check(Schema.isBetween({ minimum: 0, maximum: 100_000 }))],
+    ([seconds]) => {
+      expect(Result.map(parseTime(String(seconds)), Duration.toSeconds)).toEqual(Result.succeed(seconds))
+    }
+  )
 
   it("refuses what is not a time", () => {
     for (const input of ["", "s", "-1", "1d", "1 m", "ten", "1.5.2s"]) {

@@ -5,15 +5,16 @@
  * reads back. Seeded (FUZZ_SEED), bounded by counts.
  */
 import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
-import * as FileSystem from "effect/FileSystem"
 import { describe, expect, it } from "@effect/vitest"
 import { ConfigFile } from "@fallback/core"
 import { Arbitrary, Duration, Effect, Option, Result, Schema } from "effect"
+import * as FileSystem from "effect/FileSystem"
 import { fallback } from "./run.js"
 
 const seed = Number(process.env.FUZZ_SEED ?? 12)
 
-const index = (below: number) => Arbitrary.schema(Schema.Int.check(Schema.isBetween({ minimum: 0, maximum: below - 1 })))
+const index = (below: number) =>
+  Arbitrary.schema(Schema.Int.check(Schema.isBetween({ minimum: 0, maximum: below - 1 })))
 
 const constantFrom = <A>(...values: ReadonlyArray<A>): Arbitrary.Arbitrary<A> =>
   Arbitrary.map(index(values.length), (i) => values[i]!)

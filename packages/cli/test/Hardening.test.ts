@@ -2,10 +2,10 @@
  * The command line against hostile input (issue 12 #3, #4, #8, #16): each test failed before its fix.
  */
 import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
-import * as FileSystem from "effect/FileSystem"
 import { describe, expect, it } from "@effect/vitest"
 import { Arbitrary, Effect, Schema } from "effect"
 import { Duration } from "effect"
+import * as FileSystem from "effect/FileSystem"
 import { spawnSync } from "node:child_process"
 import { shellWord } from "../src/internal/doctor.js"
 import { formatTime } from "../src/internal/seconds.js"

@@ -3,12 +3,12 @@
  * test's own, reached by a URL from the environment.
  */
 import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
-import * as FileSystem from "effect/FileSystem"
 import { describe, expect, it } from "@effect/vitest"
 import { Failure, Place } from "@fallback/core"
 import { RedisHealth } from "@fallback/redis"
 import { RedisServer } from "@fallback/testkit"
 import { Effect, Option, Redacted } from "effect"
+import * as FileSystem from "effect/FileSystem"
 import { afterAll, beforeAll } from "vitest"
 
 import { fallbackWith } from "./run.js"

@@ -1,7 +1,7 @@
 import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
-import * as FileSystem from "effect/FileSystem"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
+import * as FileSystem from "effect/FileSystem"
 import { fallback, fallbackWith } from "./run.js"
 
 const configFile = Effect.gen(function*() {

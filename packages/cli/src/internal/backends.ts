@@ -15,8 +15,8 @@ import * as Failure from "@fallback/core/Failure"
 import type * as Place from "@fallback/core/Place"
 import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
-import * as Layer from "effect/Layer"
 import type * as HttpClient from "effect/http/HttpClient"
+import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import type * as ChildProcessSpawner from "effect/process/ChildProcessSpawner"
 
@@ -139,13 +139,16 @@ export const backendsOf = (
 ): Layer.Layer<Backend.Backends, never, HttpClient.HttpClient | ChildProcessSpawner.ChildProcessSpawner> =>
   Layer.unwrap(
     Effect.gen(function*() {
-      const providers = yield* Effect.forEach(Object.entries(document.providers), ([name, provider]) =>
-        HttpProvider.make(
-          HttpProvider.Provider.make({ name, ...provider, models: provider.models ?? [] }),
-          running.idle === undefined || (provider.timeouts?.idle !== undefined && running.idleForAll !== true)
-            ? {}
-            : { idle: running.idle }
-        ))
+      const providers = yield* Effect.forEach(
+        Object.entries(document.providers),
+        ([name, provider]) =>
+          HttpProvider.make(
+            HttpProvider.Provider.make({ name, ...provider, models: provider.models ?? [] }),
+            running.idle === undefined || (provider.timeouts?.idle !== undefined && running.idleForAll !== true)
+              ? {}
+              : { idle: running.idle }
+          )
+      )
       const homes = running.homes ?? nodePath.join(os.homedir(), ".config", "fallback", "homes")
       const clis = agentClis.map(({ cli, make }) => reaching(cli, make, document, homes))
       const all = [...clis, ...providers]

@@ -1,13 +1,13 @@
 import * as Accounts from "@fallback/core/Accounts"
 import * as ConfigFile from "@fallback/core/ConfigFile"
 import * as Steps from "@fallback/core/Steps"
+import * as Flag from "effect/cli/Flag"
 import type * as Config from "effect/Config"
 import * as Effect from "effect/Effect"
 import type * as FileSystem from "effect/FileSystem"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Path from "effect/Path"
-import * as Flag from "effect/cli/Flag"
 
 /** @internal */
 export const config = Flag.String("config").pipe(

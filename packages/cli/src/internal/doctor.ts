@@ -1,5 +1,6 @@
 import * as ConfigFile from "@fallback/core/ConfigFile"
 import * as Place from "@fallback/core/Place"
+import * as Command from "effect/cli/Command"
 import * as Config from "effect/Config"
 import * as Console from "effect/Console"
 import * as Duration from "effect/Duration"
@@ -7,16 +8,15 @@ import * as Effect from "effect/Effect"
 import * as FileSystem from "effect/FileSystem"
 import * as Option from "effect/Option"
 import * as Path from "effect/Path"
-import * as Result from "effect/Result"
-import * as Schema from "effect/Schema"
-import * as Command from "effect/cli/Command"
 import * as ChildProcess from "effect/process/ChildProcess"
 import * as ChildProcessSpawner from "effect/process/ChildProcessSpawner"
+import * as Result from "effect/Result"
+import * as Schema from "effect/Schema"
 import { config, editing, json } from "./config.js"
-import { didYouMean } from "./usage.js"
 import { plainAtOpencode } from "./outcome.js"
 import { servedAt } from "./served.js"
 import { signedIn, signInLine, signInOf } from "./signIn.js"
+import { didYouMean } from "./usage.js"
 
 /**
  * One thing the doctor looked at: what, whether it is fine, what it found, and the line that
@@ -86,8 +86,10 @@ export const shellWord = (word: string): string =>
 
 /** @internal */
 export const versionOf = (bin: string) =>
-  Effect.flatMap(ChildProcessSpawner.ChildProcessSpawner, (spawner) =>
-    spawner.lines(ChildProcess.make(bin, ["--version"]))).pipe(
+  Effect.flatMap(
+    ChildProcessSpawner.ChildProcessSpawner,
+    (spawner) => spawner.lines(ChildProcess.make(bin, ["--version"]))
+  ).pipe(
     Effect.map((lines) => Option.fromUndefinedOr(lines.find((line) => line.trim() !== "")?.trim())),
     // a CLI that relaunches itself (gemini) answers slowly on a busy machine
     Effect.timeout(Duration.seconds(30)),

@@ -4,6 +4,7 @@ import * as ConfigFile from "@fallback/core/ConfigFile"
 import * as Place from "@fallback/core/Place"
 import * as Policy from "@fallback/core/Policy"
 import * as Steps from "@fallback/core/Steps"
+import * as Command from "effect/cli/Command"
 import * as Config from "effect/Config"
 import * as Console from "effect/Console"
 import * as Duration from "effect/Duration"
@@ -13,7 +14,6 @@ import * as Option from "effect/Option"
 import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
 import * as Stdio from "effect/Stdio"
-import * as Command from "effect/cli/Command"
 
 import { backendsOf } from "./backends.js"
 import { config, editing } from "./config.js"
@@ -67,7 +67,9 @@ const tries = Effect.fn("Edit.tries")(function*(page: State.Page, step: Steps.St
   const count = yield* enter(
     `How many tries beyond the first at ${at}? (0 for none)`,
     (text) =>
-      /^\d+$/.test(text) && Number(text) <= 100 ? Result.succeed(Number(text)) : Result.fail("a whole number, 0 to 100"),
+      /^\d+$/.test(text) && Number(text) <= 100
+        ? Result.succeed(Number(text))
+        : Result.fail("a whole number, 0 to 100"),
     colour,
     now === undefined ? "" : String(now.tries)
   )

@@ -1,10 +1,10 @@
 import type * as Steps from "@fallback/core/Steps"
+import * as Prompt from "effect/cli/Prompt"
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Result from "effect/Result"
 import * as Terminal from "effect/Terminal"
-import * as Prompt from "effect/cli/Prompt"
 
 import { fieldKey, pageKey, questionKey } from "./editKeys.js"
 import { type Choice, erase, fieldLines, frame, pageLines, questionLines } from "./editRender.js"

@@ -57,7 +57,10 @@ export const chainOf = (page: State.Page, step: Steps.Step): string => {
     walk.push(at)
     if (seen.has(at)) break
     seen.add(at)
-    next = Option.flatMap(Option.fromNullishOr(page.rows.find((row) => Place.format(row.place) === at)), (row) => row.to)
+    next = Option.flatMap(
+      Option.fromNullishOr(page.rows.find((row) => Place.format(row.place) === at)),
+      (row) => row.to
+    )
   }
   return walk.length === 0 ? "-" : walk.join(" → ")
 }

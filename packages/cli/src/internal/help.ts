@@ -1,10 +1,10 @@
-import * as Effect from "effect/Effect"
-import * as Option from "effect/Option"
 import * as CliConfig from "effect/cli/CliConfig"
 import * as CliOutput from "effect/cli/CliOutput"
 import * as Command from "effect/cli/Command"
 import * as GlobalFlag from "effect/cli/GlobalFlag"
 import type * as HelpDoc from "effect/cli/HelpDoc"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 
 /**
  * A command of `fallback`: what it runs on (the platform the bin provides), and its errors, each

@@ -1,11 +1,11 @@
 import * as MockProvider from "@fallback/testkit/MockProvider"
+import * as Command from "effect/cli/Command"
+import * as Flag from "effect/cli/Flag"
 import * as Console from "effect/Console"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
-import * as Command from "effect/cli/Command"
-import * as Flag from "effect/cli/Flag"
 
 import { text, toggle } from "./config.js"
 import { formatTime, parseTime } from "./seconds.js"
@@ -97,7 +97,9 @@ export const mock = Command.make("mock", { port, lifetime, json }, (args) =>
     if (!Number.isInteger(at) || at < 0 || at > 65535) {
       return yield* new InvalidMock({ reason: `--port ${at}: a port is 0 (any free one) to 65535` })
     }
-    const runs = Option.isNone(args.lifetime) ? Duration.minutes(10) : yield* Effect.fromResult(parseTime(args.lifetime.value))
+    const runs = Option.isNone(args.lifetime)
+      ? Duration.minutes(10)
+      : yield* Effect.fromResult(parseTime(args.lifetime.value))
     if (Duration.isZero(runs) || Duration.isGreaterThan(runs, longest)) {
       return yield* new InvalidMock({
         reason: `--lifetime ${Option.getOrElse(args.lifetime, () => "")}: more than 0 and at most 24h (10m, 1h…)`

@@ -11,6 +11,7 @@ import * as Place from "@fallback/core/Place"
 import * as Preset from "@fallback/core/Preset"
 import * as Secret from "@fallback/core/Secret"
 import * as Settings from "@fallback/core/Settings"
+import * as Command from "effect/cli/Command"
 import * as Console from "effect/Console"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -20,7 +21,6 @@ import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
 import * as Terminal from "effect/Terminal"
-import * as Command from "effect/cli/Command"
 
 import { backendsOf } from "./backends.js"
 import { besideConfig, editing } from "./config.js"
@@ -107,7 +107,10 @@ const answersWith = (
   )
 
 const timeOf = (given: Option.Option<string>) =>
-  Option.match(given, { onNone: () => Effect.succeedNone, onSome: (input) => Effect.asSome(Effect.fromResult(parseTime(input))) })
+  Option.match(given, {
+    onNone: () => Effect.succeedNone,
+    onSome: (input) => Effect.asSome(Effect.fromResult(parseTime(input)))
+  })
 
 const stdin = Effect.callback<string>((resume) => {
   let text = ""
@@ -136,7 +139,8 @@ export const run = Command.make("run", runArgs, (args) =>
     // the flags, else the config's run settings, else the preset's
     const file = document.run ?? {}
     const seconds = (value: number | undefined) =>
-      Option.map(Option.fromUndefinedOr(value), (s) => Duration.seconds(s))
+      Option.map(Option.fromUndefinedOr(value), (s) =>
+        Duration.seconds(s))
     const named = presets[Option.getOrElse(args.preset, () => file.preset ?? "primary")]
     const chosen: Preset.Preset = {
       ...named,

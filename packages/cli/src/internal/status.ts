@@ -1,6 +1,8 @@
 import * as ConfigFile from "@fallback/core/ConfigFile"
 import * as Health from "@fallback/core/Health"
 import * as Place from "@fallback/core/Place"
+import * as Argument from "effect/cli/Argument"
+import * as Command from "effect/cli/Command"
 import * as Clock from "effect/Clock"
 import * as Console from "effect/Console"
 import * as Duration from "effect/Duration"
@@ -9,8 +11,6 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Path from "effect/Path"
 import * as Schema from "effect/Schema"
-import * as Argument from "effect/cli/Argument"
-import * as Command from "effect/cli/Command"
 
 import { config, editing, json, toggle } from "./config.js"
 import { formatTime } from "./seconds.js"
@@ -77,7 +77,9 @@ export const status = Command.make(
   ({ clear, config, json, place, tryNow }) =>
     Effect.gen(function*() {
       const health = yield* Health.Health
-      const only = Option.isSome(place) ? Option.some(yield* Effect.fromResult(Place.parse(place.value))) : Option.none()
+      const only = Option.isSome(place)
+        ? Option.some(yield* Effect.fromResult(Place.parse(place.value)))
+        : Option.none()
       if (clear && tryNow) return yield* new InvalidStatus({ reason: "--clear and --try: give one" })
       if (tryNow) {
         if (Option.isNone(only)) {

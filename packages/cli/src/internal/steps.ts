@@ -2,13 +2,13 @@ import * as ConfigFile from "@fallback/core/ConfigFile"
 import * as Place from "@fallback/core/Place"
 import * as Policy from "@fallback/core/Policy"
 import * as Steps from "@fallback/core/Steps"
+import * as Argument from "effect/cli/Argument"
+import * as Command from "effect/cli/Command"
+import * as Flag from "effect/cli/Flag"
 import * as Console from "effect/Console"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import * as Argument from "effect/cli/Argument"
-import * as Command from "effect/cli/Command"
-import * as Flag from "effect/cli/Flag"
 import { config, editing, json } from "./config.js"
 import { formatTime, parseTime } from "./seconds.js"
 import { serves } from "./served.js"
@@ -59,7 +59,10 @@ export const point = Command.make("point", {
     const known = { known: yield* ConfigFile.KnownClis, file: Option.getOrUndefined(store.file) }
     // each place (its CLI, its account), then its model; a step to itself is refused as that below
     for (const written of from === to ? [] : [from, to]) {
-      yield* serves(document, yield* Effect.fromResult(ConfigFile.checkPlace(document, yield* Effect.fromResult(Place.parse(written)), known)))
+      yield* serves(
+        document,
+        yield* Effect.fromResult(ConfigFile.checkPlace(document, yield* Effect.fromResult(Place.parse(written)), known))
+      )
     }
     yield* (yield* Steps.Steps).points(from, to)
     yield* Console.log(`${from} → ${to}`)
