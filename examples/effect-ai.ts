@@ -1,6 +1,6 @@
 /**
- * Existing `@effect/ai` code failing over across two provider packages, run against the loopback
- * mock provider (no network, no keys):
+ * Existing `effect/ai` code failing over across two providers (fallback's own Anthropic and OpenAI
+ * language models), run against the loopback mock provider (no network, no keys):
  *
  *   npm run example:effect-ai
  *
@@ -9,14 +9,14 @@
  *    says where it carried on, and the finish part's metadata says where it was answered.
  * 3. `streamText` through the same chain, which stays where it moved.
  * 4. The same two models as an `ExecutionPlan`, and the same plan turned into a chain.
+ * 5. A chain that gives up: its error caught by its reason, the failure kind in a typed field.
  */
-import { LanguageModel } from "@effect/ai"
-import { AnthropicClient, AnthropicLanguageModel } from "@effect/ai-anthropic"
-import { OpenAiClient, OpenAiLanguageModel } from "@effect/ai-openai"
 import { NodeHttpClient } from "@effect/platform-node"
-import { AiPlace, FallbackAi } from "@fallback/ai"
+import { AiFailure, AiPlace, AnthropicLanguageModel, FallbackAi, OpenAiLanguageModel } from "@fallback/ai"
+import { Answer } from "@fallback/core"
 import { MockProvider } from "@fallback/testkit"
-import { Config, ConfigProvider, Console, Effect, ExecutionPlan, Layer, Stream } from "effect"
+import { Config, ConfigProvider, Console, Duration, Effect, ExecutionPlan, type Redacted, Result, Stream } from "effect"
+import { LanguageModel } from "effect/ai"
 
 // The code you already have: it asks for a LanguageModel and knows nothing of failover.
 const program = Effect.map(
@@ -37,20 +37,18 @@ const main = Effect.gen(function*() {
   // Anthropic refuses the key: every request there is answered 401.
   yield* mock.script([{ fault: "unauthorized", route: "anthropic" }])
 
-  // Each provider package's model, as you would write it; the key comes from the environment.
-  const claude = (model: string, key: Config.Config<any> = Config.redacted("ANTHROPIC_API_KEY")) =>
-    AnthropicLanguageModel.layer({ model }).pipe(
-      Layer.provide(AnthropicClient.layerConfig({ apiKey: key, apiUrl: Config.succeed(mock.url) }))
-    )
-  const gpt = (model: string, key: Config.Config<any> = Config.redacted("OPENAI_API_KEY")) =>
-    OpenAiLanguageModel.layer({ model }).pipe(
-      Layer.provide(OpenAiClient.layerConfig({ apiKey: key, apiUrl: Config.succeed(`${mock.url}/v1`) }))
-    )
+  // Each provider's model, as you would write it; the key comes from the environment.
+  const claude = (model: string, key: Config.Config<Redacted.Redacted> = Config.Redacted("ANTHROPIC_API_KEY")) =>
+    AnthropicLanguageModel.layer({ model, apiKey: key, baseUrl: mock.url })
+  const gpt = (model: string, key: Config.Config<Redacted.Redacted> = Config.Redacted("OPENAI_API_KEY")) =>
+    OpenAiLanguageModel.layer({ model, apiKey: key, baseUrl: `${mock.url}/v1` })
 
   yield* Console.log("1. Anthropic alone")
-  const alone = yield* program.pipe(Effect.provide(claude("claude-opus-5")), Effect.either)
+  const alone = yield* program.pipe(Effect.provide(claude("claude-opus-5")), Effect.result)
   yield* Console.log(
-    alone._tag === "Left" ? `   failed: ${alone.left._tag} ${alone.left.message.split("\n")[0]}` : alone.right
+    Result.isFailure(alone)
+      ? `   failed: ${alone.failure._tag} ${alone.failure.message.split("\n")[0]}`
+      : alone.success
   )
 
   // The same models registered as places: `anthropic/MODEL` and `openai/MODEL`.
@@ -90,16 +88,36 @@ const main = Effect.gen(function*() {
   yield* Console.log(`   requests, plan:  ${planRequests.join(", ")}`)
   yield* Console.log(`   requests, chain: ${chainRequests.join(", ")}`)
   yield* Console.log("   (the plan retries a refused key; the chain knows that is no use and moves at once)")
+
+  yield* Console.log("\n5. A chain that gives up, caught by its reason")
+  yield* mock.reset
+  yield* mock.script([{ fault: "rate-limit", retryAfter: 20 }])
+  const gaveUp = FallbackAi.chain(["anthropic/claude-opus-5", "openai/gpt-5.5"], [anthropic, openai], {
+    // a rate limit walks on at once here (by default it waits first, as the step says)
+    options: { answers: Answer.override(Answer.primary, { RateLimited: Answer.primary.Unknown }) }
+  })
+  const caught = yield* program.pipe(
+    Effect.map((answer) => `   answered: ${answer.text}`),
+    Effect.catchReason("AiError", "RateLimitError", (reason) =>
+      Effect.succeed(
+        `   rate-limited at ${reason.metadata.fallback?.place} (${reason.metadata.fallback?.kind}); ` +
+          `asked to wait ${reason.retryAfter === undefined ? "nothing" : `${Duration.toSeconds(reason.retryAfter)}s`}`
+      )),
+    Effect.catch((error) => Effect.succeed(`   failed: ${AiFailure.kindOf(error as any) ?? String(error)}`)),
+    Effect.provide(gaveUp)
+  )
+  yield* Console.log(caught)
 })
 
 main.pipe(
   Effect.scoped,
   Effect.provide(NodeHttpClient.layerUndici),
-  Effect.withConfigProvider(ConfigProvider.fromMap(
-    new Map([["ANTHROPIC_API_KEY", "sk-ant-demo-not-a-real-key-0000"], [
-      "OPENAI_API_KEY",
-      "sk-demo-not-a-real-key-0000"
-    ]])
-  )),
+  Effect.provideService(
+    ConfigProvider.ConfigProvider,
+    ConfigProvider.fromUnknown({
+      ANTHROPIC_API_KEY: "sk-ant-demo-not-a-real-key-0000",
+      OPENAI_API_KEY: "sk-demo-not-a-real-key-0000"
+    })
+  ),
   Effect.runPromise
 )
