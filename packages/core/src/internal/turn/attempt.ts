@@ -97,8 +97,9 @@ export const reply = (
   const by = Math.min(whole, now + millisOr(options.firstByte))
   const call = session.reply!(prompt, { by, whole, deadline: run.deadline })
   if (session.keepsLimits !== true) return beforeContent({ run, place, probe, startedAt: now })(call)
-  if (Option.isNone(options.watchdog)) return call
-  return Effect.raceFirst(call, watchdog({ run, place, probe, startedAt: now }, options.watchdog.value, () => now))
+  const dog = options.watchdog
+  if (Option.isNone(dog)) return call
+  return beside(call, () => watchdog({ run, place, probe, startedAt: now }, dog.value, () => now))
 }
 
 const firstContent = (
@@ -160,9 +161,21 @@ const deliver = (
     State.answered(run, prompt.text, result ?? text, session.keepsConversation)
     return Cause.done()
   })
-  const later: EventPull = rest === undefined
+  const dog = run.options.watchdog
+  let moved = limits.startedAt
+  const limited = rest === undefined ? undefined : afterContent(limits, rest)
+  const pulled = limited === undefined || Option.isNone(dog)
+    ? limited
+    : beside(limited, () => watchdog(limits, dog.value, () => moved))
+  const later: EventPull = pulled === undefined
     ? ended
-    : Pull.catchDone(Effect.map(afterContent(limits, rest), seen), () => ended)
+    : Pull.catchDone(
+      Effect.map(pulled, (chunk) => {
+        moved = run.clock.currentTimeMillisUnsafe()
+        return seen(chunk)
+      }),
+      () => ended
+    )
   let buffered: Events | undefined = events.length > 0 ? events as Events : undefined
   const next: EventPull = Effect.suspend(() => {
     if (buffered === undefined) return later
@@ -170,8 +183,7 @@ const deliver = (
     buffered = undefined
     return Effect.succeed(seen(out))
   })
-  const answer = Stream.fromPull(Effect.succeed(next))
-  return rest !== undefined && Option.isSome(run.options.watchdog) ? watched(limits, answer) : answer
+  return Stream.fromPull(Effect.succeed(next))
 }
 
 const sendCeiling = (limits: Limits, after: Duration.Duration) =>
@@ -200,9 +212,8 @@ const beforeContent =
             after: Duration.millis(firstByte)
           })
     )
-    return Option.isSome(options.watchdog)
-      ? Effect.raceFirst(out, watchdog(limits, options.watchdog.value, () => startedAt))
-      : out
+    const dog = options.watchdog
+    return Option.isSome(dog) ? beside(out, () => watchdog(limits, dog.value, () => startedAt)) : out
   }
 
 /**
@@ -268,14 +279,19 @@ const afterContent = (limits: Limits, pull: EventPull): EventPull => {
   })
 }
 
-/** A stream that stops moving after its first content is probed, and fails as Unresponsive. */
-const watched = (limits: Limits, answer: Stream.Stream<Backend.Event, Failure.Failure>) => {
-  let moved = limits.startedAt
-  return Stream.interruptWhen(
-    Stream.tap(answer, () => Effect.map(Clock.currentTimeMillis, (now) => void (moved = now))),
-    watchdog(limits, Option.getOrThrow(limits.run.options.watchdog), () => moved)
-  )
-}
+/**
+ * `self`, and beside it, once `self` has to wait, `dog`: the first of them to end ends both.
+ * `self` starts at once on a fiber of its own, so one that ends without waiting starts no dog.
+ */
+const beside = <A, E>(self: Effect.Effect<A, E>, dog: () => Effect.Effect<never, E>): Effect.Effect<A, E> =>
+  Effect.flatMap(Effect.forkChild(self, { startImmediately: true }), (fiber): Effect.Effect<A, E> => {
+    const done = fiber.pollUnsafe()
+    if (done !== undefined) return done
+    return Effect.flatMap(Effect.forkChild(dog(), { startImmediately: true }), (watching) =>
+      Effect.raceFirst(Fiber.join(fiber), Fiber.join(watching)).pipe(
+        Effect.onExit(() => Effect.andThen(Fiber.interrupt(watching), Fiber.interrupt(fiber)))
+      ))
+  })
 
 /**
  * Probes a place once nothing has moved for `every` (counted from `moved()` or the last good

@@ -7,6 +7,7 @@ import type * as Failure from "../../Failure.js"
 import { Notice } from "../../Notice.js"
 import * as Place from "../../Place.js"
 import * as Settings from "../../Settings.js"
+import { cutAfter } from "./deadline.js"
 import type { Run } from "./state.js"
 
 /**
@@ -21,8 +22,7 @@ export const check = (
 ): Effect.Effect<boolean> =>
   backend.check === undefined
     ? Effect.succeed(true)
-    : backend.check(place).pipe(
-      Effect.timeout(within),
+    : cutAfter(backend.check(place), within, () => "late" as const).pipe(
       Effect.match({ onFailure: () => false, onSuccess: () => true })
     )
 

@@ -1,3 +1,4 @@
+import type * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
@@ -6,13 +7,26 @@ import * as Option from "effect/Option"
 /** @internal */
 export const longestTimer = 2_147_483_647
 
-/** @internal */
+/**
+ * The fiber's result, or none at `at`. The last millisecond is waited for on its own, so whatever
+ * else falls due at `at` (armed before that millisecond began) comes first, on every Clock.
+ *
+ * @internal
+ */
 export const joinBy = <A, E>(fiber: Fiber.Fiber<A, E>, at: number): Effect.Effect<Option.Option<A>, E> =>
-  Number.isFinite(at)
-    ? Effect.clockWith((clock) =>
-      Effect.timeoutOption(Fiber.join(fiber), Duration.millis(Math.max(0, at - clock.currentTimeMillisUnsafe())))
-    ).pipe(Effect.onInterrupt(() => Fiber.interrupt(fiber)))
-    : Effect.asSome(Fiber.join(fiber)).pipe(Effect.onInterrupt(() => Fiber.interrupt(fiber)))
+  Effect.onInterrupt(
+    Number.isFinite(at) ? Effect.clockWith((clock) => until(fiber, clock, at)) : Effect.asSome(Fiber.join(fiber)),
+    () => Fiber.interrupt(fiber)
+  )
+
+const until = <A, E>(fiber: Fiber.Fiber<A, E>, clock: Clock.Clock, at: number): Effect.Effect<Option.Option<A>, E> => {
+  const left = at - clock.currentTimeMillisUnsafe()
+  if (left <= 1) return Effect.timeoutOption(Fiber.join(fiber), Duration.millis(Math.max(0, left)))
+  return Effect.flatMap(
+    Effect.timeoutOption(Fiber.join(fiber), Duration.millis(left - 1)),
+    (got) => Option.isSome(got) ? Effect.succeed(got) : until(fiber, clock, at)
+  )
+}
 
 /** @internal */
 export const cutAt = <A, E, E2, R>(
