@@ -5,7 +5,8 @@
  * `http`, over HTTP against the mock).
  * `node bench/build.mjs ai-floor && node bench/ai-floor.bundle.mjs [happy|failover|http]`.
  */
-import { LanguageModel } from "@effect/ai"
+import * as LanguageModel from "effect/ai/LanguageModel"
+import * as ConfigProvider from "effect/ConfigProvider"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as ExecutionPlan from "effect/ExecutionPlan"
@@ -94,13 +95,13 @@ const rowsOf = <R>(
     const two = yield* model(second)
     const chain = yield* model(chained(backends, places, true))
     const chainNoLimit = yield* model(chained(backends, places, false))
-    const on = (lm: LanguageModel.Service) => Effect.provideService(ask, LanguageModel.LanguageModel, lm)
+    const on = (lm: LanguageModel.LanguageModel) => Effect.provideService(ask, LanguageModel.LanguageModel, lm)
     const plan = ExecutionPlan.make({ provide: first }, { provide: second })
     return [
       [
         failover ? "bare, catchAll to the second" : "bare LanguageModel call",
         failover
-          ? Effect.catchAll(on(one), () => on(two))
+          ? Effect.catch(on(one), () => on(two))
           : on(one)
       ],
       ["ExecutionPlan (Layer steps)", Effect.provide(Effect.withExecutionPlan(ask, plan), context)],
@@ -126,7 +127,7 @@ const overHttp = (url: string, failover: boolean) => {
   return Effect.scoped(Effect.flatMap(
     rowsOf(first, second, backends, places, failover),
     (rows) => measure(failover ? "HTTP, one failover" : "HTTP, happy path", "ms", httpCalls, rows)
-  )).pipe(Effect.provide(NodeHttpClient.layerUndici), Effect.withConfigProvider(httpKeys))
+  )).pipe(Effect.provide(NodeHttpClient.layerUndici), Effect.provideService(ConfigProvider.ConfigProvider, httpKeys))
 }
 
 const which = process.argv[2]

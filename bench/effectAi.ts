@@ -1,17 +1,17 @@
 /**
- * B6 @effect/ai: the same two `LanguageModel` layers called (a) bare, (b) through Effect's
+ * B6 effect/ai: the same two `LanguageModel` layers called (a) bare, (b) through Effect's
  * `ExecutionPlan`, (c) through a fallback chain (`FallbackAi`), on the happy path and with one
  * failover (the first fails with a 500, which moves at once), in-process (scripted models that
- * answer at once) and over HTTP against the loopback mock (`@effect/ai-anthropic`, then
- * `@effect/ai-openai` on the Responses API).
+ * answer at once) and over HTTP against the loopback mock (fallback's own Anthropic Messages
+ * model, then its OpenAI model on the Responses API).
  */
-import { AiError, LanguageModel, Response } from "@effect/ai"
-import { AnthropicClient, AnthropicLanguageModel } from "@effect/ai-anthropic"
-import { OpenAiClient, OpenAiLanguageModel } from "@effect/ai-openai"
 import { NodeHttpClient } from "@effect/platform-node"
-import { AiPlace, FallbackAi } from "@fallback/ai"
+import { AiPlace, AnthropicLanguageModel, FallbackAi, OpenAiLanguageModel } from "@fallback/ai"
 import { Backend, ConfigFile, Health, Notice, Steps } from "@fallback/core"
 import { MockProvider } from "@fallback/testkit"
+import * as AiError from "effect/ai/AiError"
+import * as LanguageModel from "effect/ai/LanguageModel"
+import * as Response from "effect/ai/Response"
 import * as ConfigProvider from "effect/ConfigProvider"
 import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
@@ -28,14 +28,17 @@ import { inEffect } from "./loops.js"
 const turns = Number(process.env.BENCH_TURNS ?? 5_000)
 const httpTurns = Number(process.env.BENCH_HTTP_TURNS ?? 200)
 
-const serverError = new AiError.HttpResponseError({
+const serverError = AiError.make({
   module: "Scripted",
   method: "generateText",
-  reason: "StatusCode",
-  request: { method: "POST", url: "http://127.0.0.1/", urlParams: [], hash: Option.none(), headers: {} },
-  response: { status: 500, headers: {} },
-  body: "{\"type\":\"error\",\"error\":{\"type\":\"api_error\",\"message\":\"Internal server error\"}}"
-}, { disableValidation: true })
+  reason: AiError.reasonFromHttpStatus({
+    status: 500,
+    http: {
+      response: { status: 500, headers: {} },
+      body: "{\"type\":\"error\",\"error\":{\"type\":\"api_error\",\"message\":\"Internal server error\"}}"
+    }
+  })
+})
 
 /**
  * An in-process model that answers at once, or fails with a 500: the service itself, so that a
@@ -47,13 +50,14 @@ export const scripted = (name: string, fails: boolean): Layer.Layer<LanguageMode
     Response.makePart("text", { text: `answered by ${name}` }),
     Response.makePart("finish", {
       reason: "stop",
-      usage: new Response.Usage({ inputTokens: 1, outputTokens: 1, totalTokens: 2 })
+      usage: new Response.Usage({ inputTokens: { total: 1 }, outputTokens: { total: 1 } })
     })
   ])
   const answer = fails ? Effect.fail(serverError) : Effect.succeed(response)
   return Layer.succeed(
     LanguageModel.LanguageModel,
     LanguageModel.LanguageModel.of({
+      [LanguageModel.TypeId]: LanguageModel.TypeId,
       generateText: () => answer as any,
       generateObject: () => Effect.die("not asked for objects") as any,
       streamText: () => Stream.die("not streamed") as any
@@ -81,7 +85,7 @@ export const chained = <R>(
   const world = Layer.provideMerge(
     written,
     Layer.mergeAll(
-      Layer.unwrapEffect(Effect.map(Effect.all(backends), Backend.Backends.layer)),
+      Layer.unwrap(Effect.map(Effect.all(backends), Backend.Backends.layer)),
       Layer.provideMerge(Steps.Steps.layer, ConfigFile.Store.layerMemory()),
       Health.Health.layerMemory(never),
       silent
@@ -114,7 +118,7 @@ const rows = <R>(
       call: Effect.Effect<unknown, unknown, LanguageModel.LanguageModel>
     ) => Effect.scoped(Effect.flatMap(Layer.build(layer), (context) => inEffect(n, Effect.provide(call, context))))
     const bareCall = failover
-      ? Effect.catchAll(ask, () =>
+      ? Effect.catch(ask, () =>
         Effect.flatMap(Effect.serviceOption(Second), (s) =>
           Effect.provideService(ask, LanguageModel.LanguageModel, Option.getOrThrow(s))))
       : ask
@@ -135,7 +139,7 @@ const rows = <R>(
     ], base)
   })
 
-class Second extends Context.Tag("bench/Second")<Second, LanguageModel.Service>() {}
+class Second extends Context.Service<Second, LanguageModel.LanguageModel>()("bench/Second") {}
 
 export const scriptedPlace = (cli: string, fails: boolean) => AiPlace.make({ cli, layer: () => scripted(cli, fails) })
 
@@ -169,7 +173,7 @@ export const effectAi = async (): Promise<Array<Figure>> => {
         backends,
         places,
         failover
-      ).pipe(Effect.provide(NodeHttpClient.layerUndici), Effect.withConfigProvider(httpKeys))
+      ).pipe(Effect.provide(NodeHttpClient.layerUndici), Effect.provideService(ConfigProvider.ConfigProvider, httpKeys))
     }
     figures.push(...await Effect.runPromise(overHttp(false)))
     figures.push(...await Effect.runPromise(overHttp(true)))
@@ -180,21 +184,18 @@ export const effectAi = async (): Promise<Array<Figure>> => {
 }
 
 /** The keys the HTTP places read (the mock takes any). */
-export const httpKeys = ConfigProvider.fromMap(new Map([["ANTHROPIC_API_KEY", "k"], ["OPENAI_API_KEY", "k"]]))
+export const httpKeys = ConfigProvider.fromUnknown({ ANTHROPIC_API_KEY: "k", OPENAI_API_KEY: "k" })
 
 /**
- * The two provider models on the mock at `url` (`@effect/ai-anthropic`, the first failing with a
- * 500 for `failover`, then `@effect/ai-openai` on the Responses API), as layers and as places.
+ * The two provider models on the mock at `url` (fallback's Anthropic Messages model, the first
+ * failing with a 500 for `failover`, then its OpenAI model on the Responses API), as layers and as
+ * places.
  */
 export const httpModels = (url: string, failover: boolean) => {
   const claude = (model: string) =>
-    AnthropicLanguageModel.layer({ model }).pipe(
-      Layer.provide(AnthropicClient.layer({ apiKey: Redacted.make("bench-key"), apiUrl: url }))
-    )
+    Layer.orDie(AnthropicLanguageModel.layer({ model, apiKey: Redacted.make("bench-key"), baseUrl: url }))
   const gpt = (model: string) =>
-    OpenAiLanguageModel.layer({ model }).pipe(
-      Layer.provide(OpenAiClient.layer({ apiKey: Redacted.make("bench-key"), apiUrl: `${url}/v1` }))
-    )
+    Layer.orDie(OpenAiLanguageModel.layer({ model, apiKey: Redacted.make("bench-key"), baseUrl: `${url}/v1` }))
   const firstModel = failover ? "claude-x-fault-server-error" : "claude-x"
   return {
     first: claude(firstModel),
