@@ -35,9 +35,8 @@
  * program installed a tracer; under Effect's native tracer, which exports nothing, it is not traced.
  *
  * Requests go through the HttpClient, or, where the program gives an undici dispatcher
- * ({@link layerDirect}), straight to it, past the HttpClient, at about twice the HttpClient's
- * throughput at concurrency: the layer chooses, nothing else does; the same limits, failures and
- * texts either way.
+ * ({@link layerDirect}), straight to it, past the HttpClient (about three times the replies a
+ * second): the layer chooses, nothing else does; the same limits, failures and texts either way.
  *
  * @since 0.1.0
  */
@@ -105,13 +104,9 @@ export interface Options {
 }
 
 /**
- * An undici dispatcher the HTTP providers send their requests to directly, past the HttpClient:
- * a reply is one request with its body read as it comes, a streamed turn reads the body as it
- * comes, with none of the HttpClient's own cost a request (an abort controller, a finalization
- * registry entry, the URL parsed), which kept a provider under half of undici's throughput at
- * concurrency. Where it is given (by {@link layerDirect}), every request of a provider goes to it
- * (`check` too); where it is not, every request goes through the HttpClient. The limits, failures,
- * spans and their texts are the same either way.
+ * An undici dispatcher the HTTP providers send every request to (`check`'s too), past the
+ * HttpClient, where {@link layerDirect} gives one; where none is given, every request goes through
+ * the HttpClient. The limits, failures, spans and their texts are the same either way.
  *
  * @since 0.1.0
  * @category services

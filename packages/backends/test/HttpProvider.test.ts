@@ -424,3 +424,26 @@ describe("HTTP providers against the mock provider", () => {
     })
   }
 })
+
+describe("the two transports side by side", () => {
+  // A figure printed, not asserted (the bench owns the targets): replies a second at concurrency 20.
+  it.live("each answers 400 replies at concurrency 20; the figure of each is printed", () =>
+    Effect.gen(function*() {
+      const mock = yield* MockProvider.make({ text: "hi" })
+      const figures: Array<string> = []
+      for (const transport of transports) {
+        const answered = yield* Effect.gen(function*() {
+          const backend = yield* HttpProvider.make(kinds[1]!.backend(mock.url))
+          const session = yield* backend.open(kinds[1]!.place("m"), Option.none(), Settings.plain, {})
+          const once = session.reply!(prompt, { by: Infinity, whole: Infinity, deadline: Infinity })
+          yield* Effect.forEach(Array.from({ length: 40 }), () => once, { concurrency: 20 })
+          const started = performance.now()
+          const replies = yield* Effect.forEach(Array.from({ length: 400 }), () => once, { concurrency: 20 })
+          figures.push(`${transport.name}: ${Math.round(400 / ((performance.now() - started) / 1000))} replies/s`)
+          return replies.map(Backend.textOf)
+        }).pipe(keys, Effect.provide(transport.layer))
+        expect(new Set(answered)).toEqual(new Set(["hi"]))
+      }
+      console.log(`HTTP provider transports, one run: ${figures.join("; ")}`)
+    }), 60_000)
+})

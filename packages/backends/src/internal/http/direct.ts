@@ -27,6 +27,8 @@ export interface Dispatcher {
     readonly method: "GET" | "POST"
     readonly headers: Record<string, string>
     readonly body?: string
+    readonly headersTimeout: number
+    readonly bodyTimeout: number
   }, handler: Handler): boolean
 }
 
@@ -92,7 +94,8 @@ class Exchange implements Response {
     private readonly call: Call,
     to: { readonly origin: string; readonly path: string }
   ) {
-    const request = { origin: to.origin, path: to.path, method: call.method }
+    // undici's own timeouts as the HttpClient's undici client sets them: the limits are the Deadline's.
+    const request = { origin: to.origin, path: to.path, method: call.method, headersTimeout: 3_600_000, bodyTimeout: 0 }
     dispatcher.dispatch(
       call.body === undefined
         ? { ...request, headers: { ...call.headers } }
