@@ -277,7 +277,9 @@ export const toSchedule: {
   startedAt: number,
   atLeast?: (input: In) => Duration.Duration
 ): Schedule.Schedule<Duration.Duration, In> => {
-  const counted = internal.counted(retrying.tries)(schedule(retrying.policy) as Schedule.Schedule<Duration.Duration, In>)
+  const counted = internal.counted(retrying.tries)(
+    schedule(retrying.policy) as Schedule.Schedule<Duration.Duration, In>
+  )
   const floored = atLeast === undefined
     ? counted
     : pipe(counted, internal.atLeast((input: In) => Duration.toMillis(atLeast(input))))

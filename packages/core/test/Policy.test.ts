@@ -106,7 +106,10 @@ describe("Policy", () => {
       const starts: Array<number> = []
       const retrying = new Policy.Retrying({ tries: 10, policy: "exponential", timeout: Duration.seconds(10) })
       const fiber = yield* Effect.retry(
-        Clock.currentTimeMillis.pipe(Effect.tap((now) => Effect.sync(() => starts.push(now))), Effect.andThen(Effect.fail("down"))),
+        Clock.currentTimeMillis.pipe(
+          Effect.tap((now) => Effect.sync(() => starts.push(now))),
+          Effect.andThen(Effect.fail("down"))
+        ),
         Policy.toSchedule(retrying, 0)
       ).pipe(Effect.forkChild)
       yield* TestClock.adjust(Duration.seconds(7))

@@ -287,10 +287,13 @@ const beside = <A, E>(self: Effect.Effect<A, E>, dog: () => Effect.Effect<never,
   Effect.flatMap(Effect.forkChild(self, { startImmediately: true }), (fiber): Effect.Effect<A, E> => {
     const done = fiber.pollUnsafe()
     if (done !== undefined) return done
-    return Effect.flatMap(Effect.forkChild(dog(), { startImmediately: true }), (watching) =>
-      Effect.raceFirst(Fiber.join(fiber), Fiber.join(watching)).pipe(
-        Effect.onExit(() => Effect.andThen(Fiber.interrupt(watching), Fiber.interrupt(fiber)))
-      ))
+    return Effect.flatMap(
+      Effect.forkChild(dog(), { startImmediately: true }),
+      (watching) =>
+        Effect.raceFirst(Fiber.join(fiber), Fiber.join(watching)).pipe(
+          Effect.onExit(() => Effect.andThen(Fiber.interrupt(watching), Fiber.interrupt(fiber)))
+        )
+    )
   })
 
 /**
