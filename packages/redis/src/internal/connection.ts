@@ -51,6 +51,9 @@ const reasonOf = (error: unknown, timeout: number): string => {
   return message.split("\n")[0]!.slice(0, 120)
 }
 
+/** How long a client waits before trying to reach Redis again, `retryAfter` at most. */
+const backoff = (retryAfter: number) => (retries: number) => Math.min(50 * (retries + 1), retryAfter)
+
 interface Open {
   readonly redis: Redis.Redis["Service"]
   readonly scope: Scope.Closeable
@@ -79,8 +82,7 @@ export const make = (options: Options): Effect.Effect<Connection, never, Scope.S
         // A connection that hears nothing for `timeout` is closed: a Redis that stopped answering
         // (its handshake included, which has no timeout of its own) is away, not waited for.
         socketTimeout: options.timeout,
-        reconnectStrategy: (retries: number, cause: Error) =>
-          connected ? Math.min(50 * (retries + 1), options.retryAfter) : cause
+        reconnectStrategy: (retries: number, cause: Error) => connected ? backoff(options.retryAfter)(retries) : cause
       }
       const context = yield* Layer.buildWithScope(
         NodeRedis.layer({
@@ -147,7 +149,7 @@ const subscribe = (
   Effect.gen(function*() {
     const subscriber = client.duplicate({
       name: "fallback-health-changes",
-      socket: { ...socket, reconnectStrategy: (retries: number) => Math.min(50 * (retries + 1), options.retryAfter) }
+      socket: { ...socket, reconnectStrategy: backoff(options.retryAfter) }
     })
     yield* Scope.addFinalizer(scope, Effect.sync(() => subscriber.isOpen && subscriber.destroy()))
     let readies = 0
