@@ -41,7 +41,7 @@ export const Endpoint = Schema.Struct({
   baseUrl: values.Url,
   key: Schema.optionalKey(values.FromEnv),
   provider: Schema.optionalKey(
-    Schema.String.check(Schema.isPattern(/^[a-z][a-z0-9_-]*$/, {
+    Schema.String.check(Schema.isPattern(/^[a-z][a-z0-9_-]*$/u, {
       message: "a provider's name: lowercase letters, digits, \"-\" and \"_\""
     }))
   )

@@ -11,8 +11,9 @@
  *   kind) plus fallback's own (`fallback.place`, `fallback.account` — the account's name, never
  *   a credential —, `fallback.attempt`, `fallback.move.by`, `fallback.wait_ms`, `fallback.outcome`).
  *   With no tracer installed no span is made, and a landing turn costs what it did without them.
- * - **Metrics**, always: the counters and histograms below, read with `Metric.value`, or exported
- *   by an OTLP or Prometheus layer.
+ * - **Metrics**, always: the counters and histograms below, kept in the metric registry of the
+ *   turn's context (`Metric.MetricRegistry`), read with `Metric.value`, or exported by an OTLP or
+ *   Prometheus layer.
  * - **Logs**: every notice is also logged, with its annotations, to the loggers the program
  *   installed; Effect's own console logger is left out, so a program that installs nothing sees
  *   each notice once, on stderr, as the reference page has it.

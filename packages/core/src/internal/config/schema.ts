@@ -6,6 +6,7 @@ import * as Failure from "../../Failure.js"
 import * as Place from "../../Place.js"
 import * as Policy from "../../Policy.js"
 import * as Provider from "../../Provider.js"
+import { cliPattern } from "../place.js"
 import * as values from "./values.js"
 
 /** @internal */
@@ -38,6 +39,7 @@ export const StepEntry = Schema.Struct({
 }).annotate({ identifier: "Step" })
 
 const passwordInUrl = /^rediss?:\/\/[^@/]*:[^@/]+@/
+const redisUrl = /^rediss?:\/\/\S+$/
 const redisUrlAdvice = "a redis:// or rediss:// URL, or { \"fromEnv\": \"NAME_OF_A_VARIABLE\" } that holds one"
 const passwordAdvice =
   "a Redis URL with no password in it: give the password as \"password\": { \"fromEnv\": \"NAME_OF_A_VARIABLE\" }"
@@ -48,9 +50,9 @@ const RedisUrl = Schema.Union([
     Schema.makeFilter((value) => values.EnvNameTest(value.fromEnv) || redisUrlAdvice)
   ),
   Schema.String.check(
-    Schema.makeFilter((url) =>
-      passwordInUrl.test(url) ? passwordAdvice : /^rediss?:\/\/\S+$/.test(url) || redisUrlAdvice
-    )
+    Schema.makeFilter((url) => passwordInUrl.test(url) ? passwordAdvice : redisUrl.test(url) || redisUrlAdvice, {
+      toJsonSchema: () => ({ pattern: redisUrl.source })
+    })
   )
 ]).annotate({ message: redisUrlAdvice })
 
@@ -104,7 +106,7 @@ export const Limits = Schema.Struct({
 }).annotate({ identifier: "Limits" })
 
 const byCli = <S extends Schema.Top>(value: S) => {
-  const record = Schema.Record(Schema.String, value).check(values.keysAre(Place.Cli))
+  const record = Schema.Record(Schema.String, value).check(values.keysAre(Place.Cli, cliPattern))
   return record.pipe(Schema.withDecodingDefaultTypeKey(Effect.succeed({} as typeof record.Type)))
 }
 
@@ -113,11 +115,12 @@ export const Document = Schema.Struct({
   $schema: Schema.optionalKey(Schema.String),
   steps: StepsByPlace(StepEntry).pipe(Schema.withDecodingDefaultTypeKey(Effect.succeed({}))),
   accounts: byCli(
-    Schema.Array(Account.Account).check(Schema.makeFilter((accounts) => {
-      const names = accounts.map((account) => account.name)
-      const twice = names.find((name, i) => names.indexOf(name) !== i)
-      return twice === undefined || `the account "${twice}" is listed twice`
-    })).annotate({ description: "the accounts of one CLI, in the order they are tried" })
+    Schema.Array(Account.Account).annotate({ description: "the accounts of one CLI, in the order they are tried" })
+      .check(Schema.makeFilter((accounts) => {
+        const names = accounts.map((account) => account.name)
+        const twice = names.find((name, i) => names.indexOf(name) !== i)
+        return twice === undefined || `the account "${twice}" is listed twice`
+      }))
   ),
   providers: byCli(Provider.Provider),
   clis: byCli(CliSettings),

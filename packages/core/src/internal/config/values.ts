@@ -4,7 +4,8 @@ import { looksLikeSecret, secretName } from "../secret.js"
 
 export { secretName }
 
-const envName = /^[A-Za-z_][A-Za-z0-9_]*$/
+// The `u` flag lets the JSON Schema carry the pattern.
+const envName = /^[A-Za-z_][A-Za-z0-9_]*$/u
 
 /**
  * A record's keys judged by a schema of their own, each refusal said at its key. (A record keyed by a
@@ -66,7 +67,7 @@ const FromEnvWhole = Schema.Struct({ fromEnv: Schema.String }).check(
 export const EnvValue = Schema.Union([FromEnvWhole, Setting]).annotate({ message: fromEnvAdvice })
 
 /** @internal */
-export const Url = Schema.String.check(Schema.isPattern(/^https?:\/\/\S+$/, { message: "an http:// or https:// URL" }))
+export const Url = Schema.String.check(Schema.isPattern(/^https?:\/\/\S+$/u, { message: "an http:// or https:// URL" }))
 
 /**
  * Whether an HTTP header's name says it carries a credential (`Authorization`, `Cookie`,
