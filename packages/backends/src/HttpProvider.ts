@@ -35,7 +35,7 @@
  * program installed a tracer; under Effect's native tracer, which exports nothing, it is not traced.
  *
  * Requests go through the HttpClient, or, where the program gives an undici dispatcher
- * ({@link layerDirect}), straight to it, past the HttpClient (about three times the replies a
+ * ({@link layerDirect}), straight to it, past the HttpClient (two to three times the replies a
  * second): the layer chooses, nothing else does; the same limits, failures and texts either way.
  *
  * @since 0.1.0

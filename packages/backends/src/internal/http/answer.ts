@@ -31,6 +31,14 @@ export const lost = (place: Place.Place, what: string, error: unknown): Failure.
   new Failure.ConnectionLost({ place, said: Failure.said(`${what}${codeOf(error) ? ` (${codeOf(error)})` : ""}`) })
 
 /**
+ * The failure a request to a URL that does not parse is (either transport).
+ *
+ * @internal
+ */
+export const notAUrl = (place: Place.Place, url: string): Failure.Failure =>
+  new Failure.Unknown({ place, said: Failure.said(`the provider's URL does not parse: ${url}`) })
+
+/**
  * The failure a body cut in the middle is.
  *
  * @internal

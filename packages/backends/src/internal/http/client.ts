@@ -10,7 +10,7 @@ import type * as HttpClientError from "effect/http/HttpClientError"
 import * as HttpClientRequest from "effect/http/HttpClientRequest"
 import * as Pull from "effect/Pull"
 import * as Stream from "effect/Stream"
-import { cut, lost } from "./answer.js"
+import { cut, lost, notAUrl } from "./answer.js"
 import type { Call, Transport } from "./response.js"
 import { exported, spanName } from "./tracing.js"
 
@@ -18,6 +18,8 @@ import { exported, spanName } from "./tracing.js"
 const unreached = (place: Place.Place, error: HttpClientError.HttpClientError): Failure.Failure =>
   error.reason._tag === "TransportError"
     ? lost(place, `could not reach ${error.request.url}`, error.reason.cause)
+    : error.reason._tag === "InvalidUrlError"
+    ? notAUrl(place, error.request.url)
     : new Failure.Unknown({ place, said: Failure.said(`${error.reason._tag}: ${error.message}`) })
 
 /** What a body cut in the middle failed with, down to the socket's error. */

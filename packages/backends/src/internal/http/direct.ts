@@ -9,7 +9,7 @@ import * as Effect from "effect/Effect"
 import * as HttpTraceContext from "effect/http/HttpTraceContext"
 import type * as Scope from "effect/Scope"
 import type * as Tracer from "effect/Tracer"
-import { cut, lost } from "./answer.js"
+import { cut, lost, notAUrl } from "./answer.js"
 import type { Call, Response, Transport } from "./response.js"
 import { exported, spanName } from "./tracing.js"
 
@@ -215,14 +215,14 @@ const exchange = (
   ).pipe(Effect.flatMap((made) => made.started()))
 
 /**
- * Sends to `dispatcher`; a URL that does not parse is ConnectionLost, as no connection can be made.
+ * Sends to `dispatcher`.
  *
  * @internal
  */
 export const transport = (dispatcher: Dispatcher): Transport => ({
   send: (call): Effect.Effect<Response, Failure.Failure, Scope.Scope> => {
     const to = target(call.url)
-    if (to === undefined) return Effect.fail(lost(call.place, `could not reach ${call.url}: not a URL`, undefined))
+    if (to === undefined) return Effect.fail(notAUrl(call.place, call.url))
     return Effect.withFiber((fiber) => {
       if (!exported(fiber)) return exchange(dispatcher, call, to, undefined)
       return Effect.flatMap(Effect.makeSpanScoped(spanName(call.method), { kind: "client" }), (span) => {
