@@ -138,7 +138,7 @@ const formatted = new WeakMap<Place, string>()
  * @category schemas
  */
 export const FromString: Schema.Codec<Place, string> = Schema.String.annotate({
-  expected: `a place, written ${form}`
+  message: `a place, written ${form}`
 }).pipe(
   Schema.decodeTo(Schema.instanceOf(Place), {
     decode: SchemaGetter.transformEffect((input: string) =>

@@ -143,6 +143,8 @@ const ladders: Record<Name, Schedule.Schedule<Duration.Duration>> = {
   fibonacci: internal.ladderOf(fibonacciAt)
 }
 
+const secondsMessage = `a number of seconds from 0 to ${longestSeconds}`
+
 /**
  * A whole number of seconds (or a fraction of one) in a file or on a command line, as a Duration
  * of whole milliseconds, so what is written reads back the same.
@@ -150,10 +152,10 @@ const ladders: Record<Name, Schedule.Schedule<Duration.Duration>> = {
  * @since 0.1.0
  * @category schemas
  */
-export const Seconds = Schema.Number.check(
-  Schema.isFinite(),
-  Schema.isBetween({ minimum: 0, maximum: longestSeconds })
-).annotate({ message: `a number of seconds from 0 to ${longestSeconds}` }).pipe(
+export const Seconds = Schema.Number.annotate({ message: secondsMessage }).check(
+  Schema.isFinite({ message: secondsMessage }),
+  Schema.isBetween({ minimum: 0, maximum: longestSeconds }, { message: secondsMessage })
+).pipe(
   Schema.decodeTo(
     Schema.Duration.check(
       Schema.makeFilter((duration: Duration.Duration) =>
@@ -169,6 +171,8 @@ export const Seconds = Schema.Number.check(
   Schema.annotate({ identifier: "Seconds", description: "seconds, 0 for none" })
 )
 
+const triesMessage = `a whole number of goes beyond the first, from 0 to ${mostTries}`
+
 /**
  * What a step says about trying again at its place: `tries` goes beyond the first (0 is a failed
  * turn that stays failed), `policy` sets the waits, `timeout` is the longest the trying again may
@@ -178,10 +182,10 @@ export const Seconds = Schema.Number.check(
  * @category models
  */
 export class Retrying extends Schema.Class<Retrying>("@fallback/core/Retrying")({
-  tries: Schema.Int.check(Schema.isBetween({ minimum: 0, maximum: mostTries })).annotate({
-    description: "how many goes beyond the first",
-    message: `a whole number of goes beyond the first, from 0 to ${mostTries}`
-  }),
+  tries: Schema.Number.annotate({ message: triesMessage }).check(
+    Schema.isInt({ message: triesMessage }),
+    Schema.isBetween({ minimum: 0, maximum: mostTries }, { message: triesMessage })
+  ).annotate({ description: "how many goes beyond the first" }),
   policy: Name.pipe(
     Schema.withConstructorDefault(Effect.succeed(defaultName)),
     Schema.withDecodingDefaultTypeKey(Effect.succeed(defaultName))
