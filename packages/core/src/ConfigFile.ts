@@ -154,10 +154,7 @@ export const Issue: typeof errors.Issue = errors.Issue
  * @since 0.1.0
  * @category errors
  */
-export const ConfigUnreadable: typeof errors.ConfigUnreadable = errors.ConfigUnreadable
-
-/** @since 0.1.0 */
-export type ConfigUnreadable = errors.ConfigUnreadable
+export { ConfigUnreadable } from "./internal/config/errors.js"
 
 /**
  * The config file is not JSON. It is left as it is.
@@ -165,10 +162,7 @@ export type ConfigUnreadable = errors.ConfigUnreadable
  * @since 0.1.0
  * @category errors
  */
-export const ConfigNotJson: typeof errors.ConfigNotJson = errors.ConfigNotJson
-
-/** @since 0.1.0 */
-export type ConfigNotJson = errors.ConfigNotJson
+export { ConfigNotJson } from "./internal/config/errors.js"
 
 /**
  * The config file is JSON but holds something it should not: each bad value with its JSON path.
@@ -176,10 +170,7 @@ export type ConfigNotJson = errors.ConfigNotJson
  * @since 0.1.0
  * @category errors
  */
-export const ConfigInvalid: typeof errors.ConfigInvalid = errors.ConfigInvalid
-
-/** @since 0.1.0 */
-export type ConfigInvalid = errors.ConfigInvalid
+export { ConfigInvalid } from "./internal/config/errors.js"
 
 /**
  * Another process held the config file's lock for too long.
@@ -187,10 +178,7 @@ export type ConfigInvalid = errors.ConfigInvalid
  * @since 0.1.0
  * @category errors
  */
-export const ConfigLocked: typeof errors.ConfigLocked = errors.ConfigLocked
-
-/** @since 0.1.0 */
-export type ConfigLocked = errors.ConfigLocked
+export { ConfigLocked } from "./internal/config/errors.js"
 
 /**
  * The config file could not be written. The file is as it was.
@@ -198,10 +186,7 @@ export type ConfigLocked = errors.ConfigLocked
  * @since 0.1.0
  * @category errors
  */
-export const ConfigUnwritable: typeof errors.ConfigUnwritable = errors.ConfigUnwritable
-
-/** @since 0.1.0 */
-export type ConfigUnwritable = errors.ConfigUnwritable
+export { ConfigUnwritable } from "./internal/config/errors.js"
 
 /**
  * A place that falls back to itself.
@@ -209,10 +194,7 @@ export type ConfigUnwritable = errors.ConfigUnwritable
  * @since 0.1.0
  * @category errors
  */
-export const SelfStep: typeof errors.SelfStep = errors.SelfStep
-
-/** @since 0.1.0 */
-export type SelfStep = errors.SelfStep
+export { SelfStep } from "./internal/config/errors.js"
 
 /**
  * A place whose CLI fallback does not know.
@@ -220,10 +202,7 @@ export type SelfStep = errors.SelfStep
  * @since 0.1.0
  * @category errors
  */
-export const UnknownCli: typeof errors.UnknownCli = errors.UnknownCli
-
-/** @since 0.1.0 */
-export type UnknownCli = errors.UnknownCli
+export { UnknownCli } from "./internal/config/errors.js"
 
 /**
  * A provider named like a CLI fallback drives: places could not tell the two apart.
@@ -231,10 +210,7 @@ export type UnknownCli = errors.UnknownCli
  * @since 0.1.0
  * @category errors
  */
-export const ProviderShadowsCli: typeof errors.ProviderShadowsCli = errors.ProviderShadowsCli
-
-/** @since 0.1.0 */
-export type ProviderShadowsCli = errors.ProviderShadowsCli
+export { ProviderShadowsCli } from "./internal/config/errors.js"
 
 /**
  * A place whose account is not set up for its CLI.
@@ -242,10 +218,7 @@ export type ProviderShadowsCli = errors.ProviderShadowsCli
  * @since 0.1.0
  * @category errors
  */
-export const UnknownAccount: typeof errors.UnknownAccount = errors.UnknownAccount
-
-/** @since 0.1.0 */
-export type UnknownAccount = errors.UnknownAccount
+export { UnknownAccount } from "./internal/config/errors.js"
 
 /**
  * Everything reading or writing the config can fail with.
