@@ -3,7 +3,7 @@ import { OpenAiCompatible } from "@fallback/backends"
 import { Answer, Backend, Notice } from "@fallback/core"
 import { MockProvider, Scripted } from "@fallback/testkit"
 import { Effect, Fiber, Layer, Option, Result, Schema, Stream } from "effect"
-import { AiError, LanguageModel, Prompt, type Response, Tool, Toolkit } from "effect/ai"
+import { AiError, Chat, LanguageModel, Prompt, type Response, Tool, Toolkit } from "effect/ai"
 import { TestClock } from "effect/testing"
 
 import { AiFailure, FallbackAi } from "../src/index.js"
@@ -120,6 +120,34 @@ describe("FallbackAi: a chain of effect/ai places as a LanguageModel, over HTTP"
       expect(JSON.stringify(first.messages)).toContain("tool_result")
       expect(JSON.stringify(second.input)).toContain("function_call_output")
       expect(second.input[0]).toMatchObject({ role: "system", content: "You are terse." })
+    }))
+})
+
+describe("FallbackAi: an effect/ai Chat over a chain", () => {
+  it.live("a Chat keeps its history across calls while the chain moves: the stand-in gets the whole conversation", () =>
+    Effect.gen(function*() {
+      const mock = yield* MockProvider.make({ bodies: true, text: "noted" })
+      yield* mock.script([{ fault: "model-not-found", route: "anthropic" }])
+      const [first, second] = yield* Effect.gen(function*() {
+        const chat = yield* Chat.fromPrompt([{ role: "system", content: "You are terse." }])
+        const first = yield* chat.generateText({ prompt: "first" })
+        const second = yield* chat.generateText({ prompt: "second" })
+        return [first, second] as const
+      }).pipe(Effect.provide(chained(mock.url, ["anthropic/claude-x", "openai/gpt-x"])), withKeys)
+      expect([first.text, second.text]).toEqual(["noted", "noted"])
+      expect(fallbackOf(first.content.find((part) => part.type === "finish")!)).toEqual({
+        place: "openai/gpt-x",
+        from: "anthropic/claude-x",
+        moved: true
+      })
+      const log = (yield* mock.requests).log
+      expect(log.map((r) => `${r.route} ${r.fault}`)).toEqual([
+        "anthropic model-not-found",
+        "responses answer",
+        "responses answer"
+      ])
+      const last = JSON.stringify((log[2]!.body as any).input)
+      for (const said of ["You are terse.", "first", "noted", "second"]) expect(last).toContain(said)
     }))
 })
 
