@@ -154,8 +154,9 @@ export class UsageError extends Schema.TaggedError<UsageError>("@fallback/cli/Us
 }
 
 const helps = new Set(["-h", "--help"])
-// effect/cli's own options that mean something here (--wizard and --log-level do not)
-const builtIn = new Set(["--version", "--completions"])
+// effect/cli's own options that mean something here (--wizard and --log-level do not); --version
+// is answered here
+const builtIn = new Set(["--completions"])
 const everywhere = ["--help", "-h", "--config"]
 
 const load = (entry: Entry) => Effect.promise(entry.load)
@@ -180,7 +181,7 @@ const before = (args: ReadonlyArray<string>): Effect.Effect<Asked, UsageError, C
     }
     if (typed[0]!.startsWith("-")) {
       const option = typed[0]!.split("=")[0]!
-      if (option === "--version" && typed.length === 1) {
+      if (option === "--version") {
         // as @effect/cli 0.77 printed it, a blank line after
         yield* Console.log(`${version}\n`)
         return { _tag: "Told" } as const
@@ -231,10 +232,7 @@ const silent: CliOutput.Presenter = { present: () => Effect.void }
 const runWith = (commands: readonly [Loaded, ...Array<Loaded>], args: ReadonlyArray<string>) =>
   Command.runWith(commandOf(commands), { version, renderErrors: false })(args).pipe(
     Effect.provideService(CliOutput.Presenter, silent),
-    Effect.provideService(
-      CliConfig.CliConfig,
-      CliConfig.make({ builtIns: [GlobalFlag.Version, GlobalFlag.Completions] })
-    )
+    Effect.provideService(CliConfig.CliConfig, CliConfig.make({ builtIns: [GlobalFlag.Completions] }))
   )
 
 const tops = entries.filter((e) => !e.name.includes(" "))
