@@ -16,7 +16,7 @@ import type * as Place from "../../Place.js"
 import type * as Settings from "../../Settings.js"
 import { Steps } from "../../Steps.js"
 import * as telemetry from "../telemetry/index.js"
-import { atPlace, type Entry, type Go } from "./atPlace.js"
+import { type Admitted, atPlace, type Request } from "./atPlace.js"
 import { attempt, type Probe, promptOf, reply as replyAttempt } from "./attempt.js"
 import { check } from "./candidates.js"
 import * as StandIns from "./standIns.js"
@@ -63,9 +63,9 @@ export const make = Effect.fnUntraced(function*(
     run: Run.Run,
     start: Place.Place,
     text: string,
-    go: Go<A>,
+    go: Request<A>,
     moved: (moves: ReadonlyArray<Backend.Event>, answer: A) => A,
-    entry: Entry<A> | undefined
+    entry: Admitted<A> | undefined
   ) =>
     Effect.flatMap(
       atPlace(walker, run, start, "start", undefined, text, go, entry),
@@ -92,7 +92,7 @@ export const make = Effect.fnUntraced(function*(
       onSuccess: (backend) => check(backend, place, within)
     })
 
-  const streamed: Go<Stream.Stream<Backend.Event, Failure.Failure>> = (run, place, prompt) =>
+  const streamed: Request<Stream.Stream<Backend.Event, Failure.Failure>> = (run, place, prompt) =>
     attempt(run, place, standIns.hold(place), probe, prompt)
 
   const turn = (text: string): Stream.Stream<Backend.Event, Failure.Failure> =>
@@ -138,7 +138,7 @@ export const make = Effect.fnUntraced(function*(
    * A request answered whole: by the session's `reply` where it has one, else its stream, the
    * rest of which is read once the first content is there (a failure after that surfaces as it is).
    */
-  const collected: Go<Effect.Effect<ReadonlyArray<Backend.Event>, Failure.Failure>> = (run, place, prompt) => {
+  const collected: Request<Effect.Effect<ReadonlyArray<Backend.Event>, Failure.Failure>> = (run, place, prompt) => {
     const found = standIns.open(place)
     return found === undefined
       ? Effect.flatMap(Effect.result(standIns.hold(place)), (opened) => {
@@ -217,7 +217,7 @@ export const make = Effect.fnUntraced(function*(
     run: Run.Run,
     start: Place.Place,
     text: string,
-    entry: Entry<Effect.Effect<ReadonlyArray<Backend.Event>, Failure.Failure>> | undefined,
+    entry: Admitted<Effect.Effect<ReadonlyArray<Backend.Event>, Failure.Failure>> | undefined,
     traced: boolean
   ) =>
     telemetry.wholeTurn(

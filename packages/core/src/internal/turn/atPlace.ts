@@ -28,7 +28,7 @@ import type { Run } from "./state.js"
  *
  * @internal
  */
-export type Outcome<A> =
+export type AtPlace<A> =
   | { readonly _tag: "Answered"; readonly answer: A }
   | Unanswered
 
@@ -37,7 +37,7 @@ export type Unanswered =
   | { readonly _tag: "Failed"; readonly failure: Failure.Failure }
   | { readonly _tag: "Skipped"; readonly last: Failure.Failure }
 
-const answered = <A>(answer: A): Outcome<A> => ({ _tag: "Answered", answer })
+const answered = <A>(answer: A): AtPlace<A> => ({ _tag: "Answered", answer })
 const failed = (failure: Failure.Failure): Unanswered => ({ _tag: "Failed", failure })
 const skipped = (last: Failure.Failure): Unanswered => ({ _tag: "Skipped", last })
 
@@ -47,7 +47,7 @@ const skipped = (last: Failure.Failure): Unanswered => ({ _tag: "Skipped", last 
  *
  * @internal
  */
-export type Go<A> = (
+export type Request<A> = (
   run: Run,
   place: Place.Place,
   prompt: Backend.Prompt
@@ -59,7 +59,7 @@ export type Go<A> = (
  *
  * @internal
  */
-export interface Entry<A> {
+export interface Admitted<A> {
   readonly admission: Health.Admission
   readonly first?: Result.Result<A, Failure.Failure> | undefined
 }
@@ -72,11 +72,11 @@ export interface Entry<A> {
 export type Move = "start" | "account" | "place"
 
 /**
- * What the goes at a place use of the agent.
+ * What the requests at a place use of the agent.
  *
  * @internal
  */
-export interface Goes {
+export interface Uses {
   readonly health: Health.Health.Service
   readonly steps: Steps.Service
   readonly compactor: Option.Option<Compactor.Service>
@@ -135,12 +135,12 @@ const goesOf = (answer: Answer.Answer, retrying: Policy.Retrying) =>
 
 /** One place's goes as they stand: what the place admitted, and the waits so far. */
 interface Here<A> {
-  readonly goes: Goes
+  readonly uses: Uses
   readonly run: Run
   readonly place: Place.Place
   readonly move: Move
   readonly text: string
-  readonly go: Go<A>
+  readonly go: Request<A>
   readonly admission: Health.Admission
   readonly placeStartedAt: number
   retried: boolean
@@ -160,21 +160,21 @@ interface Here<A> {
  * @internal
  */
 export const atPlace = <A>(
-  goes: Goes,
+  uses: Uses,
   run: Run,
   place: Place.Place,
   move: Move,
   announce: (() => Effect.Effect<void>) | undefined,
   text: string,
-  go: Go<A>,
-  entry: Entry<A> | undefined
-): Effect.Effect<Outcome<A>> => {
-  const enter = (admission: Health.Admission): Effect.Effect<Outcome<A>> => {
+  go: Request<A>,
+  entry: Admitted<A> | undefined
+): Effect.Effect<AtPlace<A>> => {
+  const enter = (admission: Health.Admission): Effect.Effect<AtPlace<A>> => {
     if (admission._tag === "Skip") return skip(run, place, admission)
     State.arrived(run, move)
     const first = entry?.first
     const here: Here<A> = {
-      goes,
+      uses,
       run,
       place,
       move,
@@ -195,7 +195,7 @@ export const atPlace = <A>(
       return outcome
     })
   }
-  return entry === undefined ? Effect.flatMap(goes.health.admit(place), enter) : enter(entry.admission)
+  return entry === undefined ? Effect.flatMap(uses.health.admit(place), enter) : enter(entry.admission)
 }
 
 const skip = (run: Run, place: Place.Place, admission: Extract<Health.Admission, { _tag: "Skip" }>) => {
@@ -213,7 +213,7 @@ const skip = (run: Run, place: Place.Place, admission: Extract<Health.Admission,
 }
 
 /** One request at the place, and what it gave. */
-const request = <A>(here: Here<A>): Effect.Effect<Outcome<A>> => {
+const request = <A>(here: Here<A>): Effect.Effect<AtPlace<A>> => {
   const { go, move, place, run } = here
   const prompt = promptOf(here.text, run.history)
   return Effect.flatMap(
@@ -227,13 +227,13 @@ const settle = <A>(
   here: Here<A>,
   prompt: Backend.Prompt,
   result: Result.Result<A, Failure.Failure>
-): Effect.Effect<Outcome<A>> => {
-  const { admission, goes, place, run } = here
+): Effect.Effect<AtPlace<A>> => {
+  const { admission, place, run, uses } = here
   telemetry.attempted(run, place, result)
   if (Result.isSuccess(result)) {
     const outcome = answered(result.success)
     return admission._tag !== "Go" || admission.held || here.retried
-      ? Effect.as(goes.health.succeeded(place), outcome)
+      ? Effect.as(uses.health.succeeded(place), outcome)
       : Effect.succeed(outcome)
   }
   const failure = result.failure
@@ -243,7 +243,7 @@ const settle = <A>(
   // A failure that does not count and cools nothing says nothing of the place: nothing is written.
   const recorded = !answer.counts && Option.isNone(cools)
     ? Effect.void
-    : goes.health.failed(place, { failure, counts: answer.counts, coolUntil: cools })
+    : uses.health.failed(place, { failure, counts: answer.counts, coolUntil: cools })
   // A kind that moves at once: nothing more to work out here.
   if (failure._tag !== "ContextTooLong" && answer.here.length === 0 && !answer.step) {
     return Effect.as(recorded, failed(failure))
@@ -267,10 +267,10 @@ const again = <A>(
   failure: Failure.Failure,
   answer: Answer.Answer,
   now: number
-): Effect.Effect<Outcome<A> | undefined> =>
+): Effect.Effect<AtPlace<A> | undefined> =>
   Effect.gen(function*() {
-    const { goes, place, run } = here
-    const { compactor, standIns } = goes
+    const { place, run, uses } = here
+    const { compactor, standIns } = uses
     const notices = run.notices
     if (failure._tag === "ContextTooLong") {
       if (Option.isNone(compactor) || State.spent(run, now)) return failed(failure)
@@ -285,7 +285,7 @@ const again = <A>(
       return undefined
     }
     if (answer.here.length === 0 && !answer.step) return failed(failure)
-    const retrying = answer.step ? (here.stepRetrying ??= yield* retryingAt(goes, place)) : Policy.never
+    const retrying = answer.step ? (here.stepRetrying ??= yield* retryingAt(uses, place)) : Policy.never
     if (goesOf(answer, retrying) === 0 || State.spent(run, now)) return failed(failure)
     here.waits ??= new Map()
     let waits = here.waits.get(answer)
@@ -318,8 +318,8 @@ const again = <A>(
     return undefined
   })
 
-const retryingAt = (goes: Goes, place: Place.Place) =>
-  goes.steps.get(place).pipe(
+const retryingAt = (uses: Uses, place: Place.Place) =>
+  uses.steps.get(place).pipe(
     Effect.map((step) => Option.getOrElse(Option.flatMap(step, (s) => s.retrying), () => Policy.never)),
     Effect.orElseSucceed(() => Policy.never)
   )

@@ -42,7 +42,7 @@ class LaidOut implements Backend.Prompt {
 export type Probe = (place: Place.Place, within: Duration.Duration) => Effect.Effect<boolean>
 
 /** What bounds one attempt: where it runs, how its place is probed, and when it started. */
-interface Limits {
+interface Bounds {
   readonly run: State.Run
   readonly place: Place.Place
   readonly probe: Probe
@@ -51,7 +51,7 @@ interface Limits {
 
 /**
  * One request at a place: open (or reuse) its session, send the prompt and wait for the first
- * real content within the attempt's limits. Success is the whole answer as a stream: the buffered
+ * real content within the attempt's bounds. Success is the whole answer as a stream: the buffered
  * session events, then everything the backend sends; a failure after that surfaces as it is.
  *
  * @internal
@@ -66,8 +66,8 @@ export const attempt = (
   Effect.gen(function*() {
     State.requested(run)
     const scope = yield* Scope.fork(run.scope!, "sequential")
-    const limits: Limits = { run, place, probe, startedAt: run.clock.currentTimeMillisUnsafe() }
-    const result = yield* firstContent(limits, open, prompt, scope).pipe(beforeContent(limits), Effect.result)
+    const bounds: Bounds = { run, place, probe, startedAt: run.clock.currentTimeMillisUnsafe() }
+    const result = yield* firstContent(bounds, open, prompt, scope).pipe(beforeContent(bounds), Effect.result)
     if (Result.isFailure(result)) yield* Scope.close(scope, Exit.void)
     return result
   })
@@ -78,7 +78,7 @@ const millisOr = (limit: Option.Option<Duration.Duration>) =>
 /**
  * One request answered whole, by a session's `reply`, started at `now`. The reply is given the
  * time it must end by; the engine races it with its own timer unless the session keeps that
- * time itself. A watchdog watches a reply that keeps its limits too: a reply shows nothing until
+ * time itself. A watchdog watches a reply that keeps its bounds too: a reply shows nothing until
  * it ends, so its place is probed from the start.
  *
  * @internal
@@ -103,55 +103,55 @@ export const reply = (
 }
 
 const firstContent = (
-  limits: Limits,
+  bounds: Bounds,
   open: Effect.Effect<Backend.Session, Failure.Failure>,
   prompt: Backend.Prompt,
   scope: Scope.Scope
 ) =>
   Effect.gen(function*() {
     const session = yield* open
-    State.noteSession(limits.run, limits.place, session.id)
+    State.noteSession(bounds.run, bounds.place, session.id)
     const pull = yield* Scope.provide(Stream.toPull(session.turn(prompt)), scope)
     const before: Array<Backend.Event> = []
     while (true) {
       const next = yield* Pull.catchDone(pull, () => Effect.succeed(undefined))
-      if (next === undefined) return deliver(limits, session, prompt, before, undefined)
+      if (next === undefined) return deliver(bounds, session, prompt, before, undefined)
       const first = next.findIndex(Backend.isContent)
       const upTo = first === -1 ? next.length : first
       for (let i = 0; i < upTo; i++) {
-        note(limits, next[i]!)
+        note(bounds, next[i]!)
         before.push(next[i]!)
       }
       if (first !== -1) {
         for (let i = first; i < next.length; i++) before.push(next[i]!)
-        return deliver(limits, session, prompt, before, pull)
+        return deliver(bounds, session, prompt, before, pull)
       }
     }
   })
 
-const note = (limits: Limits, event: Backend.Event) => {
-  if (event._tag === "SessionStarted") State.noteSession(limits.run, limits.place, event.sessionId)
+const note = (bounds: Bounds, event: Backend.Event) => {
+  if (event._tag === "SessionStarted") State.noteSession(bounds.run, bounds.place, event.sessionId)
 }
 
 /**
  * The answer as the caller sees it: the events buffered before the first content, then the rest
- * of the session's stream, each pull within the limits that still hold; the exchange joins the
+ * of the session's stream, each pull within the bounds that still hold; the exchange joins the
  * conversation once it is whole. One pull that gives the buffered events and then each of the
  * session's, where a Stream operator for each of these costs as much as the session's stream again.
  */
 const deliver = (
-  limits: Limits,
+  bounds: Bounds,
   session: Backend.Session,
   prompt: Backend.Prompt,
   events: ReadonlyArray<Backend.Event>,
   rest: EventPull | undefined
 ): Stream.Stream<Backend.Event, Failure.Failure> => {
-  const run = limits.run
+  const run = bounds.run
   let text = ""
   let result: string | undefined = undefined
   const seen = (chunk: Events) => {
     for (const event of chunk) {
-      note(limits, event)
+      note(bounds, event)
       if (event._tag === "Text") text += event.text
       else if (event._tag === "Result") result = event.text
     }
@@ -162,11 +162,11 @@ const deliver = (
     return Cause.done()
   })
   const dog = run.options.watchdog
-  let moved = limits.startedAt
-  const limited = rest === undefined ? undefined : afterContent(limits, rest)
+  let moved = bounds.startedAt
+  const limited = rest === undefined ? undefined : afterContent(bounds, rest)
   const pulled = limited === undefined || Option.isNone(dog)
     ? limited
-    : beside(limited, () => watchdog(limits, dog.value, () => moved))
+    : beside(limited, () => watchdog(bounds, dog.value, () => moved))
   const later: EventPull = pulled === undefined
     ? ended
     : Pull.catchDone(
@@ -186,16 +186,16 @@ const deliver = (
   return Stream.fromPull(Effect.succeed(next))
 }
 
-const sendCeiling = (limits: Limits, after: Duration.Duration) =>
-  new Failure.Timeout({ place: limits.place, said: Failure.said("send ceiling"), phase: "whole-send", after })
+const sendCeiling = (bounds: Bounds, after: Duration.Duration) =>
+  new Failure.Timeout({ place: bounds.place, said: Failure.said("send ceiling"), phase: "whole-send", after })
 
 /**
- * The limits on an attempt before its first content: first byte (no later than the deadline) and
+ * The bounds on an attempt before its first content: first byte (no later than the deadline) and
  * send ceiling, as one cut at the earlier; the watchdog.
  */
 const beforeContent =
-  (limits: Limits) => <A>(self: Effect.Effect<A, Failure.Failure>): Effect.Effect<A, Failure.Failure> => {
-    const { place, run, startedAt } = limits
+  (bounds: Bounds) => <A>(self: Effect.Effect<A, Failure.Failure>): Effect.Effect<A, Failure.Failure> => {
+    const { place, run, startedAt } = bounds
     const options = run.options
     const firstByte = Math.min(Math.max(0, run.deadline - startedAt), millisOr(options.firstByte))
     const ceiling = millisOr(options.send)
@@ -204,7 +204,7 @@ const beforeContent =
       startedAt + Math.min(firstByte, ceiling),
       (): Failure.Failure =>
         ceiling < firstByte
-          ? sendCeiling(limits, Duration.millis(ceiling))
+          ? sendCeiling(bounds, Duration.millis(ceiling))
           : new Failure.Timeout({
             place,
             said: Failure.said("no first byte"),
@@ -213,19 +213,19 @@ const beforeContent =
           })
     )
     const dog = options.watchdog
-    return Option.isSome(dog) ? beside(out, () => watchdog(limits, dog.value, () => startedAt)) : out
+    return Option.isSome(dog) ? beside(out, () => watchdog(bounds, dog.value, () => startedAt)) : out
   }
 
 /**
- * The limits on an answer already streaming, kept on each pull: the turn's deadline and the send
+ * The bounds on an answer already streaming, kept on each pull: the turn's deadline and the send
  * ceiling still hold, a stream quiet for the idle limit ends as Unresponsive (announced at half of
  * it); each fails it with what was delivered, and nothing moves. A pull is one fiber waited for
  * until the next of these times.
  */
-const afterContent = (limits: Limits, pull: EventPull): EventPull => {
-  const { place, run } = limits
+const afterContent = (bounds: Bounds, pull: EventPull): EventPull => {
+  const { place, run } = bounds
   const { clock, options } = run
-  const ceiling = limits.startedAt + millisOr(options.send)
+  const ceiling = bounds.startedAt + millisOr(options.send)
   const idle = millisOr(options.idle)
   if (!Number.isFinite(Math.min(run.deadline, ceiling, idle))) return pull
   let moved = clock.currentTimeMillisUnsafe()
@@ -240,7 +240,7 @@ const afterContent = (limits: Limits, pull: EventPull): EventPull => {
         after: Duration.millis(run.deadline - run.startedAt)
       })
       : now >= ceiling
-      ? sendCeiling(limits, Duration.millis(ceiling - limits.startedAt))
+      ? sendCeiling(bounds, Duration.millis(ceiling - bounds.startedAt))
       : now - moved >= idle
       ? new Failure.Unresponsive({
         place,
@@ -301,9 +301,9 @@ const beside = <A, E>(self: Effect.Effect<A, E>, dog: () => Effect.Effect<never,
  * probe); a failed probe is retried after `retry`, and `failures` failed probes in a row fail the
  * attempt as Unresponsive.
  */
-const watchdog = (limits: Limits, dog: Agent.Watchdog, moved: () => number): Effect.Effect<never, Failure.Failure> =>
+const watchdog = (bounds: Bounds, dog: Agent.Watchdog, moved: () => number): Effect.Effect<never, Failure.Failure> =>
   Effect.gen(function*() {
-    const { place, probe, run } = limits
+    const { place, probe, run } = bounds
     let checked = moved()
     let failed = 0
     while (true) {

@@ -9,7 +9,7 @@ import type * as Failure from "../../Failure.js"
 import { Notice } from "../../Notice.js"
 import * as Place from "../../Place.js"
 import type * as Settings from "../../Settings.js"
-import { atPlace, type Go, type Goes, type Unanswered } from "./atPlace.js"
+import { atPlace, type Request, type Unanswered, type Uses } from "./atPlace.js"
 import { type Next, nextLink } from "./candidates.js"
 import * as State from "./state.js"
 import type { Run } from "./state.js"
@@ -21,7 +21,7 @@ const key = Place.format
  *
  * @internal
  */
-export interface Walker extends Goes {
+export interface Walker extends Uses {
   readonly origin: Place.Place
   readonly settings: Settings.Settings
   readonly accounts: Option.Option<Accounts.Accounts.Service>
@@ -56,7 +56,7 @@ export const walk = <A>(
   start: Place.Place,
   first: Unanswered,
   text: string,
-  go: Go<A>
+  go: Request<A>
 ): Effect.Effect<Walked<A>, Failure.Failure> =>
   Effect.matchEffect(walker.steps.chain(walker.origin), {
     onFailure: (error) =>
@@ -94,7 +94,7 @@ class Walking<A> {
     start: Place.Place,
     first: Unanswered,
     readonly text: string,
-    readonly go: Go<A>,
+    readonly go: Request<A>,
     public links: ReadonlyArray<Place.Place>
   ) {
     this.last = start
