@@ -9,14 +9,13 @@
  * @since 0.1.0
  */
 import * as LanguageModel from "effect/ai/LanguageModel"
-import * as Config from "effect/Config"
+import type * as Config from "effect/Config"
 import type * as Effect from "effect/Effect"
 import type * as HttpClient from "effect/http/HttpClient"
 import * as Layer from "effect/Layer"
 import type * as Redacted from "effect/Redacted"
 
-import { anthropic } from "./internal/model/anthropic.js"
-import * as internal from "./internal/model/languageModel.js"
+import * as internal from "./internal/model/anthropic.js"
 
 /**
  * The model and how it is reached: the key (`ANTHROPIC_API_KEY` unless given), the origin
@@ -35,15 +34,6 @@ export interface Options {
   readonly name?: string | undefined
 }
 
-const resolved = (options: Options): internal.Options => ({
-  model: options.model,
-  apiKey: options.apiKey ?? Config.Redacted("ANTHROPIC_API_KEY"),
-  baseUrl: options.baseUrl ?? "https://api.anthropic.com",
-  headers: options.headers,
-  maxTokens: options.maxTokens ?? 4096,
-  name: options.name ?? "anthropic"
-})
-
 /**
  * The model as a `LanguageModel` service.
  *
@@ -52,8 +42,7 @@ const resolved = (options: Options): internal.Options => ({
  */
 export const make = (
   options: Options
-): Effect.Effect<LanguageModel.LanguageModel, Config.ConfigError, HttpClient.HttpClient> =>
-  internal.make(anthropic, resolved(options))
+): Effect.Effect<LanguageModel.LanguageModel, Config.ConfigError, HttpClient.HttpClient> => internal.make(options)
 
 /**
  * The model as the `LanguageModel` layer.

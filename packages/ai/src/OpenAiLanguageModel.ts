@@ -9,15 +9,13 @@
  * @since 0.1.0
  */
 import * as LanguageModel from "effect/ai/LanguageModel"
-import * as Config from "effect/Config"
+import type * as Config from "effect/Config"
 import type * as Effect from "effect/Effect"
 import type * as HttpClient from "effect/http/HttpClient"
 import * as Layer from "effect/Layer"
 import type * as Redacted from "effect/Redacted"
 
-import * as internal from "./internal/model/languageModel.js"
-import { openAiChat } from "./internal/model/openAiChat.js"
-import { openAiResponses } from "./internal/model/openAiResponses.js"
+import * as internal from "./internal/model/openAi.js"
 
 /**
  * The model and how it is reached: `api` (`responses` unless said, or `chat` for Chat
@@ -37,15 +35,6 @@ export interface Options {
   readonly name?: string | undefined
 }
 
-const resolved = (options: Options): internal.Options => ({
-  model: options.model,
-  apiKey: options.apiKey === null ? undefined : options.apiKey ?? Config.Redacted("OPENAI_API_KEY"),
-  baseUrl: options.baseUrl ?? "https://api.openai.com/v1",
-  headers: options.headers,
-  maxTokens: 0,
-  name: options.name ?? "openai"
-})
-
 /**
  * The model as a `LanguageModel` service.
  *
@@ -54,8 +43,7 @@ const resolved = (options: Options): internal.Options => ({
  */
 export const make = (
   options: Options
-): Effect.Effect<LanguageModel.LanguageModel, Config.ConfigError, HttpClient.HttpClient> =>
-  internal.make(options.api === "chat" ? openAiChat : openAiResponses, resolved(options))
+): Effect.Effect<LanguageModel.LanguageModel, Config.ConfigError, HttpClient.HttpClient> => internal.make(options)
 
 /**
  * The model as the `LanguageModel` layer.

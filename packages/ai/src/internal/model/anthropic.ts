@@ -1,7 +1,10 @@
 import type * as LanguageModel from "effect/ai/LanguageModel"
 import type * as Prompt from "effect/ai/Prompt"
 import type * as Response from "effect/ai/Response"
+import * as Config from "effect/Config"
 
+import type * as AnthropicLanguageModel from "../../AnthropicLanguageModel.js"
+import * as languageModel from "./languageModel.js"
 import type { Read, Wire } from "./wire.js"
 import { formatOf, parse, parseArgs, resultText, toolsOf, usage } from "./wire.js"
 
@@ -267,3 +270,14 @@ export const anthropic: Wire = {
     return { read }
   }
 }
+
+/** @internal */
+export const make = (options: AnthropicLanguageModel.Options) =>
+  languageModel.make(anthropic, {
+    model: options.model,
+    apiKey: options.apiKey ?? Config.Redacted("ANTHROPIC_API_KEY"),
+    baseUrl: options.baseUrl ?? "https://api.anthropic.com",
+    headers: options.headers,
+    maxTokens: options.maxTokens ?? 4096,
+    name: options.name ?? "anthropic"
+  })
