@@ -1,5 +1,4 @@
 import { NodeHttpClient } from "@effect/platform-node"
-import type * as Undici from "@effect/platform-node/Undici"
 import { describe, expect, it } from "@effect/vitest"
 import * as Account from "@fallback/core/Account"
 import * as Backend from "@fallback/core/Backend"
@@ -10,11 +9,10 @@ import * as Settings from "@fallback/core/Settings"
 import { Fibers, MockProvider } from "@fallback/testkit"
 import { Clock, DateTime, Duration, Effect, Fiber, Option, Stream } from "effect"
 import { TestClock } from "effect/testing"
-import * as Http from "node:http"
 import * as AnthropicMessages from "../src/AnthropicMessages.js"
 import * as HttpProvider from "../src/HttpProvider.js"
 import * as OpenAiCompatible from "../src/OpenAiCompatible.js"
-import { type Transport, transports, withEnv } from "./transports.js"
+import { settled, slowServer, type Transport, transports, withEnv } from "./transports.js"
 
 const secret = "plain-test-secret-0123456789"
 
@@ -40,43 +38,6 @@ const kinds: ReadonlyArray<Kind> = [
 ]
 
 const prompt: Backend.Prompt = { text: "hello", history: [{ prompt: "before", answer: "earlier answer" }] }
-
-/**
- * The requests `dispatcher` has sent and not seen end, once that count is `expected` (or after
- * 2 s of waiting for it: an abort closes the socket on the next turns of the event loop).
- */
-const settled = (dispatcher: Undici.Dispatcher, expected: number) =>
-  Effect.gen(function*() {
-    let count = -1
-    for (let tries = 0; tries < 200 && count !== expected; tries++) {
-      if (tries > 0) yield* Effect.sleep("10 millis")
-      count = Object.values((dispatcher as Undici.Agent).stats).reduce((sum, stats) => sum + stats.running, 0)
-    }
-    return count
-  })
-
-/**
- * A Chat Completions server on 127.0.0.1 that sends its headers at once and its answer ("hi")
- * 50 ms later, for limits that must not fire early.
- */
-const slowServer = Effect.acquireRelease(
-  Effect.callback<Http.Server>((resume) => {
-    const server = Http.createServer((request, response) => {
-      request.resume()
-      request.on("end", () => {
-        response.writeHead(200, { "content-type": "text/event-stream" })
-        response.flushHeaders()
-        setTimeout(() =>
-          response.end(
-            `data: ${JSON.stringify({ choices: [{ delta: { content: "hi" }, finish_reason: "stop" }] })}\n\n` +
-              "data: [DONE]\n\n"
-          ), 50)
-      })
-    })
-    server.listen(0, "127.0.0.1", () => resume(Effect.succeed(server)))
-  }),
-  (server) => Effect.sync(() => server.close())
-).pipe(Effect.map((server) => `http://127.0.0.1:${(server.address() as { port: number }).port}`))
 
 /** The two ways a session answers: a stream of events (`turn`), or all of them at once (`reply`). */
 type Way = "turn" | "reply"
@@ -423,27 +384,4 @@ describe("HTTP providers against the mock provider", () => {
       }
     })
   }
-})
-
-describe("the two transports side by side", () => {
-  // A figure printed, not asserted (the bench owns the targets): replies a second at concurrency 20.
-  it.live("each answers 400 replies at concurrency 20; the figure of each is printed", () =>
-    Effect.gen(function*() {
-      const mock = yield* MockProvider.make({ text: "hi" })
-      const figures: Array<string> = []
-      for (const transport of transports) {
-        const answered = yield* Effect.gen(function*() {
-          const backend = yield* HttpProvider.make(kinds[1]!.backend(mock.url))
-          const session = yield* backend.open(kinds[1]!.place("m"), Option.none(), Settings.plain, {})
-          const once = session.reply!(prompt, { by: Infinity, whole: Infinity, deadline: Infinity })
-          yield* Effect.forEach(Array.from({ length: 40 }), () => once, { concurrency: 20 })
-          const started = performance.now()
-          const replies = yield* Effect.forEach(Array.from({ length: 400 }), () => once, { concurrency: 20 })
-          figures.push(`${transport.name}: ${Math.round(400 / ((performance.now() - started) / 1000))} replies/s`)
-          return replies.map(Backend.textOf)
-        }).pipe(keys, Effect.provide(transport.layer))
-        expect(new Set(answered)).toEqual(new Set(["hi"]))
-      }
-      console.log(`HTTP provider transports, one run: ${figures.join("; ")}`)
-    }), 60_000)
 })

@@ -23,8 +23,8 @@ export const stringOf = (unit: Arbitrary.Arbitrary<string>): Arbitrary.Arbitrary
 export const integer = (range: { readonly min: number; readonly max: number }): Arbitrary.Arbitrary<number> =>
   arbitrary(Schema.Int.check(Schema.isBetween({ minimum: range.min, maximum: range.max })))
 
-/** A natural number. */
-export const nat = (): Arbitrary.Arbitrary<number> => integer({ min: 0, max: 2_147_483_647 })
+/** A natural number, as fast-check's `nat` (up to 2^31 - 1). */
+export const nat = (): Arbitrary.Arbitrary<number> => integer({ min: 0, max: 0x7fffffff })
 
 export const double = (): Arbitrary.Arbitrary<number> => arbitrary(Schema.Number)
 
