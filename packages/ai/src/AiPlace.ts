@@ -7,7 +7,8 @@
  * The layer is built the first time a turn reaches the place (never if nothing fails there), once
  * per account, and held as long as the agent. An account's key reaches it as a `Config`: the
  * registered variable, or the one the account's `env` points it to; never a literal in code.
- * What the model's calls fail with is read as a failure kind by {@link AiFailure.toFailure}.
+ * What the model's calls fail with is read as a failure kind from its `AiError` reason (not its
+ * words) by {@link AiFailure.toFailure}.
  *
  * @since 0.1.0
  */

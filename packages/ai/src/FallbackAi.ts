@@ -10,9 +10,14 @@
  *   surfaces with what was delivered, and the next place gets no request;
  * - answers per kind, account chains, the breaker, cooldowns, the budget and notices all apply as
  *   for any agent; where a call was answered at another place than the one it started at, the
- *   finish part's `metadata.fallback` says so (`{ place, from, moved: true }`);
- * - a chain that gives up fails with the last place's own `AiError` (its secrets masked), and an
- *   error from the caller's own tool handlers passes through unchanged without moving the call.
+ *   finish part's `metadata.fallback` says so ({@link Moved}, typed on `Response.FinishPartMetadata`);
+ * - a chain that gives up fails with an `AiError` whose reason is the last place's own (its secrets
+ *   masked) or the failure's (`AiFailure.toReason`), the failure kind noted on it
+ *   (`reason.metadata.fallback.kind`), so `Effect.catchReason("AiError", "RateLimitError", …)`
+ *   catches it; an error from the caller's own tool handlers passes through unchanged without
+ *   moving the call;
+ * - a chain written in code ({@link chain}, {@link fromExecutionPlan}) keeps its steps and health
+ *   in memory, and its type carries no config-file errors.
  *
  * @since 0.1.0
  */

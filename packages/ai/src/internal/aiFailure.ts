@@ -285,6 +285,8 @@ export const gaveUp = (
 ): AiError.AiError => {
   if (own === undefined) return AiError.make({ module: "FallbackAi", method, reason: toReason(failure) })
   const reason = maskedReason(own.reason) as AiError.AiErrorReason & { metadata?: Record<string, unknown> }
+  // a network reason (and a tool's) has no metadata to note the failure on
+  if (!("metadata" in reason)) return AiError.make({ module: own.module, method: own.method, reason })
   const noted = new (reason.constructor as new(fields: Record<string, unknown>) => AiError.AiErrorReason)({
     ...reason,
     metadata: { ...reason.metadata, fallback: noteOf(failure) }
