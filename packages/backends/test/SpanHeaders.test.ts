@@ -3,7 +3,6 @@
  * a program installed: inside an attempt, the HTTP client's spans show only the headers that say
  * how a request went (Telemetry.keptHeader); the others are redacted.
  */
-import { NodeHttpClient } from "@effect/platform-node"
 import { describe, expect, it } from "@effect/vitest"
 import * as Accounts from "@fallback/core/Accounts"
 import * as Agent from "@fallback/core/Agent"
@@ -16,7 +15,7 @@ import { Effect, Layer, Tracer } from "effect"
 import * as Http from "node:http"
 import type { AddressInfo } from "node:net"
 import * as OpenAiCompatible from "../src/OpenAiCompatible.js"
-import { withEnv } from "./transports.js"
+import { type Transport, transports, withEnv } from "./transports.js"
 
 const key = "echoed-key-0123456789-q7"
 
@@ -55,11 +54,11 @@ const recording = (spans: Array<Tracer.Span>) =>
     }
   })
 
-const world = (url: string) => {
+const world = (url: string, transport: Transport) => {
   const backends = Layer.unwrap(Effect.map(
     OpenAiCompatible.make({ name: "hostile", baseUrl: `${url}/v1`, key: { fromEnv: "HOSTILE_KEY" } }),
     (backend) => Backend.Backends.layer([backend])
-  )).pipe(Layer.provide(NodeHttpClient.layerUndici))
+  )).pipe(Layer.provide(transport.layer))
   const store = Layer.mergeAll(Steps.Steps.layer, Accounts.Accounts.layer).pipe(
     Layer.provide(ConfigFile.Store.layerMemory())
   )
@@ -68,22 +67,24 @@ const world = (url: string) => {
 }
 
 describe("HTTP headers in spans", () => {
-  it.live("a key echoed in a response header is in no span attribute; content-type still is", () =>
-    Effect.gen(function*() {
-      const running = yield* hostile
-      const spans: Array<Tracer.Span> = []
-      yield* Effect.gen(function*() {
-        const agent = yield* Agent.make("hostile/m")
-        return yield* Effect.result(Agent.ask(agent, "hello"))
-      }).pipe(
-        Effect.provide(world(running.url)),
-        Effect.withTracer(recording(spans)),
-        withEnv({ HOSTILE_KEY: key })
-      )
-      const attributes = spans.flatMap((span) => [...span.attributes.entries()])
-      const headers = Object.fromEntries(attributes.filter(([name]) => name.startsWith("http.response.header.")))
-      expect(headers["http.response.header.content-type"]).toBe("application/json")
-      expect(Object.keys(headers)).toContain("http.response.header.x-echo-key")
-      expect(attributes.filter(([, value]) => String(value).includes(key))).toEqual([])
-    }))
+  for (const transport of transports) {
+    it.live(`${transport.name}: a key echoed in a response header is in no span attribute; content-type still is`, () =>
+      Effect.gen(function*() {
+        const running = yield* hostile
+        const spans: Array<Tracer.Span> = []
+        yield* Effect.gen(function*() {
+          const agent = yield* Agent.make("hostile/m")
+          return yield* Effect.result(Agent.ask(agent, "hello"))
+        }).pipe(
+          Effect.provide(world(running.url, transport)),
+          Effect.withTracer(recording(spans)),
+          withEnv({ HOSTILE_KEY: key })
+        )
+        const attributes = spans.flatMap((span) => [...span.attributes.entries()])
+        const headers = Object.fromEntries(attributes.filter(([name]) => name.startsWith("http.response.header.")))
+        expect(headers["http.response.header.content-type"]).toBe("application/json")
+        expect(Object.keys(headers)).toContain("http.response.header.x-echo-key")
+        expect(attributes.filter(([, value]) => String(value).includes(key))).toEqual([])
+      }))
+  }
 })

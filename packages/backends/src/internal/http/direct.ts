@@ -11,7 +11,7 @@ import type * as Scope from "effect/Scope"
 import type * as Tracer from "effect/Tracer"
 import { cut, lost, notAUrl } from "./answer.js"
 import type { Call, Response, Transport } from "./response.js"
-import { exported, spanName } from "./tracing.js"
+import { exported, headerAttributes, spanName } from "./tracing.js"
 
 /**
  * What an HTTP provider asks of an undici dispatcher: `dispatch` with undici 7's handler (the
@@ -228,10 +228,12 @@ export const transport = (dispatcher: Dispatcher): Transport => ({
       return Effect.flatMap(Effect.makeSpanScoped(spanName(call.method), { kind: "client" }), (span) => {
         span.attribute("http.request.method", call.method)
         span.attribute("url.full", call.url)
-        return Effect.tap(
-          exchange(dispatcher, call, to, span),
-          (response) => Effect.sync(() => span.attribute("http.response.status_code", response.status))
-        )
+        headerAttributes(span, "request", call.headers, fiber)
+        return Effect.tap(exchange(dispatcher, call, to, span), (response) =>
+          Effect.sync(() => {
+            span.attribute("http.response.status_code", response.status)
+            headerAttributes(span, "response", response.headers, fiber)
+          }))
       })
     })
   }
