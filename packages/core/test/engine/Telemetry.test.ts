@@ -3,14 +3,12 @@
  * exporter receives, the metrics, and the notices a program's own logger gets, for a scripted
  * outage (429 → wait → account move → place move → answer) on the TestClock.
  */
-import * as OtelTracer from "@effect/opentelemetry/OtelTracer"
-import * as Resource from "@effect/opentelemetry/Resource"
+import * as NodeSdk from "@effect/opentelemetry/NodeSdk"
 import { describe, expect, it } from "@effect/vitest"
 import { Scripted } from "@fallback/testkit"
 import { SpanKind } from "@opentelemetry/api"
 import { InMemorySpanExporter, type ReadableSpan, SimpleSpanProcessor } from "@opentelemetry/sdk-trace-base"
-import { NodeTracerProvider } from "@opentelemetry/sdk-trace-node"
-import { Arbitrary, Duration, Effect, Fiber, Layer, Logger, Metric, References, Result, Schema, Stream } from "effect"
+import { Arbitrary, Duration, Effect, Fiber, Logger, Metric, References, Result, Schema, Stream } from "effect"
 import { TestClock } from "effect/testing"
 import type { Place } from "../../src/index.js"
 import { Agent, Backend, Failure, Notice, Place as PlaceModule, Secret, Telemetry } from "../../src/index.js"
@@ -80,24 +78,11 @@ const tree = (spans: ReadonlyArray<ReadableSpan>) => {
   return { root, lines }
 }
 
-/**
- * The SDK's Node tracer provider exporting to `exporter`, under Effect's OpenTelemetry tracer: what
- * `NodeSdk.layer` builds for spans (its logs and metrics, whose SDK packages are not installed here, left out).
- */
-const traced = <A, E, R>(exporter: InMemorySpanExporter, effect: Effect.Effect<A, E, R>) => {
-  const provider = Layer.effect(
-    OtelTracer.OtelTracerProvider,
-    Effect.flatMap(Resource.Resource, (resource) =>
-      Effect.acquireRelease(
-        Effect.sync(() => new NodeTracerProvider({ resource, spanProcessors: [new SimpleSpanProcessor(exporter)] })),
-        (provider) => Effect.promise(() => provider.forceFlush().finally(() => provider.shutdown()))
-      ))
-  )
-  return Effect.provide(
+const traced = <A, E, R>(exporter: InMemorySpanExporter, effect: Effect.Effect<A, E, R>) =>
+  Effect.provide(
     effect,
-    OtelTracer.layer.pipe(Layer.provide(provider), Layer.provide(Resource.layer({ serviceName: "test" })))
+    NodeSdk.layer(() => ({ resource: { serviceName: "test" }, spanProcessor: new SimpleSpanProcessor(exporter) }))
   )
-}
 
 describe("spans of a recovering turn", () => {
   for (const mode of ["whole", "streamed"] as const) {
