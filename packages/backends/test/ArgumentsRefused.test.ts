@@ -15,8 +15,8 @@ import * as Settings from "@fallback/core/Settings"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
-import { matching } from "./arbitraries.js"
 import { folder, printing } from "./fakes.js"
+import { matching } from "./outputs.js"
 
 const geminiUsage = `Usage: gemini [options] [command]
 

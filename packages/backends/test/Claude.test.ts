@@ -5,7 +5,7 @@ import * as Place from "@fallback/core/Place"
 import * as Settings from "@fallback/core/Settings"
 import * as Duration from "effect/Duration"
 import * as Result from "effect/Result"
-import { exitStatus, streamLines, text } from "./arbitraries.js"
+import { exitStatus, streamLines, text } from "./outputs.js"
 
 const place = new Place.Place({ cli: "claude", account: "work", model: "claude-sonnet-4-5" })
 const lines = (...events: ReadonlyArray<object>) => events.map((event) => JSON.stringify(event)).join("\n")

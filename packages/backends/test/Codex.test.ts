@@ -3,7 +3,7 @@ import * as Codex from "@fallback/backends/Codex"
 import * as Place from "@fallback/core/Place"
 import * as Settings from "@fallback/core/Settings"
 import * as Result from "effect/Result"
-import { streamLines, text } from "./arbitraries.js"
+import { streamLines, text } from "./outputs.js"
 
 const place = new Place.Place({ cli: "codex", model: "gpt-5.5" })
 const lines = (...events: ReadonlyArray<object>) => events.map((event) => JSON.stringify(event)).join("\n")

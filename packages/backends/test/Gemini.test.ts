@@ -3,7 +3,7 @@ import * as Gemini from "@fallback/backends/Gemini"
 import * as Place from "@fallback/core/Place"
 import * as Settings from "@fallback/core/Settings"
 import * as Result from "effect/Result"
-import { streamLines, text } from "./arbitraries.js"
+import { streamLines, text } from "./outputs.js"
 
 const place = new Place.Place({ cli: "gemini", model: "gemini-2.5-flash" })
 const lines = (...events: ReadonlyArray<object>) => events.map((event) => JSON.stringify(event)).join("\n")

@@ -5,7 +5,7 @@ import * as Settings from "@fallback/core/Settings"
 import * as DateTime from "effect/DateTime"
 import * as Duration from "effect/Duration"
 import * as Result from "effect/Result"
-import { streamLines, text } from "./arbitraries.js"
+import { streamLines, text } from "./outputs.js"
 
 const place = new Place.Place({ cli: "opencode", model: "mock/mock-model" })
 const lines = (...events: ReadonlyArray<object>) => events.map((event) => JSON.stringify(event)).join("\n")
