@@ -4,7 +4,7 @@ import { type ChildProcess, spawn } from "node:child_process"
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import * as ConfigFile from "../src/ConfigFile.js"
+import { ConfigFile } from "../src/index.js"
 import { bundleWriter } from "./fixtures/bundle.js"
 
 let folder = ""

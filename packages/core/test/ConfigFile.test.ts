@@ -4,10 +4,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { ConfigProvider, Effect, FileSystem, Layer, Option, Path, Result, Schema } from "effect"
 import { readFileSync } from "node:fs"
 import { fileURLToPath } from "node:url"
-import * as Accounts from "../src/Accounts.js"
-import * as ConfigFile from "../src/ConfigFile.js"
-import * as Place from "../src/Place.js"
-import * as Steps from "../src/Steps.js"
+import { Accounts, ConfigFile, Place, Steps } from "../src/index.js"
 
 const Node = Layer.merge(NodeFileSystem.layer, NodePath.layer)
 

@@ -8,10 +8,7 @@ import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
 import * as NodePath from "@effect/platform-node/NodePath"
 import { describe, expect, it } from "@effect/vitest"
 import { Arbitrary, Duration, Effect, FileSystem, Layer, Result, Schema } from "effect"
-import * as ConfigFile from "../src/ConfigFile.js"
-import * as Place from "../src/Place.js"
-import * as Policy from "../src/Policy.js"
-import * as Steps from "../src/Steps.js"
+import { ConfigFile, Place, Policy, Steps } from "../src/index.js"
 import * as fc from "./fixtures/arbitrary.js"
 
 const seed = Number(process.env.FUZZ_SEED ?? 12)

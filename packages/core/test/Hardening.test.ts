@@ -6,12 +6,8 @@ import * as NodePath from "@effect/platform-node/NodePath"
 import { describe, expect, it } from "@effect/vitest"
 import { Duration, Effect, FileSystem, Layer, Path, Random, Result, Schema } from "effect"
 import { spawnSync } from "node:child_process"
-import * as ConfigFile from "../src/ConfigFile.js"
-import * as Failure from "../src/Failure.js"
+import { ConfigFile, Failure, Place, Policy, Steps } from "../src/index.js"
 import { withLock } from "../src/internal/store/lock.js"
-import * as Place from "../src/Place.js"
-import * as Policy from "../src/Policy.js"
-import * as Steps from "../src/Steps.js"
 
 const Node = Layer.merge(NodeFileSystem.layer, NodePath.layer)
 

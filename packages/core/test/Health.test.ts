@@ -1,10 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Duration, Effect, Option } from "effect"
 import * as TestClock from "effect/testing/TestClock"
-
-import * as Failure from "../src/Failure.js"
-import * as Health from "../src/Health.js"
-import * as Place from "../src/Place.js"
+import { Failure, Health, Place } from "../src/index.js"
 
 const place = Place.Place.make({ cli: "claude", account: "work", model: "opus" })
 const unknown = new Failure.Unknown({ place, said: Failure.said("boom") })

@@ -3,11 +3,8 @@ import * as NodePath from "@effect/platform-node/NodePath"
 import { describe, expect, it } from "@effect/vitest"
 import { Duration, Effect, Fiber, FileSystem, Layer, Option, Path } from "effect"
 import * as TestClock from "effect/testing/TestClock"
-import * as Failure from "../src/Failure.js"
-import * as Health from "../src/Health.js"
+import { Failure, Health, Notice, Place } from "../src/index.js"
 import * as healthFile from "../src/internal/store/healthFile.js"
-import * as Notice from "../src/Notice.js"
-import * as Place from "../src/Place.js"
 import * as fc from "./fixtures/arbitrary.js"
 
 const place = Place.Place.make({ cli: "claude", account: "work", model: "opus" })

@@ -1,7 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Result } from "effect"
-
-import * as ConfigFile from "../src/ConfigFile.js"
+import { ConfigFile } from "../src/index.js"
 
 const decode = (health: unknown) => ConfigFile.decode("config.json", JSON.stringify({ health }), ConfigFile.builtinClis)
 

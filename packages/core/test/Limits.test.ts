@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import * as ConfigFile from "@fallback/core/ConfigFile"
+import { ConfigFile } from "@fallback/core"
 import { Duration, Result, Schema } from "effect"
 
 describe("the config file's limits", () => {

@@ -1,8 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { ConfigProvider, Effect, Result } from "effect"
 import * as Arbitrary from "effect/Arbitrary"
-import * as ModelList from "../src/ModelList.js"
-import * as Place from "../src/Place.js"
+import { ModelList, Place } from "../src/index.js"
 import * as fc from "./fixtures/arbitrary.js"
 
 const catalogue = [

@@ -1,8 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
+import { Failure, Place, Secret } from "@fallback/core"
 import * as ConfigFile from "@fallback/core/ConfigFile"
-import * as Failure from "@fallback/core/Failure"
-import * as Place from "@fallback/core/Place"
-import * as Secret from "@fallback/core/Secret"
 import { Result } from "effect"
 import * as fc from "./fixtures/arbitrary.js"
 

@@ -116,20 +116,37 @@ const leftover =
 
 /**
  * Removes what writers that are no longer running left beside the config file (killed between
- * two steps of a save): temporary copies of the file, drafts of the lock and of claims on it.
+ * two steps of a save): temporary copies of the file, drafts of the lock and of claims on it, and
+ * claims on claims (a writer killed while taking over a claim). Run while holding the lock.
  *
  * @internal
  */
 export const sweep = (fs: FileSystem.FileSystem, path: Path.Path, file: string) => {
   const base = path.basename(file)
+  const folder = path.dirname(file)
   const dead = (name: string) => {
     const groups = leftover.exec(name)?.groups
     const writer = groups?.file === base ? groups.pid : groups?.lock === base ? groups.holder : undefined
     return writer !== undefined && !host.isRunning(Number(writer))
   }
-  return fs.readDirectory(path.dirname(file)).pipe(
+  const isClaim = (name: string) =>
+    name.startsWith(`${base}.lock.claim`) && /^(?:\.claim)+$/.test(name.slice(base.length + 5))
+  const deadClaim = (name: string) =>
+    Effect.map(fs.readFileString(path.join(folder, name)), (content) => {
+      const holder = holderOf(content)
+      return holder !== undefined && !host.isRunning(holder)
+    }).pipe(Effect.orElseSucceed(() => false))
+  return fs.readDirectory(folder).pipe(
     Effect.flatMap((names) =>
-      Effect.forEach(names.filter(dead), (name) => fs.remove(path.join(path.dirname(file), name)), { discard: true })
+      Effect.forEach(
+        names,
+        (name) =>
+          Effect.flatMap(
+            dead(name) ? Effect.succeed(true) : isClaim(name) ? deadClaim(name) : Effect.succeed(false),
+            (remove) => remove ? fs.remove(path.join(folder, name)) : Effect.void
+          ),
+        { discard: true }
+      )
     ),
     Effect.ignore
   )
