@@ -39,7 +39,10 @@ export const pattern =
  * @category schemas
  */
 export const Cli = Schema.String.check(
-  Schema.isPattern(internal.cliPattern, { message: "a CLI holds only lowercase letters, digits and \"-\"" })
+  Schema.isPattern(internal.cliPattern, {
+    message: "a CLI holds only lowercase letters, digits and \"-\"",
+    toJsonSchema: () => ({ pattern: internal.cliPattern.source })
+  })
 )
 
 /**
@@ -50,10 +53,12 @@ export const Cli = Schema.String.check(
  * @category schemas
  */
 export const Account = Schema.String.check(
-  Schema.makeFilter((account: string) =>
-    internal.accountPattern.test(account) ||
-    (internal.accountProblem(account) ??
-      "an account starts with a letter or a digit and holds up to 64 letters, digits, \".\", \"_\" and \"-\"")
+  Schema.makeFilter(
+    (account: string) =>
+      internal.accountPattern.test(account) ||
+      (internal.accountProblem(account) ??
+        "an account starts with a letter or a digit and holds up to 64 letters, digits, \".\", \"_\" and \"-\""),
+    { toJsonSchema: () => ({ pattern: internal.accountPattern.source }) }
   )
 )
 
@@ -66,7 +71,8 @@ export const Account = Schema.String.check(
  */
 export const Model = Schema.String.check(
   Schema.isPattern(internal.modelPattern, {
-    message: "a model is not empty, does not start with \"-\" and holds no spaces or control characters"
+    message: "a model is not empty, does not start with \"-\" and holds no spaces or control characters",
+    toJsonSchema: () => ({ pattern: internal.modelPattern.source })
   })
 )
 
@@ -138,8 +144,9 @@ const formatted = new WeakMap<Place, string>()
  * @category schemas
  */
 export const FromString: Schema.Codec<Place, string> = Schema.String.annotate({
-  message: `a place, written ${form}`
-}).pipe(
+  message: `a place, written ${form}`,
+  description: `a place, written ${form}`
+}).check(Schema.makeFilter(() => true, { toJsonSchema: () => ({ pattern: pattern.source }) })).pipe(
   Schema.decodeTo(Schema.instanceOf(Place), {
     decode: SchemaGetter.transformEffect((input: string) =>
       Result.match(parse(input), {

@@ -152,7 +152,7 @@ const secondsMessage = `a number of seconds from 0 to ${longestSeconds}`
  * @since 0.1.0
  * @category schemas
  */
-export const Seconds = Schema.Number.annotate({ message: secondsMessage }).check(
+export const Seconds = Schema.Number.annotate({ message: secondsMessage, description: "seconds, 0 for none" }).check(
   Schema.isFinite({ message: secondsMessage }),
   Schema.isBetween({ minimum: 0, maximum: longestSeconds }, { message: secondsMessage })
 ).pipe(
