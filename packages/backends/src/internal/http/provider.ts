@@ -7,6 +7,7 @@ import type * as Settings from "@fallback/core/Settings"
 import * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
 import * as HttpClient from "effect/http/HttpClient"
 import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
@@ -33,7 +34,8 @@ const timeout = (place: Place.Place, phase: "first-byte" | "whole-send", after: 
 
 /**
  * A reply within its limits (Clock millis): the response (its status and headers) by `by`, else
- * a first-byte Timeout; the whole body by `whole`, else a whole-send Timeout.
+ * a first-byte Timeout; the whole body by `whole`, else a whole-send Timeout. One fiber runs the
+ * reply, waited on by `by` and, only if its response came by then, by `whole` (core's Deadline).
  */
 const bounded = <A>(
   transport: Transport,
@@ -41,19 +43,33 @@ const bounded = <A>(
   read: (response: Response) => Effect.Effect<A, Failure.Failure>,
   limits: { readonly by: number; readonly whole: number }
 ): Effect.Effect<A, Failure.Failure> =>
-  Effect.scoped(Effect.flatMap(Clock.currentTimeMillis, (sent) => {
+  Effect.flatMap(Clock.currentTimeMillis, (sent) => {
     const { by, whole } = limits
+    let answered = false
+    const work = Effect.scoped(Effect.flatMap(transport.send(call), (response) => {
+      answered = true
+      return ok(response) ? read(response) : refused(call.place, response)
+    }))
     const late = () => timeout(call.place, "whole-send", whole - sent)
-    // A `by` at or past `whole` bounds nothing `whole` does not: one cut, not two.
-    const answered = by < whole
-      ? Deadline.cutAt(transport.send(call), by, () => timeout(call.place, "first-byte", by - sent))
-      : transport.send(call)
-    return Deadline.cutAt(
-      Effect.flatMap(answered, (response) => ok(response) ? read(response) : refused(call.place, response)),
-      whole,
-      late
-    )
-  }))
+    // A `by` at or past `whole` bounds nothing `whole` does not.
+    if (!(by < whole)) return Deadline.cutAt(work, whole, late)
+    const cut = <B>(fiber: Fiber.Fiber<B, Failure.Failure>, failure: Failure.Failure) =>
+      Effect.andThen(Fiber.interrupt(fiber), Effect.fail(failure))
+    return Effect.flatMap(Effect.forkChild(work, { startImmediately: true }), (fiber) =>
+      Effect.flatMap(Deadline.joinBy(fiber, by), (first) => {
+        if (Option.isSome(first)) {
+          return Effect.succeed(first.value)
+        }
+        if (!answered) {
+          return cut(fiber, timeout(call.place, "first-byte", by - sent))
+        }
+        return Effect.flatMap(
+          Deadline.joinBy(fiber, whole),
+          (all) =>
+            Option.isSome(all) ? Effect.succeed(all.value) : cut(fiber, late())
+        )
+      }))
+  })
 
 /** @internal */
 export const make = (
