@@ -14,14 +14,17 @@
  */
 import type * as Account from "@fallback/core/Account"
 import type * as Backend from "@fallback/core/Backend"
+import type * as Provider from "@fallback/core/Provider"
 import type * as LanguageModel from "effect/ai/LanguageModel"
 import type * as Config from "effect/Config"
 import type * as Effect from "effect/Effect"
+import type * as HttpClient from "effect/http/HttpClient"
 import type * as Layer from "effect/Layer"
 import type * as Option from "effect/Option"
 import type * as Redacted from "effect/Redacted"
 
 import * as internal from "./internal/aiPlace.js"
+import * as providerModel from "./internal/model/provider.js"
 
 /**
  * What a place's layer is built from: the model the place names, the key of its account as a
@@ -71,3 +74,33 @@ export interface Registration<E, R> {
  * @category constructors
  */
 export const make: <E, R>(registration: Registration<E, R>) => Effect.Effect<Backend.Backend, never, R> = internal.make
+
+/**
+ * An HTTP provider as the config file defines it (`Provider.Provider`: its kind, base URL, key
+ * variable, models, headers, length cap), as a backend whose places run through fallback's own
+ * `effect/ai` models (`AnthropicLanguageModel`, or `OpenAiLanguageModel` on Chat Completions for
+ * an OpenAI-compatible server): in a `FallbackAi` chain its places get the whole call (messages,
+ * tools, the schema of an object), not the conversation as text. Its places are `name/MODEL`; an
+ * account of it may point the key variable elsewhere, as for any place.
+ *
+ * @example
+ * ```ts
+ * import { AiPlace, FallbackAi } from "@fallback/ai"
+ *
+ * const local = AiPlace.fromProvider("local", { kind: "openai-compatible", baseUrl: "http://127.0.0.1:11434/v1" })
+ * const chain = FallbackAi.chain(["local/qwen3:8b", "local/llama3:8b"], [local])
+ * ```
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const fromProvider = (
+  name: string,
+  provider: Provider.Provider
+): Effect.Effect<Backend.Backend, never, HttpClient.HttpClient> =>
+  internal.make({
+    cli: name,
+    key: provider.key?.fromEnv,
+    models: provider.models ?? [],
+    layer: ({ key, model }) => providerModel.layer(name, provider, model, provider.key === undefined ? undefined : key)
+  })

@@ -6,7 +6,7 @@ import { Effect, Fiber, Layer, Option, Result, Schema, Stream } from "effect"
 import { AiError, Chat, LanguageModel, Prompt, type Response, Tool, Toolkit } from "effect/ai"
 import { TestClock } from "effect/testing"
 
-import { AiFailure, FallbackAi } from "../src/index.js"
+import { AiFailure, AiPlace, FallbackAi } from "../src/index.js"
 import { builds, heard, secrets, withKeys, world } from "./world.js"
 
 const noKey = (text: string) => {
@@ -261,6 +261,42 @@ describe("FallbackAi: tools and structured output at a stand-in", () => {
         "responses unauthorized",
         "anthropic answer"
       ])
+    }))
+
+  it.live("a config file's HTTP provider as an effect/ai place (AiPlace.fromProvider) gets the whole call, tools and all", () =>
+    Effect.gen(function*() {
+      const mock = yield* MockProvider.make({ bodies: true, text: "grey" })
+      yield* mock.script([
+        { fault: "model-not-found", route: "anthropic" },
+        { fault: "answer", route: "chat", times: 1, tool: { input: { city: "Oslo" } } }
+      ])
+      const local = AiPlace.fromProvider("local", { kind: "openai-compatible", baseUrl: `${mock.url}/v1` })
+      const chain = ["anthropic/claude-x", "local/qwen3:8b"]
+      const response = yield* LanguageModel.generateText({
+        prompt: [{ role: "system", content: "Be brief." }, { role: "user", content: "Weather in Oslo?" }],
+        toolkit: tools
+      }).pipe(
+        Effect.provide(Layer.merge(
+          FallbackAi.layer(chain[0]!, { options: { firstByte: Option.none() } }).pipe(
+            Layer.provide(world(mock.url, chain, [local]))
+          ),
+          handlers
+        )),
+        withKeys
+      )
+      expect(response.toolCalls.map((call) => [call.name, call.params])).toEqual([["Weather", { city: "Oslo" }]])
+      expect(response.toolResults[0]!.result).toEqual({ sky: "grey" })
+      expect(fallbackOf(response.content.find((part) => part.type === "finish")!)).toEqual({
+        place: "local/qwen3:8b",
+        from: "anthropic/claude-x",
+        moved: true
+      })
+      const sent = (yield* mock.requests).log[1]!.body as any
+      expect(sent.messages).toEqual([{ role: "system", content: "Be brief." }, {
+        role: "user",
+        content: "Weather in Oslo?"
+      }])
+      expect(sent.tools.map((tool: any) => tool.function.name)).toEqual(["Weather"])
     }))
 
   it.live("a tool handler's own error passes through unchanged and moves nothing", () =>
