@@ -64,11 +64,12 @@ export const over = (
   subject: string,
   baseline: string,
   limit: number,
+  unit: string,
   reference?: number
 ): Target => ({
   bench,
   what,
-  target: `≤ +${limit} over ${baseline}`,
+  target: `≤ +${limit} ${unit} over ${baseline}`,
   read: (figures) => {
     const s = find(figures, bench, subject)
     const b = find(figures, bench, baseline)
@@ -136,14 +137,15 @@ export const targets: Array<Target> = [
   ...commands.map((command) =>
     ratio("B4", `cold start, ${command.replace(/ \(empty config\)$/, "")}`, `fallback ${command}`, "node -e 0", 2)
   ),
-  over("B5", "HTTP, c=1", "through fallback: p50 at concurrency 1", "direct (undici): p50 at concurrency 1", 0.2),
+  over("B5", "HTTP, c=1", "through fallback: p50 at concurrency 1", "direct (undici): p50 at concurrency 1", 0.2, "ms"),
   ratio("B5", "HTTP, c=50", "through fallback: at concurrency 50", "direct (undici): at concurrency 50", 0.8, true),
   over(
     "B6 in-process, happy",
     "effect/ai chain, happy",
     "fallback chain (FallbackAi.layer)",
     "bare LanguageModel call",
-    5
+    5,
+    "µs"
   ),
   ratio(
     "B6 in-process, failover",
