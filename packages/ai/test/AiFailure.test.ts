@@ -279,6 +279,23 @@ describe("AiFailure: failure kinds and AiError reasons, each way", () => {
     }
   )
 
+  it.prop("every reason is a failure kind at the place, and that kind's reason again is the same kind", {
+    reason: Schema.Union([
+      AiError.RateLimitError,
+      AiError.QuotaExhaustedError,
+      AiError.AuthenticationError,
+      AiError.ContentPolicyError,
+      AiError.InvalidRequestError,
+      AiError.InternalProviderError,
+      AiError.InvalidOutputError,
+      AiError.UnknownError
+    ])
+  }, ({ reason }) => {
+    const failure = AiFailure.fromReason(reason, place, now)
+    expect(failure.place).toEqual(place)
+    expect(AiFailure.fromReason(AiFailure.toReason(failure), place, now)._tag).toBe(failure._tag)
+  })
+
   it.effect("an Effect 4 program catches a chain's failure by its reason, the kind in a typed field", () =>
     Effect.gen(function*() {
       const limited = new Failure.RateLimited({
