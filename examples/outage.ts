@@ -4,7 +4,7 @@
  *
  *   npx tsx --conditions=@fallback/source examples/outage.ts
  */
-import { Accounts, Agent, ConfigFile, Health, Notice, Place, Steps } from "@fallback/core"
+import { Account, Accounts, Agent, ConfigFile, Health, Notice, Place, Steps } from "@fallback/core"
 import { Scripted } from "@fallback/testkit"
 import { Clock, Console, Effect, Fiber, Layer, Stream } from "effect"
 import { TestClock } from "effect/testing"
@@ -32,8 +32,8 @@ const program = Effect.gen(function*() {
   yield* steps.points(work, codex)
   yield* steps.points(codex, deepseek)
   const accounts = yield* Accounts.Accounts
-  yield* accounts.add("claude", new ConfigFile.Account({ name: "work" }))
-  yield* accounts.add("claude", new ConfigFile.Account({ name: "home" }))
+  yield* accounts.add("claude", new Account.Account({ name: "work" }))
+  yield* accounts.add("claude", new Account.Account({ name: "home" }))
 
   const watched = yield* Effect.flatMap(Notice.Notices, (notices) => notices.watch)
   const printed = yield* Effect.forkChild(

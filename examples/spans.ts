@@ -7,7 +7,7 @@
  *   npx tsx --conditions=@fallback/source examples/spans.ts
  */
 import * as NodeSdk from "@effect/opentelemetry/NodeSdk"
-import { Accounts, Agent, ConfigFile, Health, Steps, Telemetry } from "@fallback/core"
+import { Account, Accounts, Agent, ConfigFile, Health, Steps, Telemetry } from "@fallback/core"
 import { Scripted } from "@fallback/testkit"
 import { SpanKind } from "@opentelemetry/api"
 import { InMemorySpanExporter, type ReadableSpan, SimpleSpanProcessor } from "@opentelemetry/sdk-trace-base"
@@ -66,8 +66,8 @@ const program = Effect.gen(function*() {
   const steps = yield* Steps.Steps
   yield* steps.points(work, codex)
   const accounts = yield* Accounts.Accounts
-  yield* accounts.add("claude", new ConfigFile.Account({ name: "work" }))
-  yield* accounts.add("claude", new ConfigFile.Account({ name: "home" }))
+  yield* accounts.add("claude", new Account.Account({ name: "work" }))
+  yield* accounts.add("claude", new Account.Account({ name: "home" }))
 
   const agent = yield* Agent.make(work)
   const turn = yield* Effect.forkChild(Agent.ask(agent, "refactor the parser"))

@@ -5,7 +5,7 @@
  */
 import { Claude, Codex, Gemini, OpenCode } from "@fallback/backends"
 import type { Cli as CliOptions } from "@fallback/backends"
-import { type Backend, ConfigFile, Place } from "@fallback/core"
+import { Account, type Backend, Place } from "@fallback/core"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { bin, cache } from "./clis.js"
@@ -39,15 +39,15 @@ export const placeFor = (cli: Cli, account: string, fault: Play): Place.Place =>
   new Place.Place({ cli, account, model: modelFor(cli, fault) })
 
 /** An account of a CLI with its own config folder under `home`, pointed at the mock. */
-export const accountFor = (cli: Cli, name: string, home: string, url: string): ConfigFile.Account => {
+export const accountFor = (cli: Cli, name: string, home: string, url: string): Account.Account => {
   const configDir = path.join(home, `${cli}-${name}`)
   fs.mkdirSync(configDir, { recursive: true })
   const fromKey = { fromEnv: keyVariable }
   switch (cli) {
     case "claude":
-      return new ConfigFile.Account({ name, configDir, env: { ANTHROPIC_BASE_URL: url, ANTHROPIC_API_KEY: fromKey } })
+      return new Account.Account({ name, configDir, env: { ANTHROPIC_BASE_URL: url, ANTHROPIC_API_KEY: fromKey } })
     case "codex":
-      return new ConfigFile.Account({ name, configDir, env: { MOCK_OPENAI_KEY: fromKey } })
+      return new Account.Account({ name, configDir, env: { MOCK_OPENAI_KEY: fromKey } })
     case "gemini":
       fs.mkdirSync(path.join(configDir, ".gemini"), { recursive: true })
       fs.writeFileSync(
@@ -59,9 +59,9 @@ export const accountFor = (cli: Cli, name: string, home: string, url: string): C
           general: { enableAutoUpdate: false, enableAutoUpdateNotification: false }
         })
       )
-      return new ConfigFile.Account({ name, configDir, env: { GEMINI_API_KEY: fromKey, GOOGLE_GEMINI_BASE_URL: url } })
+      return new Account.Account({ name, configDir, env: { GEMINI_API_KEY: fromKey, GOOGLE_GEMINI_BASE_URL: url } })
     case "opencode":
-      return new ConfigFile.Account({ name, configDir, env: { MOCK_OPENAI_KEY: fromKey } })
+      return new Account.Account({ name, configDir, env: { MOCK_OPENAI_KEY: fromKey } })
   }
 }
 

@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Claude, OpenCode } from "@fallback/backends"
-import { ConfigFile, Failure, Settings } from "@fallback/core"
+import { Account, Failure, Settings } from "@fallback/core"
 import * as MockProvider from "@fallback/testkit/MockProvider"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -54,9 +54,9 @@ const running = (mark: string): ReadonlyArray<string> =>
   })
 
 /** The second account of a CLI: its own config folder, or for opencode the same data folder and another key. */
-const secondAccount = (cli: Cli, folder: string, url: string): ConfigFile.Account => {
+const secondAccount = (cli: Cli, folder: string, url: string): Account.Account => {
   if (cli !== "opencode") return accountFor(cli, "b", folder, url)
-  return new ConfigFile.Account({ name: "b", env: { MOCK_OPENAI_KEY: { fromEnv: `${keyVariable}_B` } } })
+  return new Account.Account({ name: "b", env: { MOCK_OPENAI_KEY: { fromEnv: `${keyVariable}_B` } } })
 }
 
 describe.concurrent.each(clis)("%s", (cli) => {
@@ -71,7 +71,7 @@ describe.concurrent.each(clis)("%s", (cli) => {
         ...(cli === "opencode" ? { dataHome: path.join(folder, "data") } : {})
       }, () => {})
       const first = cli === "opencode"
-        ? new ConfigFile.Account({ name: "a", env: { MOCK_OPENAI_KEY: { fromEnv: keyVariable } } })
+        ? new Account.Account({ name: "a", env: { MOCK_OPENAI_KEY: { fromEnv: keyVariable } } })
         : accountFor(cli, "a", folder, mock.url)
       const id = yield* Effect.scoped(Effect.gen(function*() {
         const session = yield* backend.open(placeFor(cli, "a", "answer"), Option.some(first), Settings.plain, {})
