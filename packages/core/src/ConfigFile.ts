@@ -41,23 +41,60 @@ export const builtinClis: ReadonlyArray<string> = schema.builtinClis
  */
 export const KnownClis: Context.Reference<ReadonlyArray<string>> = store.KnownClis
 
-/**
- * What an account is, kept here under the names it had before it had its own module: `FromEnv`,
- * `Setting`, `Endpoint`, `Account` are the `Account` module's.
- *
- * @since 0.1.0
- * @category schemas
- */
-export { Account, Endpoint, FromEnv, Setting } from "./Account.js"
+export {
+  /**
+   * An account of a CLI; the same as `Account.Account`.
+   *
+   * @since 0.1.0
+   * @category schemas
+   */
+  Account,
+  /**
+   * Where a CLI sends its requests; the same as `Account.Endpoint`.
+   *
+   * @since 0.1.0
+   * @category schemas
+   */
+  Endpoint,
+  /**
+   * A value read from the user's environment; the same as `Account.FromEnv`.
+   *
+   * @since 0.1.0
+   * @category schemas
+   */
+  FromEnv,
+  /**
+   * A plain value that is not a secret; the same as `Account.Setting`.
+   *
+   * @since 0.1.0
+   * @category schemas
+   */
+  Setting
+} from "./Account.js"
 
-/**
- * What a provider is, kept here under the names it had before it had its own module: `Headers`,
- * `Timeouts`, `Provider` are the `Provider` module's.
- *
- * @since 0.1.0
- * @category schemas
- */
-export { Headers, Provider, Timeouts } from "./Provider.js"
+export {
+  /**
+   * A provider's headers; the same as `Provider.Headers`.
+   *
+   * @since 0.1.0
+   * @category schemas
+   */
+  Headers,
+  /**
+   * An HTTP provider; the same as `Provider.Provider`.
+   *
+   * @since 0.1.0
+   * @category schemas
+   */
+  Provider,
+  /**
+   * A provider's own limits; the same as `Provider.Timeouts`.
+   *
+   * @since 0.1.0
+   * @category schemas
+   */
+  Timeouts
+} from "./Provider.js"
 
 /**
  * How a CLI is run: `bin`, the binary to run when it is not the one on `PATH`; `endpoint`, where every
@@ -148,77 +185,71 @@ export const empty: Document = schema.empty
  */
 export const Issue: typeof errors.Issue = errors.Issue
 
-/**
- * The config file could not be read (no permission, not a file).
- *
- * @since 0.1.0
- * @category errors
- */
-export { ConfigUnreadable } from "./internal/config/errors.js"
-
-/**
- * The config file is not JSON. It is left as it is.
- *
- * @since 0.1.0
- * @category errors
- */
-export { ConfigNotJson } from "./internal/config/errors.js"
-
-/**
- * The config file is JSON but holds something it should not: each bad value with its JSON path.
- *
- * @since 0.1.0
- * @category errors
- */
-export { ConfigInvalid } from "./internal/config/errors.js"
-
-/**
- * Another process held the config file's lock for too long.
- *
- * @since 0.1.0
- * @category errors
- */
-export { ConfigLocked } from "./internal/config/errors.js"
-
-/**
- * The config file could not be written. The file is as it was.
- *
- * @since 0.1.0
- * @category errors
- */
-export { ConfigUnwritable } from "./internal/config/errors.js"
-
-/**
- * A place that falls back to itself.
- *
- * @since 0.1.0
- * @category errors
- */
-export { SelfStep } from "./internal/config/errors.js"
-
-/**
- * A place whose CLI fallback does not know.
- *
- * @since 0.1.0
- * @category errors
- */
-export { UnknownCli } from "./internal/config/errors.js"
-
-/**
- * A provider named like a CLI fallback drives: places could not tell the two apart.
- *
- * @since 0.1.0
- * @category errors
- */
-export { ProviderShadowsCli } from "./internal/config/errors.js"
-
-/**
- * A place whose account is not set up for its CLI.
- *
- * @since 0.1.0
- * @category errors
- */
-export { UnknownAccount } from "./internal/config/errors.js"
+export {
+  /**
+   * The config file is JSON but holds something it should not: each bad value with its JSON path.
+   *
+   * @since 0.1.0
+   * @category errors
+   */
+  ConfigInvalid,
+  /**
+   * Another process held the config file's lock for too long.
+   *
+   * @since 0.1.0
+   * @category errors
+   */
+  ConfigLocked,
+  /**
+   * The config file is not JSON. It is left as it is.
+   *
+   * @since 0.1.0
+   * @category errors
+   */
+  ConfigNotJson,
+  /**
+   * The config file could not be read (no permission, not a file).
+   *
+   * @since 0.1.0
+   * @category errors
+   */
+  ConfigUnreadable,
+  /**
+   * The config file could not be written. The file is as it was.
+   *
+   * @since 0.1.0
+   * @category errors
+   */
+  ConfigUnwritable,
+  /**
+   * A provider named like a CLI fallback drives: places could not tell the two apart.
+   *
+   * @since 0.1.0
+   * @category errors
+   */
+  ProviderShadowsCli,
+  /**
+   * A place that falls back to itself.
+   *
+   * @since 0.1.0
+   * @category errors
+   */
+  SelfStep,
+  /**
+   * A place whose account is not set up for its CLI.
+   *
+   * @since 0.1.0
+   * @category errors
+   */
+  UnknownAccount,
+  /**
+   * A place whose CLI fallback does not know.
+   *
+   * @since 0.1.0
+   * @category errors
+   */
+  UnknownCli
+} from "./internal/config/errors.js"
 
 /**
  * Everything reading or writing the config can fail with.
