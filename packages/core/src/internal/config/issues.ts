@@ -92,8 +92,14 @@ export const hazard = (text: string): { readonly at: string; readonly expected: 
 
 const unexpected = "\u0000unexpected"
 
+// A missing key is said as it always was ("is missing"), not in v4's words.
 const formatter = SchemaIssue.makeFormatterStandardSchemaV1({
-  leafHook: (issue) => issue._tag === "UnexpectedKey" ? unexpected : SchemaIssue.defaultLeafHook(issue)
+  leafHook: (issue) =>
+    issue._tag === "UnexpectedKey"
+      ? unexpected
+      : issue._tag === "MissingKey"
+      ? "is missing"
+      : SchemaIssue.defaultLeafHook(issue)
 })
 
 /**
