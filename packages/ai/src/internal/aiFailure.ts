@@ -41,23 +41,28 @@ const encodeFailure = Schema.encodeSync(Failure.Failure)
 const decodeFailure = Schema.decodeUnknownOption(Failure.Failure)
 const encodePlace = Schema.encodeSync(Place.Place)
 
-/** The durations a failure holds, in millis: JSON has no infinity, so an endless one is written as text. */
-const durations = new Set(["after", "retryAfter"])
-
-/** An encoded failure as metadata (JSON) holds it: no undefined fields, an endless duration as `"Infinity"`. */
+/**
+ * An encoded failure as metadata (JSON) holds it: no undefined fields, and a number JSON cannot
+ * hold (an endless duration) as its text, its field named in `~numbers`.
+ */
 const defined = (value: unknown): unknown => {
   if (typeof value !== "object" || value === null) return value
   const out: Record<string, unknown> = {}
+  const numbers: Array<string> = []
   for (const [name, field] of Object.entries(value)) {
     if (field === undefined) continue
-    out[name] = typeof field === "number" && !Number.isFinite(field) ? String(field) : defined(field)
+    if (typeof field === "number" && !Number.isFinite(field)) {
+      numbers.push(name)
+      out[name] = String(field)
+    } else out[name] = defined(field)
   }
+  if (numbers.length > 0) out["~numbers"] = numbers
   return out
 }
 
 const revived = (encoded: Record<string, unknown>): Record<string, unknown> => {
-  const out = { ...encoded }
-  for (const name of durations) if (typeof out[name] === "string") out[name] = Number(out[name])
+  const { "~numbers": numbers, ...out } = encoded
+  if (Array.isArray(numbers)) { for (const name of numbers) out[name] = Number(out[name]) }
   return out
 }
 

@@ -1,5 +1,6 @@
 import * as Failure from "@fallback/core/Failure"
 import * as Place from "@fallback/core/Place"
+import * as Secret from "@fallback/core/Secret"
 import * as AiError from "effect/ai/AiError"
 import * as LanguageModel from "effect/ai/LanguageModel"
 import type * as Response from "effect/ai/Response"
@@ -35,7 +36,14 @@ export interface Options extends Model {
 /** Of a refusal's body, the first 64 KiB are read. */
 const longestBody = 64 * 1024
 
-const placeOf = (options: Options): Place.Place => new Place.Place({ cli: options.name, model: options.model })
+/** The place a failure of this model is noted at: `name/model` (a model no place could name is noted by its provider only). */
+const placeOf = (options: Options): Place.Place => {
+  try {
+    return new Place.Place({ cli: options.name, model: options.model })
+  } catch {
+    return new Place.Place({ cli: options.name, model: "model" })
+  }
+}
 
 /** The reason a refusal is, by the one classifier: its status, its rate-limit headers, its words. */
 const refused = (
@@ -96,6 +104,8 @@ export const make = Effect.fnUntraced(function*(wire: Wire, options: Options) {
     : Redacted.isRedacted(options.apiKey)
     ? options.apiKey
     : yield* options.apiKey as Config.Config<Redacted.Redacted>
+  // a key read is a secret the process holds: masked wherever text leaves it
+  if (key !== undefined) Secret.hold(Redacted.value(key))
   const url = `${options.baseUrl.replace(/\/+$/, "")}${wire.path}`
   const headers = { ...options.headers, ...wire.headers(key === undefined ? undefined : Redacted.value(key)) }
 
