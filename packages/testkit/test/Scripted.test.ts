@@ -62,6 +62,21 @@ describe("Scripted", () => {
       expect(hung.pollUnsafe()).toBeUndefined()
     }))
 
+  it.effect("each build of its layer counts on its own, the same layer value provided twice included", () =>
+    Effect.gen(function*() {
+      const layer = Scripted.Scripted.layer({ places: {}, clis: ["claude"] })
+      const asked = Effect.gen(function*() {
+        const backend = Option.getOrThrow((yield* Backend.Backends).get("claude"))
+        yield* Effect.scoped(Effect.flatMap(
+          backend.open(place, Option.none(), Settings.plain, {}),
+          (session) => Stream.runDrain(session.turn(prompt))
+        ))
+        return (yield* Scripted.Scripted).requests()
+      })
+      expect(yield* Effect.provide(asked, layer)).toBe(1)
+      expect(yield* Effect.provide(asked, layer)).toBe(1)
+    }))
+
   it.effect("its health checks follow their script", () =>
     Effect.gen(function*() {
       const backend = Option.getOrThrow((yield* Backend.Backends).get("claude"))
