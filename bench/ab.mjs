@@ -1,7 +1,8 @@
 // A/B of the engine's B2 and B3 rows, interleaved round by round in one process: this tree against
 // another commit's (`node --expose-gc bench/ab.mjs <commit> [b2|b3] [rounds]`). Each side is bundled
-// with its own copy of Effect; the other commit's packages/core and bench are taken by `git archive`
-// into .ab/ (ignored), with bench/ab.ts from this tree.
+// with its own copy of Effect (this tree's, so the other commit must be on Effect 4 too); the other
+// commit's packages/core and bench are taken by `git archive` into .ab/ (ignored), with bench/ab.ts
+// from this tree.
 import { build } from "esbuild"
 import { execSync } from "node:child_process"
 import { copyFileSync, mkdirSync, rmSync } from "node:fs"
@@ -19,21 +20,12 @@ const bundle = async (tree, out, side) => {
     target: "node20",
     conditions: ["@fallback/source"],
     alias: { "@fallback/core": `${tree}/packages/core/src/index.ts` },
-    external: ["@anthropic-ai/tokenizer"],
     outfile: out,
     banner: { js: "import { createRequire as __cr } from \"node:module\"; const require = __cr(import.meta.url);" },
     logLevel: "error"
   })
-  // Effect keeps its global values (the default services, fiber refs) in one store on globalThis:
-  // each side gets a store of its own, or the second bundle would run on the first one's services.
-  const { readFileSync, writeFileSync } = await import("node:fs")
-  writeFileSync(
-    out,
-    readFileSync(out, "utf8").replace(
-      "var globalStoreId = `effect/GlobalValue`",
-      `var globalStoreId = \`effect/GlobalValue/${side}\``
-    )
-  )
+  // Effect 4 keeps no global store of services (each copy's references hold their own defaults),
+  // so the two bundles, each with its own copy of Effect, run side by side as they are.
   return import(out)
 }
 

@@ -22,24 +22,24 @@ Effect.runPromise(Effect.log("x"))`,
   "+ a Schema.TaggedError and a decode": `import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 class E extends Schema.TaggedError<E>()("E", { a: Schema.String }) {}
-const S = Schema.Struct({ a: Schema.optional(Schema.Number), b: Schema.Record({ key: Schema.String, value: Schema.Unknown }) })
-Effect.runPromise(Effect.flatMap(Schema.decodeUnknown(S)({ a: 1, b: {} }), () => Effect.log(new E({ a: "x" })._tag)))`,
+const S = Schema.Struct({ a: Schema.optional(Schema.Number), b: Schema.Record(Schema.String, Schema.Unknown) })
+Effect.runPromise(Effect.flatMap(Schema.decodeUnknownEffect(S)({ a: 1, b: {} }), () => Effect.log(new E({ a: "x" })._tag)))`,
   "NodeRuntime.runMain + NodeFileSystem": `import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
-import * as FileSystem from "@effect/platform/FileSystem"
+import * as FileSystem from "effect/FileSystem"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 Effect.gen(function*() { yield* Console.log(yield* (yield* FileSystem.FileSystem).exists("/")) }).pipe(
   Effect.provide(NodeFileSystem.layer), NodeRuntime.runMain)`,
-  "@effect/cli: one subcommand, one option": `import * as Command from "@effect/cli/Command"
-import * as Options from "@effect/cli/Options"
-import * as NodeContext from "@effect/platform-node/NodeContext"
+  "effect/cli: one subcommand, one option": `import * as Command from "effect/cli/Command"
+import * as Flag from "effect/cli/Flag"
+import * as NodeServices from "@effect/platform-node/NodeServices"
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
-const list = Command.make("list", { json: Options.boolean("json") }, () => Console.log("listed"))
-Command.run(Command.make("fallback").pipe(Command.withSubcommands([list])), { name: "fallback", version: "0" })(
-  [process.argv[0], "fallback", "list"]).pipe(Effect.provide(NodeContext.layer), NodeRuntime.runMain)`
+const list = Command.make("list", { json: Flag.Boolean("json") }, () => Console.log("listed"))
+Command.runWith(Command.make("fallback").pipe(Command.withSubcommands([list])), { version: "0" })(["list"]).pipe(
+  Effect.provide(NodeServices.layer), NodeRuntime.runMain)`
 }
 
 // runs a bundle from a code cache beside it, written by its first run (as bin/load.js does)
