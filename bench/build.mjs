@@ -14,6 +14,8 @@ await build({
   format: "esm",
   target: "node22",
   conditions: ["@fallback/source"],
+  // B7 bundles the other process it starts, at run time
+  external: ["esbuild"],
   outfile: new URL(`${entry}.bundle.mjs`, import.meta.url).pathname,
   banner: {
     js:

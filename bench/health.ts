@@ -3,12 +3,15 @@
  * loopback (a redis-server of the bench's own), and what each store adds to a landing turn (B1's
  * held agent). A landing turn at a healthy place only reads, and Redis's read is cached. And how
  * long a cooldown one process writes through Redis takes to be seen by another (issue 24: within
- * 250 ms at p99; LiteLLM polls every second): two Health services, each on connections of its own
- * as two processes would be, the reader holding a cached healthy admission when the write starts.
+ * 250 ms at p99; LiteLLM polls every second): a second process writes it, this one reads, holding
+ * a cached healthy admission when the write starts.
  */
+import { spawn } from "node:child_process"
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+import { createInterface } from "node:readline"
+import { fileURLToPath } from "node:url"
 
 import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
 import * as NodePath from "@effect/platform-node/NodePath"
@@ -21,6 +24,7 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as Stream from "effect/Stream"
+import { build } from "esbuild"
 
 import { against, type Figure, figure, repetitions } from "./figures.js"
 import { inEffect } from "./loops.js"
@@ -63,32 +67,74 @@ const sightings = Number(process.env.BENCH_HEALTH_SIGHTINGS ?? 200)
 const p99 = (samples: ReadonlyArray<number>) =>
   [...samples].sort((a, b) => a - b)[Math.ceil(samples.length * 0.99) - 1]!
 
-/** Milliseconds from the start of a cooldown's write by `writer` to `reader`'s first admission that skips it. */
-const seen = (writer: Health.Health["Service"], reader: Health.Health["Service"]) =>
+/**
+ * Another process sharing health through Redis: the redis package's test worker, bundled, at place
+ * `local/seen` (its breaker never parks), answering a line per command.
+ */
+const otherProcess = async (folder: string, url: string, prefix: string) => {
+  const file = join(folder, "worker.mjs")
+  await build({
+    entryPoints: [fileURLToPath(new URL("../packages/redis/test/fixtures/worker.ts", import.meta.url))],
+    bundle: true,
+    platform: "node",
+    format: "esm",
+    conditions: ["@fallback/source"],
+    outfile: file,
+    logLevel: "warning",
+    banner: {
+      js:
+        "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);"
+    }
+  })
+  const config = { store: "redis", url, prefix, mock: "http://127.0.0.1:9", model: "seen", failures: 1e9, park: 1_000 }
+  const child = spawn(process.execPath, [file, JSON.stringify({ ...config, trial: 1_000 })], {
+    stdio: ["pipe", "pipe", "inherit"]
+  })
+  const lines = createInterface({ input: child.stdout! })[Symbol.asyncIterator]()
+  const next = async () => {
+    const line = await lines.next()
+    if (line.done === true) throw new Error("the other process ended")
+  }
+  await next()
+  return {
+    /** Sends `command`; the returned promise is its answer. */
+    ask: (command: object) => {
+      child.stdin!.write(`${JSON.stringify(command)}\n`)
+      return next()
+    },
+    stop: () => new Promise<void>((resolve) => child.once("close", () => resolve()).stdin!.end())
+  }
+}
+
+/**
+ * B7's propagation: each repetition's p99 over `sightings` cooldowns, each written by the other
+ * process and read here by admissions a millisecond apart, from a cached healthy admission.
+ */
+const propagation = (folder: string, url: string) =>
   Effect.gen(function*() {
+    const prefix = "bench:seen:"
+    const seenAt = Place.Place.make({ cli: "local", model: "seen" })
+    const reader = yield* RedisHealth.make({ url: Redacted.make(url), prefix, breaker: neverParks })
+    const other = yield* Effect.acquireRelease(
+      Effect.promise(() => otherProcess(folder, url, prefix)),
+      (other) => Effect.promise(other.stop)
+    )
     const until = (tag: Health.Admission["_tag"]) =>
       Effect.gen(function*() {
-        while ((yield* reader.admit(failing))._tag !== tag) yield* Effect.sleep("1 millis")
+        while ((yield* reader.admit(seenAt))._tag !== tag) yield* Effect.sleep("1 millis")
       })
-    yield* until("Go")
-    const start = performance.now()
-    yield* writer.failed(failing, { failure, counts: false, coolUntil: Option.some(Date.now() + 60_000) })
-    yield* until("Skip")
-    const took = performance.now() - start
-    yield* writer.succeeded(failing)
-    return took
-  })
-
-/** B7's propagation: each repetition's p99 over `sightings` cooldowns. */
-const propagation = (url: string) =>
-  Effect.gen(function*() {
-    const open = RedisHealth.make({ url: Redacted.make(url), prefix: "bench:seen:", breaker: neverParks })
-    const writer = yield* open
-    const reader = yield* open
     const runs: Array<number> = []
     for (let run = 0; run < repetitions; run++) {
       const times: Array<number> = []
-      for (let i = 0; i < sightings; i++) times.push(yield* seen(writer, reader))
+      for (let i = 0; i < sightings; i++) {
+        yield* until("Go")
+        const start = performance.now()
+        const written = other.ask({ op: "fail", coolFor: 60_000 })
+        yield* until("Skip")
+        times.push(performance.now() - start)
+        yield* Effect.promise(() => written)
+        yield* reader.succeeded(seenAt)
+      }
       runs.push(p99(times))
     }
     return figure("B7", cooldownSeen, "ms", runs, `p99 of ${sightings} cooldowns a repetition`)
@@ -116,12 +162,12 @@ export const health = async (): Promise<Array<Figure>> => {
     })))
     // Each landing turn against memory's; each operation against memory's same operation.
     const rows = (kind: string) => against(figures.filter((f) => f.what.endsWith(kind)), `memory: ${kind}`)
-    const seenAt = await Effect.runPromise(propagation(redis.url))
+    const propagated = await Effect.runPromise(propagation(folder, redis.url))
     return [
       ...rows("admission at a healthy place"),
       ...rows("a failure written"),
       ...rows("landing turn (Agent.ask, held agent)"),
-      seenAt
+      propagated
     ]
   } finally {
     await redis.close()
