@@ -172,7 +172,9 @@ const byHttp = (reason: AiError.AiErrorReason, place: Place.Place, now: number):
 export const fromReason = (reason: AiError.AiErrorReason, place: Place.Place, now: number): Failure.Failure => {
   const known = carried(reason, place)
   if (known !== undefined) return known
-  const said = Failure.said(describedBy(reason))
+  // what the failure says, written only where the reason itself (not its HTTP refusal) is read
+  let written: Failure.Said | undefined
+  const said = (): Failure.Said => written ??= Failure.said(describedBy(reason))
   switch (reason._tag) {
     case "RateLimitError": {
       // a 429 is too many requests or a spent quota: what it carries can tell them apart
@@ -181,7 +183,7 @@ export const fromReason = (reason: AiError.AiErrorReason, place: Place.Place, no
       if (read?._tag === "RateLimited" && reason.retryAfter === undefined) return read
       return new Failure.RateLimited({
         place,
-        said: read?.said ?? said,
+        said: read?.said ?? said(),
         ...(reason.retryAfter === undefined ? {} : { retryAfter: reason.retryAfter })
       })
     }
@@ -190,7 +192,7 @@ export const fromReason = (reason: AiError.AiErrorReason, place: Place.Place, no
       if (read?._tag === "QuotaExhausted" && reason.resetAt === undefined) return read
       return new Failure.QuotaExhausted({
         place,
-        said,
+        said: said(),
         ...(reason.resetAt === undefined ? {} : { until: reason.resetAt })
       })
     }
@@ -199,31 +201,31 @@ export const fromReason = (reason: AiError.AiErrorReason, place: Place.Place, no
         (reason.kind === "InsufficientPermissions" ? 403 : reason.kind === "Unknown" || reason.kind === "MissingKey"
           ? undefined
           : 401)
-      return new Failure.AuthRefused({ place, said, ...(status === undefined ? {} : { status }) })
+      return new Failure.AuthRefused({ place, said: said(), ...(status === undefined ? {} : { status }) })
     }
     case "ContentPolicyError":
-      return new Failure.Refused({ place, said })
+      return new Failure.Refused({ place, said: said() })
     case "InvalidRequestError":
-      if (reason.parameter === "model") return new Failure.ModelNotFound({ place, said })
-      if (reason.constraint === "context-window") return new Failure.ContextTooLong({ place, said })
+      if (reason.parameter === "model") return new Failure.ModelNotFound({ place, said: said() })
+      if (reason.constraint === "context-window") return new Failure.ContextTooLong({ place, said: said() })
       if (reason.constraint === "accepted-by-cli") {
         return new Failure.ArgumentsRefused({
           place,
-          said,
+          said: said(),
           ...(reason.parameter === undefined || reason.parameter === "arguments" ? {} : { argument: reason.parameter })
         })
       }
-      return byHttp(reason, place, now) ?? new Failure.Unknown({ place, said })
+      return byHttp(reason, place, now) ?? new Failure.Unknown({ place, said: said() })
     case "NetworkError":
       return reason.reason === "TransportError"
-        ? new Failure.ConnectionLost({ place, said })
-        : new Failure.Unknown({ place, said })
+        ? new Failure.ConnectionLost({ place, said: said() })
+        : new Failure.Unknown({ place, said: said() })
     case "InternalProviderError":
     case "UnknownError":
     case "InvalidResponseError":
-      return byHttp(reason, place, now) ?? new Failure.Unknown({ place, said })
+      return byHttp(reason, place, now) ?? new Failure.Unknown({ place, said: said() })
     default:
-      return new Failure.Unknown({ place, said })
+      return new Failure.Unknown({ place, said: said() })
   }
 }
 
