@@ -145,7 +145,7 @@ export const make = (options: RedisHealth.Options): Effect.Effect<Health.Health[
     // A reason is shown to people: it never carries the password, whichever way it was given.
     const masked = (reason: string) => secrets.reduce((text, secret) => text.split(secret).join("***"), reason)
 
-    /** One operation on Redis, or on this process's health while Redis does not answer. */
+    /** One operation on Redis (a success), or on this process's health while Redis does not answer (a failure). */
     const shared = <A, B>(
       ask: (redis: Redis.Redis["Service"]) => Effect.Effect<A, Redis.RedisError>,
       onLocal: Effect.Effect<B>
