@@ -47,7 +47,7 @@ const passwordAdvice =
 // Any message about the URL is one of these: never the URL itself, which may hold a password.
 const RedisUrl = Schema.Union([
   Schema.Struct({ fromEnv: Schema.String }).check(
-    Schema.makeFilter((value) => values.EnvNameTest(value.fromEnv) || redisUrlAdvice)
+    Schema.makeFilter((value) => values.isEnvName(value.fromEnv) || redisUrlAdvice)
   ),
   Schema.String.check(
     Schema.makeFilter((url) => passwordInUrl.test(url) ? passwordAdvice : redisUrl.test(url) || redisUrlAdvice, {

@@ -34,7 +34,7 @@ export const EnvName = Schema.String.check(Schema.isPattern(envName, { message: 
 export const envNamePattern = envName
 
 /** @internal */
-export const EnvNameTest = (name: string): boolean => envName.test(name)
+export const isEnvName = (name: string): boolean => envName.test(name)
 
 /** @internal */
 export const FromEnv = Schema.Struct({ fromEnv: EnvName }).annotate({
