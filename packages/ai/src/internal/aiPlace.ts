@@ -144,8 +144,13 @@ const whole = (lm: LanguageModel.LanguageModel, place: Place.Place, call: Call) 
     answered(place, call)
   )
 
-const late = (place: Place.Place, after: Duration.Duration) => () =>
-  new Failure.Timeout({ place, said: Failure.said("no answer in time"), phase: "first-byte", after })
+const late = (place: Place.Place, left: number) => () =>
+  new Failure.Timeout({
+    place,
+    said: Failure.said("no answer in time"),
+    phase: "first-byte",
+    after: Duration.millis(left)
+  })
 
 const session = (lm: LanguageModel.LanguageModel, place: Place.Place, id: string): Backend.Session => ({
   id,
@@ -174,7 +179,7 @@ const session = (lm: LanguageModel.LanguageModel, place: Place.Place, id: string
         )
       if (!Number.isFinite(limits.by)) return asked
       const left = Math.max(0, limits.by - fiber.getRef(Clock.Clock).currentTimeMillisUnsafe())
-      return Deadline.cutAt(asked, limits.by, late(place, Duration.millis(left)))
+      return Deadline.cutAt(asked, limits.by, late(place, left))
     }),
   keepsLimits: true
 })
