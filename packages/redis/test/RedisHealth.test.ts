@@ -4,7 +4,7 @@ import type * as Health from "@fallback/core/Health"
 import * as Notice from "@fallback/core/Notice"
 import * as Place from "@fallback/core/Place"
 import * as RedisServer from "@fallback/testkit/RedisServer"
-import { Duration, Effect, Layer, Option, Redacted } from "effect"
+import { Duration, Effect, Layer, Option, Redacted, Schema } from "effect"
 import { createClient } from "redis"
 import { afterAll, beforeAll } from "vitest"
 
@@ -158,6 +158,25 @@ describe("Health kept in Redis", () => {
       for (let i = 0; i < 3; i++) {
         yield* other.failed(healthy, { failure: broken, counts: true, coolUntil: Option.none() })
       }
+      yield* Effect.sleep("50 millis")
+      expect(yield* one.admit(healthy)).toMatchObject({ _tag: "Skip", why: "parked" })
+    }))
+
+  it.live("a change published while the change channel was cut is not missed: what was cached is dropped then", () =>
+    Effect.gen(function*() {
+      const { one, prefix } = yield* two()
+      expect(yield* one.admit(healthy)).toEqual({ _tag: "Go", held: false })
+      // In one step, Redis cuts every subscriber and then the place is parked and the change
+      // published: no subscriber hears it.
+      const [seconds] = yield* raw<[string, string]>("TIME")
+      const key = `${prefix}${Place.format(healthy)}`
+      const last = Schema.encodeSync(Schema.fromJsonString(Failure.Failure))(broken)
+      yield* raw("MULTI")
+      yield* raw("CLIENT", "KILL", "TYPE", "pubsub")
+      yield* raw("HSET", key, "place", Place.format(healthy), "failures", "3", "last", last)
+      yield* raw("HSET", key, "parked", String(Number(seconds) * 1000 + 60_000))
+      yield* raw("PUBLISH", `${prefix}changed`, Place.format(healthy))
+      yield* raw("EXEC")
       yield* Effect.sleep("50 millis")
       expect(yield* one.admit(healthy)).toMatchObject({ _tag: "Skip", why: "parked" })
     }))
