@@ -241,6 +241,30 @@ describe("Health kept in Redis", () => {
       ])
     }))
 
+  it.live("Redis not there when the store opens: operations carry on here, one notice; Redis started: shared again", () =>
+    Effect.gen(function*() {
+      heard.length = 0
+      yield* Effect.promise(() => server.stop())
+      let started = false
+      yield* Effect.addFinalizer(() => started ? Effect.void : Effect.promise(() => server.start()))
+      const { one, other } = yield* two({ timeout: Duration.seconds(1), retry: Duration.millis(100) })
+      yield* fail(one, 3)
+      expect(yield* tag(one)).toBe("Skip")
+      expect(yield* tag(other)).toBe("Go")
+      expect(heard.filter((line) => line.includes("did not answer"))).toHaveLength(2)
+      yield* Effect.promise(() => server.start())
+      started = true
+      let shared = yield* tag(other)
+      yield* fail(one, 3)
+      for (let tries = 0; shared !== "Skip" && tries < 50; tries++) {
+        yield* Effect.sleep("100 millis")
+        yield* fail(one, 3)
+        shared = yield* tag(other)
+      }
+      expect(shared).toBe("Skip")
+      expect(heard.filter((line) => line.endsWith("again"))).toHaveLength(2)
+    }))
+
   it.live("Redis that does not answer (stopped with SIGSTOP): operations carry on here after the timeout, one notice; answering again: shared again", () =>
     Effect.gen(function*() {
       heard.length = 0
