@@ -11,7 +11,7 @@ const root = new URL("..", import.meta.url).pathname
 const [commit = "HEAD", only = "both", roundsArg = "9"] = process.argv.slice(2)
 const rounds = Number(roundsArg)
 
-const bundle = async (tree, out, side) => {
+const bundle = async (tree, out) => {
   await build({
     entryPoints: [`${tree}/bench/ab.ts`],
     bundle: true,
@@ -34,8 +34,8 @@ rmSync(base, { recursive: true, force: true })
 mkdirSync(base, { recursive: true })
 execSync(`git -C ${root} archive ${commit} tsconfig.base.json packages/core bench | tar -x -C ${base}`)
 copyFileSync(`${root}bench/ab.ts`, `${base}/bench/ab.ts`)
-const A = await bundle(base, `${root}.ab/a.bundle.mjs`, "a")
-const B = await bundle(root.replace(/\/$/, ""), `${root}.ab/b.bundle.mjs`, "b")
+const A = await bundle(base, `${root}.ab/a.bundle.mjs`)
+const B = await bundle(root.replace(/\/$/, ""), `${root}.ab/b.bundle.mjs`)
 
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]
 const show = (name, xs) =>
