@@ -243,7 +243,13 @@ describe("installed into a project outside the repository", () => {
     walk(JSON.parse(stdout))
     assert.deepEqual([...copies], [installed("effect")])
     assert.match(installed("effect"), /^4\./)
-    const found = execFileSync("find", [join(app, "node_modules"), "-name", "package.json", "-path", "*/effect/package.json"])
+    const found = execFileSync("find", [
+      join(app, "node_modules"),
+      "-name",
+      "package.json",
+      "-path",
+      "*/effect/package.json"
+    ])
       .toString().trim().split("\n").filter((file) => JSON.parse(readFileSync(file, "utf8")).name === "effect")
     assert.equal(found.length, 1, `effect is installed more than once:\n${found.join("\n")}`)
   })
