@@ -6,7 +6,7 @@ import * as Config from "effect/Config"
 import type * as AnthropicLanguageModel from "../../AnthropicLanguageModel.js"
 import * as languageModel from "./languageModel.js"
 import type { Read, Wire } from "./wire.js"
-import { formatOf, parse, parseArgs, resultText, toolsOf, usage } from "./wire.js"
+import { called, finish, formatOf, metadata, parse, resultText, toolCall, toolsOf } from "./wire.js"
 
 type Block = Record<string, unknown>
 
@@ -120,11 +120,7 @@ export const anthropic: Wire = {
     const { messages, system } = messagesOf(options.prompt)
     const object = objectTool(options)
     const tools = [
-      ...(options.toolChoice === "none" ? [] : toolsOf(options).map((tool) => ({
-        name: tool.name,
-        ...(tool.description === undefined ? {} : { description: tool.description }),
-        input_schema: tool.schema
-      }))),
+      ...(options.toolChoice === "none" ? [] : toolsOf(options, (named, input_schema) => ({ ...named, input_schema }))),
       ...(object === undefined ? [] : [object])
     ]
     return {
@@ -138,12 +134,7 @@ export const anthropic: Wire = {
   },
   parts: (body, options) => {
     const object = objectTool(options)
-    const parts: Array<Response.PartEncoded> = [{
-      type: "response-metadata",
-      id: body.id,
-      modelId: body.model,
-      timestamp: new Date().toISOString()
-    } as Response.PartEncoded]
+    const parts: Array<Response.PartEncoded> = [metadata(body.id, body.model)]
     for (const block of Array.isArray(body.content) ? body.content : []) {
       if (block.type === "text") parts.push({ type: "text", text: block.text })
       else if (block.type === "thinking") parts.push({ type: "reasoning", text: block.thinking })
@@ -151,15 +142,13 @@ export const anthropic: Wire = {
         parts.push(
           object !== undefined && block.name === object.name
             ? { type: "text", text: JSON.stringify(block.input) }
-            : { type: "tool-call", id: block.id, name: block.name, params: block.input } as Response.PartEncoded
+            : toolCall(block.id, block.name, block.input)
         )
       }
     }
-    parts.push({
-      type: "finish",
-      reason: finishOf(body.stop_reason, object !== undefined),
-      usage: usage(body.usage?.input_tokens, body.usage?.output_tokens)
-    } as Response.PartEncoded)
+    parts.push(
+      finish(finishOf(body.stop_reason, object !== undefined), body.usage?.input_tokens, body.usage?.output_tokens)
+    )
     return parts
   },
   reader: (options) => {
@@ -178,14 +167,7 @@ export const anthropic: Wire = {
       switch (data.type) {
         case "message_start":
           input = data.message?.usage?.input_tokens
-          return {
-            parts: [{
-              type: "response-metadata",
-              id: data.message?.id,
-              modelId: data.message?.model,
-              timestamp: new Date().toISOString()
-            } as Response.StreamPartEncoded]
-          }
+          return { parts: [metadata(data.message?.id, data.message?.model)] }
         case "content_block_start": {
           const block = data.content_block ?? {}
           const id = String(data.index)
@@ -233,19 +215,7 @@ export const anthropic: Wire = {
           const block = blocks.get(data.index)
           blocks.delete(data.index)
           if (block === undefined) return { parts: [] }
-          if (block.kind === "tool") {
-            return {
-              parts: [
-                { type: "tool-params-end", id: block.id },
-                {
-                  type: "tool-call",
-                  id: block.id,
-                  name: block.name,
-                  params: parseArgs(block.args)
-                } as Response.StreamPartEncoded
-              ]
-            }
-          }
+          if (block.kind === "tool") return { parts: called(block.id, block.name, block.args) }
           return { parts: [{ type: block.kind === "reasoning" ? "reasoning-end" : "text-end", id: block.id }] }
         }
         case "message_delta":
@@ -253,16 +223,7 @@ export const anthropic: Wire = {
           output = data.usage?.output_tokens ?? output
           return { parts: [] }
         case "message_stop":
-          return {
-            done: true,
-            parts: [
-              {
-                type: "finish",
-                reason: finishOf(stop, object !== undefined),
-                usage: usage(input, output)
-              } as Response.StreamPartEncoded
-            ]
-          }
+          return { done: true, parts: [finish(finishOf(stop, object !== undefined), input, output)] }
         default:
           return { parts: [] }
       }

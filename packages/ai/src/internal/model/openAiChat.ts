@@ -1,9 +1,21 @@
-import type * as LanguageModel from "effect/ai/LanguageModel"
 import type * as Prompt from "effect/ai/Prompt"
 import type * as Response from "effect/ai/Response"
 
 import type { Read, Wire } from "./wire.js"
-import { formatOf, parse, parseArgs, resultText, textOf, toolsOf, usage } from "./wire.js"
+import {
+  bearer,
+  called,
+  finish,
+  formatOf,
+  metadata,
+  parse,
+  parseArgs,
+  resultText,
+  textOf,
+  toolCall,
+  toolChoiceOf,
+  toolsOf
+} from "./wire.js"
 
 const messagesOf = (prompt: Prompt.Prompt): Array<Record<string, unknown>> => {
   const out: Array<Record<string, unknown>> = []
@@ -46,15 +58,7 @@ const messagesOf = (prompt: Prompt.Prompt): Array<Record<string, unknown>> => {
   return out
 }
 
-/** @internal */
-export const toolChoiceOf = (choice: LanguageModel.ToolChoice<string>, named: (name: string) => unknown): unknown => {
-  if (typeof choice === "string") return choice
-  if ("tool" in choice) return named(choice.tool)
-  return choice.mode ?? "auto"
-}
-
-/** @internal */
-export const finishOf = (reason: unknown): Response.FinishReason => {
+const finishOf = (reason: unknown): Response.FinishReason => {
   switch (reason) {
     case "stop":
       return "stop"
@@ -79,16 +83,9 @@ export const finishOf = (reason: unknown): Response.FinishReason => {
 export const openAiChat: Wire = {
   module: "OpenAiLanguageModel",
   path: "/chat/completions",
-  headers: (key) => key === undefined ? {} : { authorization: `Bearer ${key}` },
+  headers: bearer,
   body: (options, model, stream) => {
-    const tools = toolsOf(options).map((tool) => ({
-      type: "function",
-      function: {
-        name: tool.name,
-        ...(tool.description === undefined ? {} : { description: tool.description }),
-        parameters: tool.schema
-      }
-    }))
+    const tools = toolsOf(options, (named, parameters) => ({ type: "function", function: { ...named, parameters } }))
     const format = formatOf(options)
     return {
       model: model.model,
@@ -109,46 +106,29 @@ export const openAiChat: Wire = {
   parts: (body) => {
     const choice = Array.isArray(body.choices) ? body.choices[0] : undefined
     const message = choice?.message ?? {}
-    const parts: Array<Response.PartEncoded> = [{
-      type: "response-metadata",
-      id: body.id,
-      modelId: body.model,
-      timestamp: new Date().toISOString()
-    } as Response.PartEncoded]
+    const parts: Array<Response.PartEncoded> = [metadata(body.id, body.model)]
     const reasoning = message.reasoning_content ?? message.reasoning
     if (typeof reasoning === "string" && reasoning !== "") parts.push({ type: "reasoning", text: reasoning })
     if (typeof message.content === "string" && message.content !== "") {
       parts.push({ type: "text", text: message.content })
     }
     for (const call of Array.isArray(message.tool_calls) ? message.tool_calls : []) {
-      parts.push({
-        type: "tool-call",
-        id: call.id,
-        name: call.function?.name,
-        params: parseArgs(call.function?.arguments ?? "")
-      } as Response.PartEncoded)
+      parts.push(toolCall(call.id, call.function?.name, parseArgs(call.function?.arguments ?? "")))
     }
-    parts.push({
-      type: "finish",
-      reason: finishOf(choice?.finish_reason),
-      usage: usage(body.usage?.prompt_tokens, body.usage?.completion_tokens)
-    } as Response.PartEncoded)
+    parts.push(finish(finishOf(choice?.finish_reason), body.usage?.prompt_tokens, body.usage?.completion_tokens))
     return parts
   },
   reader: () => {
     const calls = new Map<number, { id: string; name: string; args: string }>()
     let started = false
     let texting = false
-    let finish: unknown = undefined
+    let reason: unknown = undefined
     let input: number | undefined
     let output: number | undefined
     const ending = (): Array<Response.StreamPartEncoded> => [
       ...(texting ? [{ type: "text-end", id: "0" } as Response.StreamPartEncoded] : []),
-      ...[...calls.values()].flatMap((call) => [
-        { type: "tool-params-end", id: call.id } as Response.StreamPartEncoded,
-        { type: "tool-call", id: call.id, name: call.name, params: parseArgs(call.args) } as Response.StreamPartEncoded
-      ]),
-      { type: "finish", reason: finishOf(finish), usage: usage(input, output) } as Response.StreamPartEncoded
+      ...[...calls.values()].flatMap((call) => called(call.id, call.name, call.args)),
+      finish(finishOf(reason), input, output)
     ]
     const read = (event: { readonly event: string; readonly data: string }): Read => {
       if (event.data.trim() === "[DONE]") return { parts: ending(), done: true }
@@ -158,19 +138,14 @@ export const openAiChat: Wire = {
       const parts: Array<Response.StreamPartEncoded> = []
       if (!started) {
         started = true
-        parts.push({
-          type: "response-metadata",
-          id: data.id,
-          modelId: data.model,
-          timestamp: new Date().toISOString()
-        } as Response.StreamPartEncoded)
+        parts.push(metadata(data.id, data.model))
       }
       if (data.usage) {
         input = data.usage.prompt_tokens ?? input
         output = data.usage.completion_tokens ?? output
       }
       const choice = Array.isArray(data.choices) ? data.choices[0] : undefined
-      if (choice?.finish_reason) finish = choice.finish_reason
+      if (choice?.finish_reason) reason = choice.finish_reason
       const text = choice?.delta?.content
       if (typeof text === "string" && text !== "") {
         if (!texting) parts.push({ type: "text-start", id: "0" })
@@ -193,6 +168,6 @@ export const openAiChat: Wire = {
       }
       return { parts }
     }
-    return { read, ended: () => finish === undefined ? undefined : ending() }
+    return { read, ended: () => reason === undefined ? undefined : ending() }
   }
 }

@@ -1,9 +1,21 @@
 import type * as Prompt from "effect/ai/Prompt"
 import type * as Response from "effect/ai/Response"
 
-import { toolChoiceOf } from "./openAiChat.js"
 import type { Read, Wire } from "./wire.js"
-import { formatOf, parse, parseArgs, resultText, textOf, toolsOf, usage } from "./wire.js"
+import {
+  bearer,
+  called,
+  finish,
+  formatOf,
+  metadata,
+  parse,
+  parseArgs,
+  resultText,
+  textOf,
+  toolCall,
+  toolChoiceOf,
+  toolsOf
+} from "./wire.js"
 
 const inputOf = (prompt: Prompt.Prompt): Array<Record<string, unknown>> => {
   const out: Array<Record<string, unknown>> = []
@@ -29,11 +41,11 @@ const inputOf = (prompt: Prompt.Prompt): Array<Record<string, unknown>> => {
   return out
 }
 
-const finishOf = (body: any, called: boolean): Response.FinishReason => {
+const finishOf = (body: any, calling: boolean): Response.FinishReason => {
   if (body?.status === "incomplete") {
     return body.incomplete_details?.reason === "content_filter" ? "content-filter" : "length"
   }
-  return called ? "tool-calls" : "stop"
+  return calling ? "tool-calls" : "stop"
 }
 
 const outputParts = (output: ReadonlyArray<any>): Array<Response.PartEncoded> =>
@@ -44,14 +56,7 @@ const outputParts = (output: ReadonlyArray<any>): Array<Response.PartEncoded> =>
       )
     }
     if (item.type === "function_call") {
-      return [
-        {
-          type: "tool-call",
-          id: item.call_id,
-          name: item.name,
-          params: parseArgs(item.arguments ?? "")
-        } as Response.PartEncoded
-      ]
+      return [toolCall(item.call_id, item.name, parseArgs(item.arguments ?? ""))]
     }
     if (item.type === "reasoning") {
       return (item.summary ?? []).map((part: any) => ({ type: "reasoning", text: part.text }) as Response.PartEncoded)
@@ -68,15 +73,9 @@ const outputParts = (output: ReadonlyArray<any>): Array<Response.PartEncoded> =>
 export const openAiResponses: Wire = {
   module: "OpenAiLanguageModel",
   path: "/responses",
-  headers: (key) => key === undefined ? {} : { authorization: `Bearer ${key}` },
+  headers: bearer,
   body: (options, model, stream) => {
-    const tools = toolsOf(options).map((tool) => ({
-      type: "function",
-      name: tool.name,
-      ...(tool.description === undefined ? {} : { description: tool.description }),
-      parameters: tool.schema,
-      strict: false
-    }))
+    const tools = toolsOf(options, (named, parameters) => ({ type: "function", ...named, parameters, strict: false }))
     const format = formatOf(options)
     return {
       model: model.model,
@@ -93,43 +92,30 @@ export const openAiResponses: Wire = {
   },
   parts: (body) => {
     const output = Array.isArray(body.output) ? body.output : []
-    const parts: Array<Response.PartEncoded> = [
-      {
-        type: "response-metadata",
-        id: body.id,
-        modelId: body.model,
-        timestamp: new Date().toISOString()
-      } as Response.PartEncoded,
-      ...outputParts(output)
+    return [
+      metadata(body.id, body.model),
+      ...outputParts(output),
+      finish(
+        finishOf(body, output.some((item: any) => item.type === "function_call")),
+        body.usage?.input_tokens,
+        body.usage?.output_tokens
+      )
     ]
-    parts.push({
-      type: "finish",
-      reason: finishOf(body, output.some((item: any) => item.type === "function_call")),
-      usage: usage(body.usage?.input_tokens, body.usage?.output_tokens)
-    } as Response.PartEncoded)
-    return parts
   },
   reader: () => {
     const calls = new Map<string, { id: string; name: string }>()
     const texts = new Set<string>()
-    let called = false
+    let calling = false
     const read = (event: { readonly event: string; readonly data: string }): Read => {
       const data = parse(event.data)
       if (data === undefined) return { parts: [] }
       switch (data.type) {
         case "response.created":
-          return {
-            parts: [{
-              type: "response-metadata",
-              id: data.response?.id,
-              modelId: data.response?.model,
-              timestamp: new Date().toISOString()
-            } as Response.StreamPartEncoded]
-          }
+          return { parts: [metadata(data.response?.id, data.response?.model)] }
         case "response.output_item.added": {
           const item = data.item ?? {}
           if (item.type === "function_call") {
-            called = true
+            calling = true
             calls.set(item.id, { id: item.call_id, name: item.name })
             return {
               parts: [{ type: "tool-params-start", id: item.call_id, name: item.name } as Response.StreamPartEncoded]
@@ -152,17 +138,7 @@ export const openAiResponses: Wire = {
         case "response.output_item.done": {
           const item = data.item ?? {}
           if (item.type === "function_call") {
-            return {
-              parts: [
-                { type: "tool-params-end", id: item.call_id },
-                {
-                  type: "tool-call",
-                  id: item.call_id,
-                  name: item.name,
-                  params: parseArgs(item.arguments ?? "")
-                } as Response.StreamPartEncoded
-              ]
-            }
+            return { parts: called(item.call_id, item.name, item.arguments ?? "") }
           }
           if (item.type === "message" && texts.has(String(item.id))) {
             return { parts: [{ type: "text-end", id: String(item.id) }] }
@@ -173,11 +149,13 @@ export const openAiResponses: Wire = {
         case "response.incomplete":
           return {
             done: true,
-            parts: [{
-              type: "finish",
-              reason: finishOf(data.response, called),
-              usage: usage(data.response?.usage?.input_tokens, data.response?.usage?.output_tokens)
-            } as Response.StreamPartEncoded]
+            parts: [
+              finish(
+                finishOf(data.response, calling),
+                data.response?.usage?.input_tokens,
+                data.response?.usage?.output_tokens
+              )
+            ]
           }
         case "response.failed":
         case "error":

@@ -2,6 +2,8 @@ import type * as LanguageModel from "effect/ai/LanguageModel"
 import type * as Prompt from "effect/ai/Prompt"
 import type * as Response from "effect/ai/Response"
 import * as Tool from "effect/ai/Tool"
+import * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
 
 /**
  * What a streamed answer's events came to: the parts they make, and whether the answer ended (the
@@ -56,15 +58,10 @@ export interface Model {
   readonly maxTokens: number
 }
 
-/** @internal */
-export const parse = (data: string): Record<string, any> | undefined => {
-  try {
-    const value: unknown = JSON.parse(data)
-    return typeof value === "object" && value !== null ? value as Record<string, any> : undefined
-  } catch {
-    return undefined
-  }
-}
+const decodeObject = Schema.decodeUnknownOption(Schema.fromJsonString(Schema.Record(Schema.String, Schema.Any)))
+
+/** An event's data as the JSON object it holds, or nothing (a keep-alive, `[DONE]`, a broken line). @internal */
+export const parse = (data: string): Record<string, any> | undefined => Option.getOrUndefined(decodeObject(data))
 
 /** @internal */
 export const parseArgs = (text: string): unknown => {
@@ -85,17 +82,27 @@ export const textOf = (parts: ReadonlyArray<Prompt.Part> | string): string =>
 /** A tool result as the text a provider is sent. @internal */
 export const resultText = (result: unknown): string => typeof result === "string" ? result : JSON.stringify(result)
 
-/** The tools a call offers, in the order given, as name, description and JSON Schema. @internal */
-export const toolsOf = (options: LanguageModel.ProviderOptions) => {
+/**
+ * The tools a call offers, in the order given, each as `write` makes it of the tool's name (with
+ * its description, where it has one) and its JSON Schema.
+ *
+ * @internal
+ */
+export const toolsOf = <A>(
+  options: LanguageModel.ProviderOptions,
+  write: (named: { readonly name: string; readonly description?: string }, schema: Record<string, unknown>) => A
+): Array<A> => {
   const choice = options.toolChoice
   const only = typeof choice === "object" && "oneOf" in choice ? new Set<string>(choice.oneOf) : undefined
   return options.tools
     .filter((tool) => !Tool.isProviderDefined(tool) && (only === undefined || only.has(tool.name)))
-    .map((tool) => ({
-      name: tool.name,
-      description: Tool.getDescription(tool as any),
-      schema: Tool.getJsonSchema(tool as any) as Record<string, unknown>
-    }))
+    .map((tool) => {
+      const description = Tool.getDescription(tool as any)
+      return write(
+        description === undefined ? { name: tool.name } : { name: tool.name, description },
+        Tool.getJsonSchema(tool as any) as Record<string, unknown>
+      )
+    })
 }
 
 /** The JSON Schema an answer must match, with its name, where the call asks for an object. @internal */
@@ -107,8 +114,40 @@ export const formatOf = (options: LanguageModel.ProviderOptions) =>
     }
     : undefined
 
-/** The usage part of an answer from its counts. @internal */
-export const usage = (input: number | undefined, output: number | undefined) => ({
-  inputTokens: { uncached: undefined, total: input, cacheRead: undefined, cacheWrite: undefined },
-  outputTokens: { total: output, text: undefined, reasoning: undefined }
-})
+/** An answer's first part: its id and the model that gave it. @internal */
+export const metadata = (id: unknown, modelId: unknown) =>
+  ({ type: "response-metadata", id, modelId, timestamp: new Date().toISOString() }) as
+    & Response.StreamPartEncoded
+    & Response.PartEncoded
+
+/** An answer's last part: why it ended, and the tokens it took in and gave. @internal */
+export const finish = (reason: Response.FinishReason, input: number | undefined, output: number | undefined) =>
+  ({
+    type: "finish",
+    reason,
+    usage: {
+      inputTokens: { uncached: undefined, total: input, cacheRead: undefined, cacheWrite: undefined },
+      outputTokens: { total: output, text: undefined, reasoning: undefined }
+    }
+  }) as Response.StreamPartEncoded & Response.PartEncoded
+
+/** A call of a tool. @internal */
+export const toolCall = (id: unknown, name: unknown, params: unknown) =>
+  ({ type: "tool-call", id, name, params }) as Response.StreamPartEncoded & Response.PartEncoded
+
+/** What a stream ends a tool's arguments with: their end, then the call, its arguments read from their JSON text. @internal */
+export const called = (id: string, name: unknown, args: string): Array<Response.StreamPartEncoded> => [
+  { type: "tool-params-end", id },
+  toolCall(id, name, parseArgs(args))
+]
+
+/** The headers of a key sent as a bearer token (OpenAI and the servers that speak its wire). @internal */
+export const bearer = (key: string | undefined): Record<string, string> =>
+  key === undefined ? {} : { authorization: `Bearer ${key}` }
+
+/** A call's tool choice as OpenAI's wires write it, `named` writing the choice of one tool. @internal */
+export const toolChoiceOf = (choice: LanguageModel.ToolChoice<string>, named: (name: string) => unknown): unknown => {
+  if (typeof choice === "string") return choice
+  if ("tool" in choice) return named(choice.tool)
+  return choice.mode ?? "auto"
+}
