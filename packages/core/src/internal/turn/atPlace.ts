@@ -18,6 +18,7 @@ import type * as Steps from "../../Steps.js"
 import { atLeast, beforeDeadline, fromDelays, stepper, stop } from "../policy.js"
 import * as telemetry from "../telemetry/index.js"
 import { promptOf } from "./attempt.js"
+import { skipping } from "./made.js"
 import type { StandIns } from "./standIns.js"
 import * as State from "./state.js"
 import type { Run } from "./state.js"
@@ -201,13 +202,13 @@ export const atPlace = <A>(
 const skip = (run: Run, place: Place.Place, admission: Extract<Health.Admission, { _tag: "Skip" }>) => {
   const now = run.clock.currentTimeMillisUnsafe()
   return Effect.as(
-    run.notices.publish(Notice.Skipping({
+    run.notices.publish(skipping(
       place,
-      why: admission.why,
-      until: admission.until,
-      left: admission.until === undefined ? undefined : Duration.millis(Math.max(0, admission.until - now)),
-      last: admission.last
-    })),
+      admission.why,
+      admission.until,
+      admission.until === undefined ? undefined : Duration.millis(Math.max(0, admission.until - now)),
+      admission.last
+    )),
     skipped(admission.last)
   )
 }

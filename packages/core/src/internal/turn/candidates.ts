@@ -4,10 +4,10 @@ import * as Option from "effect/Option"
 import * as Result from "effect/Result"
 import * as Backend from "../../Backend.js"
 import type * as Failure from "../../Failure.js"
-import { Notice } from "../../Notice.js"
 import * as Place from "../../Place.js"
 import * as Settings from "../../Settings.js"
 import { cutAfter } from "./deadline.js"
+import { passedOver } from "./made.js"
 import type { Run } from "./state.js"
 
 /**
@@ -86,7 +86,7 @@ const scan = (
   if (round >= candidates.rounds) return none
   const skip = (place: Place.Place, why: "provider" | "window" | "unhealthy", at: number) =>
     Effect.flatMap(
-      run.notices.publish(Notice.Skipping({ place, why, until: undefined })),
+      run.notices.publish(passedOver(place, why)),
       () => resolved(scan(walk, links, from, round, at + 1))
     )
   for (; index < links.length; index++) {

@@ -6,11 +6,11 @@ import type * as Accounts from "../../Accounts.js"
 import * as Answer from "../../Answer.js"
 import * as Backend from "../../Backend.js"
 import type * as Failure from "../../Failure.js"
-import { Notice } from "../../Notice.js"
 import * as Place from "../../Place.js"
 import type * as Settings from "../../Settings.js"
 import { atPlace, type Request, type Unanswered, type Uses } from "./atPlace.js"
 import { type Next, nextLink } from "./candidates.js"
+import { moved, moving, stopping } from "./made.js"
 import * as State from "./state.js"
 import type { Run } from "./state.js"
 
@@ -29,7 +29,7 @@ export interface Walker extends Uses {
 
 const stop = (run: Run, place: Place.Place, failure: Failure.Failure, reason: string, skipped = false) =>
   Effect.andThen(
-    run.notices.publish(Notice.Stopping({ place, failure, reason, skipped })),
+    run.notices.publish(stopping(place, failure, reason, skipped)),
     Effect.fail(failure)
   )
 
@@ -207,9 +207,9 @@ class Walking<A> {
     const failure = this.failure
     const skipped = this.skippedAt !== undefined
     const announce = () => {
-      this.moves.push(Backend.Event.Moved({ from, to: place, by, failure }))
+      this.moves.push(moved(from, place, by, failure))
       return run.notices.publish(
-        Notice.Moving({ from, to: place, failure, by, remedy: Answer.remedy(answer), skipped })
+        moving(from, place, failure, by, Answer.remedy(answer), skipped)
       )
     }
     return Effect.flatMap(atPlace(this.walker, run, place, by, announce, this.text, this.go, undefined), (outcome) => {
