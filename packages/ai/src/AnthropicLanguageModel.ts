@@ -8,11 +8,11 @@
  *
  * @since 0.1.0
  */
-import * as LanguageModel from "effect/ai/LanguageModel"
+import type * as LanguageModel from "effect/ai/LanguageModel"
 import type * as Config from "effect/Config"
 import type * as Effect from "effect/Effect"
 import type * as HttpClient from "effect/http/HttpClient"
-import * as Layer from "effect/Layer"
+import type * as Layer from "effect/Layer"
 import type * as Redacted from "effect/Redacted"
 
 import * as internal from "./internal/model/anthropic.js"
@@ -35,17 +35,18 @@ export interface Options {
 }
 
 /**
- * The model as a `LanguageModel` service.
+ * Claude (or any model Anthropic Messages serves) as a `LanguageModel` service; its key is read,
+ * and held as a secret, when it is made.
  *
  * @since 0.1.0
  * @category constructors
  */
-export const make = (
+export const make: (
   options: Options
-): Effect.Effect<LanguageModel.LanguageModel, Config.ConfigError, HttpClient.HttpClient> => internal.make(options)
+) => Effect.Effect<LanguageModel.LanguageModel, Config.ConfigError, HttpClient.HttpClient> = internal.make
 
 /**
- * The model as the `LanguageModel` layer.
+ * {@link make} as the `LanguageModel` layer, given the `HttpClient` it sends with.
  *
  * @example
  * ```ts
@@ -53,7 +54,7 @@ export const make = (
  * import { AnthropicLanguageModel } from "@fallback/ai"
  * import { LanguageModel } from "effect/ai"
  * import * as Effect from "effect/Effect"
- * import * as Layer from "effect/Layer"
+ * import type * as Layer from "effect/Layer"
  *
  * const claude = AnthropicLanguageModel.layer({ model: "claude-opus-5" }).pipe(Layer.provide(NodeHttpClient.layerUndici))
  * const program = LanguageModel.generateText({ prompt: "What is a place?" }).pipe(Effect.provide(claude))
@@ -62,7 +63,6 @@ export const make = (
  * @since 0.1.0
  * @category layers
  */
-export const layer = (
+export const layer: (
   options: Options
-): Layer.Layer<LanguageModel.LanguageModel, Config.ConfigError, HttpClient.HttpClient> =>
-  Layer.effect(LanguageModel.LanguageModel, make(options))
+) => Layer.Layer<LanguageModel.LanguageModel, Config.ConfigError, HttpClient.HttpClient> = internal.layer

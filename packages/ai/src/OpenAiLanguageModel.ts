@@ -8,11 +8,11 @@
  *
  * @since 0.1.0
  */
-import * as LanguageModel from "effect/ai/LanguageModel"
+import type * as LanguageModel from "effect/ai/LanguageModel"
 import type * as Config from "effect/Config"
 import type * as Effect from "effect/Effect"
 import type * as HttpClient from "effect/http/HttpClient"
-import * as Layer from "effect/Layer"
+import type * as Layer from "effect/Layer"
 import type * as Redacted from "effect/Redacted"
 
 import * as internal from "./internal/model/openAi.js"
@@ -36,17 +36,29 @@ export interface Options {
 }
 
 /**
- * The model as a `LanguageModel` service.
+ * The model as a `LanguageModel` service, on the wire `api` names; its key, where it has one, is
+ * read and held as a secret when it is made.
  *
  * @since 0.1.0
  * @category constructors
  */
-export const make = (
+export const make: (
   options: Options
-): Effect.Effect<LanguageModel.LanguageModel, Config.ConfigError, HttpClient.HttpClient> => internal.make(options)
+) => Effect.Effect<LanguageModel.LanguageModel, Config.ConfigError, HttpClient.HttpClient> = internal.make
 
 /**
- * The model as the `LanguageModel` layer.
+ * {@link make} as the `LanguageModel` layer: what it needs is an `HttpClient`.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layer: (
+  options: Options
+) => Layer.Layer<LanguageModel.LanguageModel, Config.ConfigError, HttpClient.HttpClient> = internal.layer
+
+/**
+ * An OpenAI-compatible server's model (Chat Completions at `baseUrl`, no key unless given) as the
+ * `LanguageModel` layer.
  *
  * @example
  * ```ts
@@ -54,31 +66,22 @@ export const make = (
  * import { OpenAiLanguageModel } from "@fallback/ai"
  * import { LanguageModel } from "effect/ai"
  * import * as Effect from "effect/Effect"
- * import * as Layer from "effect/Layer"
+ * import type * as Layer from "effect/Layer"
  *
- * const gpt = OpenAiLanguageModel.layer({ model: "gpt-5.5" }).pipe(Layer.provide(NodeHttpClient.layerUndici))
- * const program = LanguageModel.generateText({ prompt: "What is a place?" }).pipe(Effect.provide(gpt))
+ * const local = OpenAiLanguageModel.layerCompatible({
+ *   name: "local",
+ *   baseUrl: "http://127.0.0.1:11434/v1",
+ *   model: "qwen3:8b"
+ * }).pipe(Layer.provide(NodeHttpClient.layerUndici))
+ * const program = LanguageModel.generateText({ prompt: "What is a place?" }).pipe(Effect.provide(local))
  * ```
  *
  * @since 0.1.0
  * @category layers
  */
-export const layer = (
-  options: Options
-): Layer.Layer<LanguageModel.LanguageModel, Config.ConfigError, HttpClient.HttpClient> =>
-  Layer.effect(LanguageModel.LanguageModel, make(options))
-
-/**
- * An OpenAI-compatible server's model (Chat Completions at `baseUrl`, no key unless given) as the
- * `LanguageModel` layer, e.g. `layerCompatible({ name: "local", baseUrl: "http://127.0.0.1:11434/v1", model: "qwen3:8b" })`.
- *
- * @since 0.1.0
- * @category layers
- */
-export const layerCompatible = (
+export const layerCompatible: (
   options: Omit<Options, "api" | "baseUrl" | "apiKey"> & {
     readonly baseUrl: string
     readonly apiKey?: Config.Config<Redacted.Redacted> | Redacted.Redacted | undefined
   }
-): Layer.Layer<LanguageModel.LanguageModel, Config.ConfigError, HttpClient.HttpClient> =>
-  layer({ ...options, api: "chat", apiKey: options.apiKey ?? null })
+) => Layer.Layer<LanguageModel.LanguageModel, Config.ConfigError, HttpClient.HttpClient> = internal.layerCompatible

@@ -3,7 +3,6 @@ import * as Backend from "@fallback/core/Backend"
 import * as Deadline from "@fallback/core/Deadline"
 import * as Failure from "@fallback/core/Failure"
 import * as Place from "@fallback/core/Place"
-import * as Secret from "@fallback/core/Secret"
 import type * as Settings from "@fallback/core/Settings"
 import * as AiError from "effect/ai/AiError"
 import * as LanguageModel from "effect/ai/LanguageModel"
@@ -23,6 +22,7 @@ import * as Stream from "effect/Stream"
 import type * as AiPlace from "../AiPlace.js"
 import { filtered, toFailure } from "./aiFailure.js"
 import { type Call, callOn, carried, models, Passed, raised } from "./call.js"
+import { held } from "./held.js"
 
 /** The failure an `effect/ai` error is; the error itself is kept (masked when it is handed back) for a chain that gives up. */
 const failed = (place: Place.Place) => (error: unknown): Effect.Effect<never, Failure.Failure> =>
@@ -50,13 +50,6 @@ const keyOf = (
     ? { config: held(Config.succeed(Redacted.make(own))), variable }
     : { config: held(Config.Redacted(own.fromEnv)), variable: own.fromEnv }
 }
-
-/** A key read is a secret the process holds: masked wherever text leaves it. */
-const held = (config: Config.Config<Redacted.Redacted>): Config.Config<Redacted.Redacted> =>
-  Config.map(config, (key) => {
-    Secret.hold(Redacted.value(key))
-    return key
-  })
 
 const unbuilt =
   (place: Place.Place, variable: string | undefined) => (error: unknown): Effect.Effect<never, Failure.Failure> =>

@@ -5,8 +5,7 @@ import * as Config from "effect/Config"
 
 import type * as AnthropicLanguageModel from "../../AnthropicLanguageModel.js"
 import * as languageModel from "./languageModel.js"
-import type { Read, Wire } from "./wire.js"
-import { called, finish, formatOf, metadata, parse, resultText, toolCall, toolsOf } from "./wire.js"
+import * as wire from "./wire.js"
 
 type Block = Record<string, unknown>
 
@@ -43,7 +42,7 @@ const blocksOf = (message: Prompt.Message): Array<Block> => {
           out.push({
             type: "tool_result",
             tool_use_id: part.id,
-            content: resultText(part.result),
+            content: wire.resultText(part.result),
             is_error: part.isFailure
           })
         }
@@ -100,7 +99,7 @@ const finishOf = (stop: unknown, json: boolean): Response.FinishReason => {
 
 /** An answer asked for as an object is asked through a tool it must call: the object is that call's input. */
 const objectTool = (options: LanguageModel.ProviderOptions) => {
-  const format = formatOf(options)
+  const format = wire.formatOf(options)
   return format === undefined
     ? undefined
     : { name: format.name, description: "Respond with a JSON object.", input_schema: format.schema }
@@ -112,7 +111,7 @@ const objectTool = (options: LanguageModel.ProviderOptions) => {
  *
  * @internal
  */
-export const anthropic: Wire = {
+export const anthropic: wire.Wire = {
   module: "AnthropicLanguageModel",
   path: "/v1/messages",
   headers: (key) => ({ "anthropic-version": "2023-06-01", ...(key === undefined ? {} : { "x-api-key": key }) }),
@@ -120,7 +119,9 @@ export const anthropic: Wire = {
     const { messages, system } = messagesOf(options.prompt)
     const object = objectTool(options)
     const tools = [
-      ...(options.toolChoice === "none" ? [] : toolsOf(options, (named, input_schema) => ({ ...named, input_schema }))),
+      ...(options.toolChoice === "none"
+        ? []
+        : wire.toolsOf(options, (named, input_schema) => ({ ...named, input_schema }))),
       ...(object === undefined ? [] : [object])
     ]
     return {
@@ -134,7 +135,7 @@ export const anthropic: Wire = {
   },
   parts: (body, options) => {
     const object = objectTool(options)
-    const parts: Array<Response.PartEncoded> = [metadata(body.id, body.model)]
+    const parts: Array<Response.PartEncoded> = [wire.metadata(body.id, body.model)]
     for (const block of Array.isArray(body.content) ? body.content : []) {
       if (block.type === "text") parts.push({ type: "text", text: block.text })
       else if (block.type === "thinking") parts.push({ type: "reasoning", text: block.thinking })
@@ -142,12 +143,12 @@ export const anthropic: Wire = {
         parts.push(
           object !== undefined && block.name === object.name
             ? { type: "text", text: JSON.stringify(block.input) }
-            : toolCall(block.id, block.name, block.input)
+            : wire.toolCall(block.id, block.name, block.input)
         )
       }
     }
     parts.push(
-      finish(finishOf(body.stop_reason, object !== undefined), body.usage?.input_tokens, body.usage?.output_tokens)
+      wire.finish(finishOf(body.stop_reason, object !== undefined), body.usage?.input_tokens, body.usage?.output_tokens)
     )
     return parts
   },
@@ -160,14 +161,14 @@ export const anthropic: Wire = {
     let input: number | undefined
     let output: number | undefined
     let stop: unknown = undefined
-    const read = (event: { readonly event: string; readonly data: string }): Read => {
-      const data = parse(event.data)
+    const read: wire.Reader["read"] = (event) => {
+      const data = wire.parse(event.data)
       if (data === undefined) return { parts: [] }
       if (event.event === "error" || data.type === "error") return { parts: [], error: event.data }
       switch (data.type) {
         case "message_start":
           input = data.message?.usage?.input_tokens
-          return { parts: [metadata(data.message?.id, data.message?.model)] }
+          return { parts: [wire.metadata(data.message?.id, data.message?.model)] }
         case "content_block_start": {
           const block = data.content_block ?? {}
           const id = String(data.index)
@@ -215,7 +216,7 @@ export const anthropic: Wire = {
           const block = blocks.get(data.index)
           blocks.delete(data.index)
           if (block === undefined) return { parts: [] }
-          if (block.kind === "tool") return { parts: called(block.id, block.name, block.args) }
+          if (block.kind === "tool") return { parts: wire.called(block.id, block.name, block.args) }
           return { parts: [{ type: block.kind === "reasoning" ? "reasoning-end" : "text-end", id: block.id }] }
         }
         case "message_delta":
@@ -223,7 +224,7 @@ export const anthropic: Wire = {
           output = data.usage?.output_tokens ?? output
           return { parts: [] }
         case "message_stop":
-          return { done: true, parts: [finish(finishOf(stop, object !== undefined), input, output)] }
+          return { done: true, parts: [wire.finish(finishOf(stop, object !== undefined), input, output)] }
         default:
           return { parts: [] }
       }
@@ -232,13 +233,17 @@ export const anthropic: Wire = {
   }
 }
 
+const optionsOf = (options: AnthropicLanguageModel.Options): languageModel.Options => ({
+  model: options.model,
+  apiKey: options.apiKey ?? Config.Redacted("ANTHROPIC_API_KEY"),
+  baseUrl: options.baseUrl ?? "https://api.anthropic.com",
+  headers: options.headers,
+  maxTokens: options.maxTokens ?? 4096,
+  name: options.name ?? "anthropic"
+})
+
 /** @internal */
-export const make = (options: AnthropicLanguageModel.Options) =>
-  languageModel.make(anthropic, {
-    model: options.model,
-    apiKey: options.apiKey ?? Config.Redacted("ANTHROPIC_API_KEY"),
-    baseUrl: options.baseUrl ?? "https://api.anthropic.com",
-    headers: options.headers,
-    maxTokens: options.maxTokens ?? 4096,
-    name: options.name ?? "anthropic"
-  })
+export const make = (options: AnthropicLanguageModel.Options) => languageModel.make(anthropic, optionsOf(options))
+
+/** @internal */
+export const layer = (options: AnthropicLanguageModel.Options) => languageModel.layer(anthropic, optionsOf(options))

@@ -1,22 +1,23 @@
+import * as Classify from "@fallback/core/Classify"
 import * as Failure from "@fallback/core/Failure"
 import * as Place from "@fallback/core/Place"
-import * as Secret from "@fallback/core/Secret"
 import * as AiError from "effect/ai/AiError"
 import * as LanguageModel from "effect/ai/LanguageModel"
 import type * as Response from "effect/ai/Response"
 import * as Clock from "effect/Clock"
-import type * as Config from "effect/Config"
+import * as Config from "effect/Config"
 import * as Effect from "effect/Effect"
 import * as Sse from "effect/encoding/Sse"
 import * as HttpClient from "effect/http/HttpClient"
 import type * as HttpClientError from "effect/http/HttpClientError"
 import * as HttpClientRequest from "effect/http/HttpClientRequest"
 import type * as HttpClientResponse from "effect/http/HttpClientResponse"
+import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
 import * as Stream from "effect/Stream"
 
-import { classify } from "@fallback/core/Classify"
 import { toReason, urlOf } from "../aiFailure.js"
+import { held } from "../held.js"
 import type { Model, Wire } from "./wire.js"
 
 /**
@@ -33,9 +34,6 @@ export interface Options extends Model {
   readonly name: string
 }
 
-/** Of a refusal's body, the first 64 KiB are read. */
-const longestBody = 64 * 1024
-
 /** The place a failure of this model is noted at: `name/model` (a model no place could name is noted by its provider only). */
 const placeOf = (options: Options): Place.Place => {
   try {
@@ -50,7 +48,7 @@ const refused = (
   wire: Wire,
   options: Options,
   method: string,
-  refusal: { readonly status?: number; readonly headers: Record<string, string>; readonly body: string },
+  refusal: Classify.Refusal & { readonly headers: Record<string, string> },
   url: string
 ) =>
   Effect.map(Clock.currentTimeMillis, (now) =>
@@ -58,7 +56,7 @@ const refused = (
       module: wire.module,
       method,
       reason: toReason(
-        classify(refusal, placeOf(options), now),
+        Classify.classify(refusal, placeOf(options), now),
         refusal.status === undefined
           ? undefined
           : { status: refusal.status, headers: refusal.headers, body: refusal.body, url }
@@ -92,20 +90,19 @@ const headersOf = (response: HttpClientResponse.HttpClientResponse): Record<stri
   return out
 }
 
-/** The first bytes of a body, as text: a refusal's body can be as long as a provider likes. */
-const bodyText = (response: HttpClientResponse.HttpClientResponse) =>
-  Effect.map(Effect.orElseSucceed(response.text, () => ""), (text) => text.slice(0, longestBody))
+/** A refusal's body as the classifier reads it: its head, and whether there was more (a body can be as long as a provider likes). */
+const headOf = (response: HttpClientResponse.HttpClientResponse) =>
+  Effect.map(
+    Effect.orElseSucceed(response.text, () => ""),
+    (text) => ({ body: text.slice(0, Classify.longestRefusal), cut: text.length > Classify.longestRefusal })
+  )
 
 /** @internal */
 export const make = Effect.fnUntraced(function*(wire: Wire, options: Options) {
   const client = yield* HttpClient.HttpClient
   const key = options.apiKey === undefined
     ? undefined
-    : Redacted.isRedacted(options.apiKey)
-    ? options.apiKey
-    : yield* options.apiKey as Config.Config<Redacted.Redacted>
-  // a key read is a secret the process holds: masked wherever text leaves it
-  if (key !== undefined) Secret.hold(Redacted.value(key))
+    : yield* held(Redacted.isRedacted(options.apiKey) ? Config.succeed(options.apiKey) : options.apiKey)
   const url = `${options.baseUrl.replace(/\/+$/, "")}${wire.path}`
   const headers = { ...options.headers, ...wire.headers(key === undefined ? undefined : Redacted.value(key)) }
 
@@ -128,10 +125,10 @@ export const make = Effect.fnUntraced(function*(wire: Wire, options: Options) {
         response.status >= 200 && response.status < 300
           ? Effect.succeed(response)
           : Effect.flatMap(
-            bodyText(response),
-            (body) =>
+            headOf(response),
+            (head) =>
               Effect.flip(
-                refused(wire, options, method, { status: response.status, headers: headersOf(response), body }, url)
+                refused(wire, options, method, { status: response.status, headers: headersOf(response), ...head }, url)
               )
           )
       )
@@ -189,3 +186,6 @@ export const make = Effect.fnUntraced(function*(wire: Wire, options: Options) {
 
   return yield* LanguageModel.make({ generateText, streamText })
 })
+
+/** @internal */
+export const layer = (wire: Wire, options: Options) => Layer.effect(LanguageModel.LanguageModel, make(wire, options))

@@ -1,21 +1,7 @@
 import type * as Prompt from "effect/ai/Prompt"
 import type * as Response from "effect/ai/Response"
 
-import type { Read, Wire } from "./wire.js"
-import {
-  bearer,
-  called,
-  finish,
-  formatOf,
-  metadata,
-  parse,
-  parseArgs,
-  resultText,
-  textOf,
-  toolCall,
-  toolChoiceOf,
-  toolsOf
-} from "./wire.js"
+import * as wire from "./wire.js"
 
 const messagesOf = (prompt: Prompt.Prompt): Array<Record<string, unknown>> => {
   const out: Array<Record<string, unknown>> = []
@@ -25,7 +11,7 @@ const messagesOf = (prompt: Prompt.Prompt): Array<Record<string, unknown>> => {
         out.push({ role: "system", content: message.content })
         break
       case "user":
-        out.push({ role: "user", content: textOf(message.content) })
+        out.push({ role: "user", content: wire.textOf(message.content) })
         break
       case "assistant": {
         const calls = message.content.flatMap((part) =>
@@ -33,7 +19,7 @@ const messagesOf = (prompt: Prompt.Prompt): Array<Record<string, unknown>> => {
             ? [{ id: part.id, type: "function", function: { name: part.name, arguments: JSON.stringify(part.params) } }]
             : []
         )
-        const text = textOf(message.content)
+        const text = wire.textOf(message.content)
         out.push({
           role: "assistant",
           content: text === "" ? null : text,
@@ -41,7 +27,7 @@ const messagesOf = (prompt: Prompt.Prompt): Array<Record<string, unknown>> => {
         })
         for (const part of message.content) {
           if (part.type === "tool-result" && !part.providerExecuted) {
-            out.push({ role: "tool", tool_call_id: part.id, content: resultText(part.result) })
+            out.push({ role: "tool", tool_call_id: part.id, content: wire.resultText(part.result) })
           }
         }
         break
@@ -49,7 +35,7 @@ const messagesOf = (prompt: Prompt.Prompt): Array<Record<string, unknown>> => {
       case "tool":
         for (const part of message.content) {
           if (part.type === "tool-result") {
-            out.push({ role: "tool", tool_call_id: part.id, content: resultText(part.result) })
+            out.push({ role: "tool", tool_call_id: part.id, content: wire.resultText(part.result) })
           }
         }
         break
@@ -80,19 +66,22 @@ const finishOf = (reason: unknown): Response.FinishReason => {
  *
  * @internal
  */
-export const openAiChat: Wire = {
+export const openAiChat: wire.Wire = {
   module: "OpenAiLanguageModel",
   path: "/chat/completions",
-  headers: bearer,
+  headers: wire.bearer,
   body: (options, model, stream) => {
-    const tools = toolsOf(options, (named, parameters) => ({ type: "function", function: { ...named, parameters } }))
-    const format = formatOf(options)
+    const tools = wire.toolsOf(
+      options,
+      (named, parameters) => ({ type: "function", function: { ...named, parameters } })
+    )
+    const format = wire.formatOf(options)
     return {
       model: model.model,
       messages: messagesOf(options.prompt),
       ...(tools.length === 0 ? {} : {
         tools,
-        tool_choice: toolChoiceOf(options.toolChoice, (name) => ({ type: "function", function: { name } }))
+        tool_choice: wire.toolChoiceOf(options.toolChoice, (name) => ({ type: "function", function: { name } }))
       }),
       ...(format === undefined ? {} : {
         response_format: {
@@ -106,16 +95,16 @@ export const openAiChat: Wire = {
   parts: (body) => {
     const choice = Array.isArray(body.choices) ? body.choices[0] : undefined
     const message = choice?.message ?? {}
-    const parts: Array<Response.PartEncoded> = [metadata(body.id, body.model)]
+    const parts: Array<Response.PartEncoded> = [wire.metadata(body.id, body.model)]
     const reasoning = message.reasoning_content ?? message.reasoning
     if (typeof reasoning === "string" && reasoning !== "") parts.push({ type: "reasoning", text: reasoning })
     if (typeof message.content === "string" && message.content !== "") {
       parts.push({ type: "text", text: message.content })
     }
     for (const call of Array.isArray(message.tool_calls) ? message.tool_calls : []) {
-      parts.push(toolCall(call.id, call.function?.name, parseArgs(call.function?.arguments ?? "")))
+      parts.push(wire.toolCall(call.id, call.function?.name, wire.parseArgs(call.function?.arguments ?? "")))
     }
-    parts.push(finish(finishOf(choice?.finish_reason), body.usage?.prompt_tokens, body.usage?.completion_tokens))
+    parts.push(wire.finish(finishOf(choice?.finish_reason), body.usage?.prompt_tokens, body.usage?.completion_tokens))
     return parts
   },
   reader: () => {
@@ -127,18 +116,18 @@ export const openAiChat: Wire = {
     let output: number | undefined
     const ending = (): Array<Response.StreamPartEncoded> => [
       ...(texting ? [{ type: "text-end", id: "0" } as Response.StreamPartEncoded] : []),
-      ...[...calls.values()].flatMap((call) => called(call.id, call.name, call.args)),
-      finish(finishOf(reason), input, output)
+      ...[...calls.values()].flatMap((call) => wire.called(call.id, call.name, call.args)),
+      wire.finish(finishOf(reason), input, output)
     ]
-    const read = (event: { readonly event: string; readonly data: string }): Read => {
+    const read: wire.Reader["read"] = (event) => {
       if (event.data.trim() === "[DONE]") return { parts: ending(), done: true }
-      const data = parse(event.data)
+      const data = wire.parse(event.data)
       if (data === undefined) return { parts: [] }
       if (data.error !== undefined && data.error !== null) return { parts: [], error: event.data }
       const parts: Array<Response.StreamPartEncoded> = []
       if (!started) {
         started = true
-        parts.push(metadata(data.id, data.model))
+        parts.push(wire.metadata(data.id, data.model))
       }
       if (data.usage) {
         input = data.usage.prompt_tokens ?? input

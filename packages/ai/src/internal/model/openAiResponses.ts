@@ -1,21 +1,7 @@
 import type * as Prompt from "effect/ai/Prompt"
 import type * as Response from "effect/ai/Response"
 
-import type { Read, Wire } from "./wire.js"
-import {
-  bearer,
-  called,
-  finish,
-  formatOf,
-  metadata,
-  parse,
-  parseArgs,
-  resultText,
-  textOf,
-  toolCall,
-  toolChoiceOf,
-  toolsOf
-} from "./wire.js"
+import * as wire from "./wire.js"
 
 const inputOf = (prompt: Prompt.Prompt): Array<Record<string, unknown>> => {
   const out: Array<Record<string, unknown>> = []
@@ -25,7 +11,7 @@ const inputOf = (prompt: Prompt.Prompt): Array<Record<string, unknown>> => {
       continue
     }
     if (message.role === "user") {
-      out.push({ role: "user", content: [{ type: "input_text", text: textOf(message.content) }] })
+      out.push({ role: "user", content: [{ type: "input_text", text: wire.textOf(message.content) }] })
       continue
     }
     for (const part of message.content as ReadonlyArray<Prompt.Part>) {
@@ -34,7 +20,7 @@ const inputOf = (prompt: Prompt.Prompt): Array<Record<string, unknown>> => {
       } else if (part.type === "tool-call" && !part.providerExecuted) {
         out.push({ type: "function_call", call_id: part.id, name: part.name, arguments: JSON.stringify(part.params) })
       } else if (part.type === "tool-result" && !part.providerExecuted) {
-        out.push({ type: "function_call_output", call_id: part.id, output: resultText(part.result) })
+        out.push({ type: "function_call_output", call_id: part.id, output: wire.resultText(part.result) })
       }
     }
   }
@@ -56,7 +42,7 @@ const outputParts = (output: ReadonlyArray<any>): Array<Response.PartEncoded> =>
       )
     }
     if (item.type === "function_call") {
-      return [toolCall(item.call_id, item.name, parseArgs(item.arguments ?? ""))]
+      return [wire.toolCall(item.call_id, item.name, wire.parseArgs(item.arguments ?? ""))]
     }
     if (item.type === "reasoning") {
       return (item.summary ?? []).map((part: any) => ({ type: "reasoning", text: part.text }) as Response.PartEncoded)
@@ -70,19 +56,22 @@ const outputParts = (output: ReadonlyArray<any>): Array<Response.PartEncoded> =>
  *
  * @internal
  */
-export const openAiResponses: Wire = {
+export const openAiResponses: wire.Wire = {
   module: "OpenAiLanguageModel",
   path: "/responses",
-  headers: bearer,
+  headers: wire.bearer,
   body: (options, model, stream) => {
-    const tools = toolsOf(options, (named, parameters) => ({ type: "function", ...named, parameters, strict: false }))
-    const format = formatOf(options)
+    const tools = wire.toolsOf(
+      options,
+      (named, parameters) => ({ type: "function", ...named, parameters, strict: false })
+    )
+    const format = wire.formatOf(options)
     return {
       model: model.model,
       input: inputOf(options.prompt),
       ...(tools.length === 0 ? {} : {
         tools,
-        tool_choice: toolChoiceOf(options.toolChoice, (name) => ({ type: "function", name }))
+        tool_choice: wire.toolChoiceOf(options.toolChoice, (name) => ({ type: "function", name }))
       }),
       ...(format === undefined ? {} : {
         text: { format: { type: "json_schema", name: format.name, schema: format.schema, strict: false } }
@@ -93,9 +82,9 @@ export const openAiResponses: Wire = {
   parts: (body) => {
     const output = Array.isArray(body.output) ? body.output : []
     return [
-      metadata(body.id, body.model),
+      wire.metadata(body.id, body.model),
       ...outputParts(output),
-      finish(
+      wire.finish(
         finishOf(body, output.some((item: any) => item.type === "function_call")),
         body.usage?.input_tokens,
         body.usage?.output_tokens
@@ -106,12 +95,12 @@ export const openAiResponses: Wire = {
     const calls = new Map<string, { id: string; name: string }>()
     const texts = new Set<string>()
     let calling = false
-    const read = (event: { readonly event: string; readonly data: string }): Read => {
-      const data = parse(event.data)
+    const read: wire.Reader["read"] = (event) => {
+      const data = wire.parse(event.data)
       if (data === undefined) return { parts: [] }
       switch (data.type) {
         case "response.created":
-          return { parts: [metadata(data.response?.id, data.response?.model)] }
+          return { parts: [wire.metadata(data.response?.id, data.response?.model)] }
         case "response.output_item.added": {
           const item = data.item ?? {}
           if (item.type === "function_call") {
@@ -138,7 +127,7 @@ export const openAiResponses: Wire = {
         case "response.output_item.done": {
           const item = data.item ?? {}
           if (item.type === "function_call") {
-            return { parts: called(item.call_id, item.name, item.arguments ?? "") }
+            return { parts: wire.called(item.call_id, item.name, item.arguments ?? "") }
           }
           if (item.type === "message" && texts.has(String(item.id))) {
             return { parts: [{ type: "text-end", id: String(item.id) }] }
@@ -150,7 +139,7 @@ export const openAiResponses: Wire = {
           return {
             done: true,
             parts: [
-              finish(
+              wire.finish(
                 finishOf(data.response, calling),
                 data.response?.usage?.input_tokens,
                 data.response?.usage?.output_tokens

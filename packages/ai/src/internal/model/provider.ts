@@ -1,11 +1,11 @@
 import type * as Provider from "@fallback/core/Provider"
-import * as Secret from "@fallback/core/Secret"
 import * as LanguageModel from "effect/ai/LanguageModel"
 import * as Config from "effect/Config"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
 
+import { held } from "../held.js"
 import * as anthropic from "./anthropic.js"
 import * as openAi from "./openAi.js"
 
@@ -13,10 +13,7 @@ import * as openAi from "./openAi.js"
 const headerValue = (value: string | { readonly fromEnv: string }) =>
   typeof value === "string"
     ? Effect.succeed(value)
-    : Effect.map(Config.Redacted(value.fromEnv), (read) => {
-      Secret.hold(Redacted.value(read))
-      return Redacted.value(read)
-    })
+    : Effect.map(held(Config.Redacted(value.fromEnv)), Redacted.value)
 
 /**
  * The model `model` of a provider the config file defines, as a `LanguageModel` layer: Anthropic
