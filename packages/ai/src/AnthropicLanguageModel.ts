@@ -54,7 +54,7 @@ export const make: (
  * import { AnthropicLanguageModel } from "@fallback/ai"
  * import { LanguageModel } from "effect/ai"
  * import * as Effect from "effect/Effect"
- * import type * as Layer from "effect/Layer"
+ * import * as Layer from "effect/Layer"
  *
  * const claude = AnthropicLanguageModel.layer({ model: "claude-opus-5" }).pipe(Layer.provide(NodeHttpClient.layerUndici))
  * const program = LanguageModel.generateText({ prompt: "What is a place?" }).pipe(Effect.provide(claude))

@@ -66,7 +66,7 @@ export const layer: (
  * import { OpenAiLanguageModel } from "@fallback/ai"
  * import { LanguageModel } from "effect/ai"
  * import * as Effect from "effect/Effect"
- * import type * as Layer from "effect/Layer"
+ * import * as Layer from "effect/Layer"
  *
  * const local = OpenAiLanguageModel.layerCompatible({
  *   name: "local",

@@ -1,6 +1,7 @@
 import type * as Prompt from "effect/ai/Prompt"
 import type * as Response from "effect/ai/Response"
 
+import { openAiWire } from "./openAiWire.js"
 import * as wire from "./wire.js"
 
 const messagesOf = (prompt: Prompt.Prompt): Array<Record<string, unknown>> => {
@@ -66,32 +67,15 @@ const finishOf = (reason: unknown): Response.FinishReason => {
  *
  * @internal
  */
-export const openAiChat: wire.Wire = {
-  module: "OpenAiLanguageModel",
+export const openAiChat: wire.Wire = openAiWire({
   path: "/chat/completions",
-  headers: wire.bearer,
-  body: (options, model, stream) => {
-    const tools = wire.toolsOf(
-      options,
-      (named, parameters) => ({ type: "function", function: { ...named, parameters } })
-    )
-    const format = wire.formatOf(options)
-    return {
-      model: model.model,
-      messages: messagesOf(options.prompt),
-      ...(tools.length === 0 ? {} : {
-        tools,
-        tool_choice: wire.toolChoiceOf(options.toolChoice, (name) => ({ type: "function", function: { name } }))
-      }),
-      ...(format === undefined ? {} : {
-        response_format: {
-          type: "json_schema",
-          json_schema: { name: format.name, schema: format.schema, strict: false }
-        }
-      }),
-      ...(stream ? { stream: true, stream_options: { include_usage: true } } : {})
-    }
-  },
+  prompt: (prompt) => ({ messages: messagesOf(prompt) }),
+  tool: (named, parameters) => ({ type: "function", function: { ...named, parameters } }),
+  named: (name) => ({ type: "function", function: { name } }),
+  format: (format) => ({
+    response_format: { type: "json_schema", json_schema: { name: format.name, schema: format.schema, strict: false } }
+  }),
+  stream: { stream: true, stream_options: { include_usage: true } },
   parts: (body) => {
     const choice = Array.isArray(body.choices) ? body.choices[0] : undefined
     const message = choice?.message ?? {}
@@ -159,4 +143,4 @@ export const openAiChat: wire.Wire = {
     }
     return { read, ended: () => reason === undefined ? undefined : ending() }
   }
-}
+})

@@ -1,6 +1,7 @@
 import type * as Prompt from "effect/ai/Prompt"
 import type * as Response from "effect/ai/Response"
 
+import { openAiWire } from "./openAiWire.js"
 import * as wire from "./wire.js"
 
 const inputOf = (prompt: Prompt.Prompt): Array<Record<string, unknown>> => {
@@ -56,29 +57,15 @@ const outputParts = (output: ReadonlyArray<any>): Array<Response.PartEncoded> =>
  *
  * @internal
  */
-export const openAiResponses: wire.Wire = {
-  module: "OpenAiLanguageModel",
+export const openAiResponses: wire.Wire = openAiWire({
   path: "/responses",
-  headers: wire.bearer,
-  body: (options, model, stream) => {
-    const tools = wire.toolsOf(
-      options,
-      (named, parameters) => ({ type: "function", ...named, parameters, strict: false })
-    )
-    const format = wire.formatOf(options)
-    return {
-      model: model.model,
-      input: inputOf(options.prompt),
-      ...(tools.length === 0 ? {} : {
-        tools,
-        tool_choice: wire.toolChoiceOf(options.toolChoice, (name) => ({ type: "function", name }))
-      }),
-      ...(format === undefined ? {} : {
-        text: { format: { type: "json_schema", name: format.name, schema: format.schema, strict: false } }
-      }),
-      ...(stream ? { stream: true } : {})
-    }
-  },
+  prompt: (prompt) => ({ input: inputOf(prompt) }),
+  tool: (named, parameters) => ({ type: "function", ...named, parameters, strict: false }),
+  named: (name) => ({ type: "function", name }),
+  format: (format) => ({
+    text: { format: { type: "json_schema", name: format.name, schema: format.schema, strict: false } }
+  }),
+  stream: { stream: true },
   parts: (body) => {
     const output = Array.isArray(body.output) ? body.output : []
     return [
@@ -158,4 +145,4 @@ export const openAiResponses: wire.Wire = {
     }
     return { read }
   }
-}
+})

@@ -140,14 +140,3 @@ export const called = (id: string, name: unknown, args: string): Array<Response.
   { type: "tool-params-end", id },
   toolCall(id, name, parseArgs(args))
 ]
-
-/** The headers of a key sent as a bearer token (OpenAI and the servers that speak its wire). @internal */
-export const bearer = (key: string | undefined): Record<string, string> =>
-  key === undefined ? {} : { authorization: `Bearer ${key}` }
-
-/** A call's tool choice as OpenAI's wires write it, `named` writing the choice of one tool. @internal */
-export const toolChoiceOf = (choice: LanguageModel.ToolChoice<string>, named: (name: string) => unknown): unknown => {
-  if (typeof choice === "string") return choice
-  if ("tool" in choice) return named(choice.tool)
-  return choice.mode ?? "auto"
-}
