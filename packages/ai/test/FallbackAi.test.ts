@@ -7,7 +7,7 @@ import { AiError, Chat, LanguageModel, Prompt, type Response, Tool, Toolkit } fr
 import { TestClock } from "effect/testing"
 
 import { AiFailure, AiPlace, FallbackAi } from "../src/index.js"
-import { builds, heard, secrets, withKeys, world } from "./world.js"
+import { builds, heard, mocked, secrets, withKeys, world } from "./world.js"
 
 const noKey = (text: string) => {
   for (const secret of Object.values(secrets)) expect(text).not.toContain(secret)
@@ -44,8 +44,9 @@ describe("FallbackAi: a chain of effect/ai places as a LanguageModel, over HTTP"
   it.effect("generateText at a rate-limited Anthropic place waits as asked, then moves to OpenAI and answers", () =>
     Effect.gen(function*() {
       heard.length = 0
-      const mock = yield* MockProvider.make({ text: "answered by openai" })
-      yield* mock.script([{ fault: "rate-limit", route: "anthropic", retryAfter: 30 }])
+      const mock = yield* mocked([{ fault: "rate-limit", route: "anthropic", retryAfter: 30 }], {
+        text: "answered by openai"
+      })
       const call = yield* LanguageModel.generateText({
         prompt: [
           { role: "system", content: "You are terse." },
@@ -79,8 +80,7 @@ describe("FallbackAi: a chain of effect/ai places as a LanguageModel, over HTTP"
 
   it.live("the whole prompt reaches each place as messages: system, turns, tool calls and results", () =>
     Effect.gen(function*() {
-      const mock = yield* MockProvider.make({ bodies: true })
-      yield* mock.script([{ fault: "overloaded", route: "anthropic" }])
+      const mock = yield* mocked([{ fault: "overloaded", route: "anthropic" }], { bodies: true })
       yield* LanguageModel.generateText({
         prompt: [
           { role: "system", content: "You are terse." },
@@ -126,8 +126,7 @@ describe("FallbackAi: a chain of effect/ai places as a LanguageModel, over HTTP"
 describe("FallbackAi: an effect/ai Chat over a chain", () => {
   it.live("a Chat keeps its history across calls while the chain moves: the stand-in gets the whole conversation", () =>
     Effect.gen(function*() {
-      const mock = yield* MockProvider.make({ bodies: true, text: "noted" })
-      yield* mock.script([{ fault: "model-not-found", route: "anthropic" }])
+      const mock = yield* mocked([{ fault: "model-not-found", route: "anthropic" }], { bodies: true, text: "noted" })
       const [first, second] = yield* Effect.gen(function*() {
         const chat = yield* Chat.fromPrompt([{ role: "system", content: "You are terse." }])
         const first = yield* chat.generateText({ prompt: "first" })
@@ -162,8 +161,7 @@ const collected = <A, E, R>(stream: Stream.Stream<A, E, R>) => {
 describe("FallbackAi.streamText commits at the first content part", () => {
   it.live("an error inside the stream before any content moves to the next place, with nothing replayed", () =>
     Effect.gen(function*() {
-      const mock = yield* MockProvider.make({ text: "streamed by openai" })
-      yield* mock.script([{ fault: "stream-error", route: "anthropic" }])
+      const mock = yield* mocked([{ fault: "stream-error", route: "anthropic" }], { text: "streamed by openai" })
       const { parts, result } = yield* collected(LanguageModel.streamText({ prompt: "hello" })).pipe(
         Effect.provide(chained(mock.url, ["anthropic/claude-x", "openai/gpt-x"], { answers: movesAtOnce })),
         withKeys
@@ -182,8 +180,7 @@ describe("FallbackAi.streamText commits at the first content part", () => {
 
   it.live("a stream cut after its first content surfaces with what was delivered; the next place gets no request", () =>
     Effect.gen(function*() {
-      const mock = yield* MockProvider.make({ text: "a long answer that is cut" })
-      yield* mock.script([{ fault: "cut", route: "anthropic" }])
+      const mock = yield* mocked([{ fault: "cut", route: "anthropic" }], { text: "a long answer that is cut" })
       const { parts, result } = yield* collected(LanguageModel.streamText({ prompt: "hello" })).pipe(
         Effect.provide(chained(mock.url, ["anthropic/claude-x", "openai/gpt-x"], { answers: movesAtOnce })),
         withKeys
@@ -210,11 +207,10 @@ describe("FallbackAi: tools and structured output at a stand-in", () => {
 
   it.live("a tool call round trip answered at the stand-in: the call, its result, and the answer after it", () =>
     Effect.gen(function*() {
-      const mock = yield* MockProvider.make({ bodies: true, text: "grey in Oslo" })
-      yield* mock.script([
+      const mock = yield* mocked([
         { fault: "model-not-found", route: "anthropic" },
         { fault: "answer", route: "responses", times: 1, tool: { input: { city: "Oslo" } } }
-      ])
+      ], { bodies: true, text: "grey in Oslo" })
       const result = yield* Effect.gen(function*() {
         const first = yield* LanguageModel.generateText({ prompt: "Weather in Oslo?", toolkit: tools })
         const call = first.toolCalls[0]!
@@ -244,8 +240,7 @@ describe("FallbackAi: tools and structured output at a stand-in", () => {
 
   it.live("generateObject with a Schema answered at the stand-in (Anthropic asked through a forced tool)", () =>
     Effect.gen(function*() {
-      const mock = yield* MockProvider.make()
-      yield* mock.script([
+      const mock = yield* mocked([
         { fault: "unauthorized", route: "responses" },
         { fault: "answer", route: "anthropic", json: { city: "Oslo", degrees: 4 } }
       ])
@@ -265,11 +260,10 @@ describe("FallbackAi: tools and structured output at a stand-in", () => {
 
   it.live("a config file's HTTP provider as an effect/ai place (AiPlace.fromProvider) gets the whole call, tools and all", () =>
     Effect.gen(function*() {
-      const mock = yield* MockProvider.make({ bodies: true, text: "grey" })
-      yield* mock.script([
+      const mock = yield* mocked([
         { fault: "model-not-found", route: "anthropic" },
         { fault: "answer", route: "chat", times: 1, tool: { input: { city: "Oslo" } } }
-      ])
+      ], { bodies: true, text: "grey" })
       const local = AiPlace.fromProvider("local", { kind: "openai-compatible", baseUrl: `${mock.url}/v1` })
       const chain = ["anthropic/claude-x", "local/qwen3:8b"]
       const response = yield* LanguageModel.generateText({
@@ -301,8 +295,7 @@ describe("FallbackAi: tools and structured output at a stand-in", () => {
 
   it.live("a tool handler's own error passes through unchanged and moves nothing", () =>
     Effect.gen(function*() {
-      const mock = yield* MockProvider.make()
-      yield* mock.script([{ fault: "answer", route: "anthropic", tool: { input: { city: "Oslo" } } }])
+      const mock = yield* mocked([{ fault: "answer", route: "anthropic", tool: { input: { city: "Oslo" } } }])
       class Broken extends Schema.TaggedError<Broken>()("Broken", {}) {}
       const Failing = Tool.make("Failing", { parameters: Schema.Struct({ city: Schema.String }), failure: Broken })
       const failing = Toolkit.make(Failing)
@@ -334,8 +327,7 @@ describe("FallbackAi: each place's layer is built lazily", () => {
   it.live("a stand-in is built when a call first needs it, and held for the next calls", () =>
     Effect.gen(function*() {
       builds.length = 0
-      const mock = yield* MockProvider.make()
-      yield* mock.script([{ fault: "model-not-found", route: "anthropic" }])
+      const mock = yield* mocked([{ fault: "model-not-found", route: "anthropic" }])
       const chain = ["anthropic/claude-x", "openai/gpt-x", "anthropic/claude-y"]
       yield* Effect.gen(function*() {
         for (let i = 0; i < 3; i++) yield* LanguageModel.generateText({ prompt: `call ${i}` })
@@ -346,8 +338,7 @@ describe("FallbackAi: each place's layer is built lazily", () => {
   it.live("each account builds its own layer with its own key, read from the variable its env names", () =>
     Effect.gen(function*() {
       builds.length = 0
-      const mock = yield* MockProvider.make()
-      yield* mock.script([{ fault: "unauthorized", route: "anthropic", key: secrets.ANTHROPIC_API_KEY }])
+      const mock = yield* mocked([{ fault: "unauthorized", route: "anthropic", key: secrets.ANTHROPIC_API_KEY }])
       const response = yield* LanguageModel.generateText({ prompt: "hello" }).pipe(
         Effect.provide(
           FallbackAi.layer("anthropic@work/claude-x").pipe(Layer.provide(world(mock.url, [], [], true)))
@@ -373,8 +364,10 @@ describe("FallbackAi: a chain that mixes kinds of places, and one that gives up"
 
   it.live("an effect/ai place then an HTTP provider: the provider gets the conversation as text, generate and stream", () =>
     Effect.gen(function*() {
-      const mock = yield* MockProvider.make({ bodies: true, text: "answered locally" })
-      yield* mock.script([{ fault: "model-not-found", route: "anthropic" }])
+      const mock = yield* mocked([{ fault: "model-not-found", route: "anthropic" }], {
+        bodies: true,
+        text: "answered locally"
+      })
       const chain = ["anthropic/claude-x", "local/qwen3:8b"]
       const prompt = [
         { role: "system" as const, content: "You are terse." },
@@ -417,11 +410,10 @@ describe("FallbackAi: a chain that mixes kinds of places, and one that gives up"
   it.live("one chain of all three kinds: an effect/ai place, an HTTP provider, then an agent CLI that answers", () =>
     Effect.gen(function*() {
       heard.length = 0
-      const mock = yield* MockProvider.make({ bodies: true })
-      yield* mock.script([
+      const mock = yield* mocked([
         { fault: "model-not-found", route: "anthropic" },
         { fault: "model-not-found", route: "chat" }
-      ])
+      ], { bodies: true })
       const scripted = Scripted.Scripted.layer({ places: { "claude/a": [Scripted.answer("the CLI answered")] } })
       const cli = Effect.map(Backend.Backends, (backends) => Option.getOrThrow(backends.get("claude")))
       const chain = ["anthropic/claude-x", "local/qwen3:8b", "claude/a"]
@@ -458,11 +450,10 @@ describe("FallbackAi: a chain that mixes kinds of places, and one that gives up"
 
   it.live("generateObject at an HTTP provider: asked for JSON matching the schema, its answer decoded", () =>
     Effect.gen(function*() {
-      const mock = yield* MockProvider.make({ bodies: true })
-      yield* mock.script([
+      const mock = yield* mocked([
         { fault: "quota", route: "anthropic" },
         { fault: "answer", route: "chat", json: { city: "Oslo", degrees: 4 } }
-      ])
+      ], { bodies: true })
       const chain = ["anthropic/claude-x", "local/qwen3:8b"]
       const response = yield* LanguageModel.generateObject({
         prompt: "Weather in Oslo?",
@@ -485,8 +476,7 @@ describe("FallbackAi: a chain that mixes kinds of places, and one that gives up"
 
   it.live("a chain that gives up fails with the last place's own AiError, its keys masked", () =>
     Effect.gen(function*() {
-      const mock = yield* MockProvider.make()
-      yield* mock.script([{ fault: "unauthorized" }])
+      const mock = yield* mocked([{ fault: "unauthorized" }])
       const error = yield* LanguageModel.generateText({ prompt: "hello" }).pipe(
         Effect.provide(chained(mock.url, ["anthropic/claude-x", "openai/gpt-x"])),
         withKeys,

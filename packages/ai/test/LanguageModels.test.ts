@@ -11,6 +11,7 @@ import { AiError, LanguageModel, Tool, Toolkit } from "effect/ai"
 import * as Http from "node:http"
 
 import { AiFailure, AnthropicLanguageModel, OpenAiLanguageModel } from "../src/index.js"
+import { mocked } from "./world.js"
 
 const key = "sk-proj-providersecretsecretsecret0042"
 
@@ -69,8 +70,10 @@ describe("fallback's HTTP providers as effect/ai language models (over the loopb
 
       it.live("a tool call through a Toolkit: the call decoded, its handler run, the result given back", () =>
         Effect.gen(function*() {
-          const mock = yield* MockProvider.make({ bodies: true })
-          yield* mock.script([{ fault: "answer", route: wire, times: 1, tool: { input: { city: "Oslo" } } }])
+          const mock = yield* mocked(
+            [{ fault: "answer", route: wire, times: 1, tool: { input: { city: "Oslo" } } }],
+            { bodies: true }
+          )
           const response = yield* LanguageModel.generateText({ prompt: "Weather in Oslo?", toolkit: tools }).pipe(
             Effect.provide(Layer.merge(modelOf(wire, mock.url), handlers))
           )
@@ -83,8 +86,12 @@ describe("fallback's HTTP providers as effect/ai language models (over the loopb
 
       it.live("a streamed tool call: its parameters streamed, then the call and its result", () =>
         Effect.gen(function*() {
-          const mock = yield* MockProvider.make()
-          yield* mock.script([{ fault: "answer", route: wire, times: 1, tool: { input: { city: "Bergen" } } }])
+          const mock = yield* mocked([{
+            fault: "answer",
+            route: wire,
+            times: 1,
+            tool: { input: { city: "Bergen" } }
+          }])
           const parts = yield* LanguageModel.streamText({ prompt: "Weather in Bergen?", toolkit: tools }).pipe(
             Stream.runCollect,
             Effect.provide(Layer.merge(modelOf(wire, mock.url), handlers))
@@ -99,8 +106,9 @@ describe("fallback's HTTP providers as effect/ai language models (over the loopb
 
       it.live("generateObject: the answer decoded by the schema", () =>
         Effect.gen(function*() {
-          const mock = yield* MockProvider.make({ bodies: true })
-          yield* mock.script([{ fault: "answer", route: wire, json: { city: "Oslo", degrees: 4 } }])
+          const mock = yield* mocked([{ fault: "answer", route: wire, json: { city: "Oslo", degrees: 4 } }], {
+            bodies: true
+          })
           const response = yield* LanguageModel.generateObject({
             prompt: "Weather in Oslo?",
             objectName: "weather",
@@ -113,8 +121,7 @@ describe("fallback's HTTP providers as effect/ai language models (over the loopb
 
       it.live("a rate limit is a RateLimitError with its retry-after, the kind noted, caught by its reason", () =>
         Effect.gen(function*() {
-          const mock = yield* MockProvider.make()
-          yield* mock.script([{ fault: "rate-limit", route: wire, retryAfter: 30 }])
+          const mock = yield* mocked([{ fault: "rate-limit", route: wire, retryAfter: 30 }])
           const caught = yield* LanguageModel.generateText({ prompt: "hello" }).pipe(
             Effect.provide(modelOf(wire, mock.url)),
             Effect.catchReason(
@@ -154,8 +161,10 @@ describe("fallback's HTTP providers as effect/ai language models (over the loopb
 
       it.live("an error inside the stream fails it as its kind; a cut stream as a lost connection", () =>
         Effect.gen(function*() {
-          const mock = yield* MockProvider.make({ text: "a long answer that is cut" })
-          yield* mock.script([{ fault: "stream-error", route: wire, times: 1 }, { fault: "cut", route: wire }])
+          const mock = yield* mocked([{ fault: "stream-error", route: wire, times: 1 }, {
+            fault: "cut",
+            route: wire
+          }], { text: "a long answer that is cut" })
           const inside = yield* Effect.flip(
             Stream.runDrain(LanguageModel.streamText({ prompt: "hello" })).pipe(Effect.provide(modelOf(wire, mock.url)))
           )

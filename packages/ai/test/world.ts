@@ -1,5 +1,6 @@
 import { NodeHttpClient } from "@effect/platform-node"
 import { Accounts, Backend, ConfigFile, Health, Notice, Steps } from "@fallback/core"
+import { MockProvider } from "@fallback/testkit"
 import { ConfigProvider, Effect, Layer } from "effect"
 
 import { AiPlace, AnthropicLanguageModel, OpenAiLanguageModel } from "../src/index.js"
@@ -17,6 +18,10 @@ export const keys = ConfigProvider.fromUnknown(secrets)
 /** The tests' calls, with their keys read from {@link keys}. */
 export const withKeys = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
   Effect.provideService(effect, ConfigProvider.ConfigProvider, keys)
+
+/** A mock provider made with `options`, scripted with `rules`. */
+export const mocked = (rules: ReadonlyArray<MockProvider.Rule>, options?: MockProvider.Options) =>
+  Effect.tap(MockProvider.make(options), (mock) => mock.script(rules))
 
 /** Builds of each registered layer, by CLI and model. */
 export const builds: Array<string> = []
