@@ -27,6 +27,10 @@ function withDefault<S extends Schema.Codec<unknown, unknown> & Schema.WithoutCo
  * - `atLeast`: the least wait before any go here (a Retry-After raises it further).
  * - `retryAfter`: what a Retry-After longer than the next wait here does: `"waits"`, the wait is
  *   raised to it; `"moves"`, the turn goes on to the next place at once (its cooldown registered).
+ * - `jitter`: the share of each `here` wait that is drawn at random (0 to 1): a wait `w` is drawn
+ *   uniformly from `[w · (1 − jitter)`, `w]`, so it is never shorter than its lower bound.
+ * - `honours`: when given, a Retry-After up to this long is the next wait here exactly (never
+ *   sooner, never later); a longer one moves on at once, its cooldown registered.
  * - `step`: whether the step's own tries and policy apply as well.
  * - `reopen`: reopen the transport and resume the conversation by its id before going again.
  * - `accounts` / `places`: whether the account chain, then the place chain, is walked.
@@ -43,6 +47,8 @@ export class Answer extends Schema.Class<Answer>("@fallback/core/Answer")({
   here: withDefault(Schema.Array(Schema.DurationFromMillis), []),
   atLeast: withDefault(Schema.DurationFromMillis, Duration.zero),
   retryAfter: withDefault(Schema.Literals(["waits", "moves"]), "waits"),
+  jitter: withDefault(Schema.Number.check(Schema.isBetween({ minimum: 0, maximum: 1 })), 0),
+  honours: Schema.optional(Schema.DurationFromMillis),
   step: withDefault(Schema.Boolean, false),
   reopen: withDefault(Schema.Boolean, false),
   accounts: withDefault(Schema.Boolean, false),

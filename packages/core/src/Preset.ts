@@ -12,6 +12,11 @@
  * - {@link breaker}: the ordered list from `LLM_FALLBACK_MODELS` (see {@link breakerSteps}); 5
  *   failures in a row park a model 60 s, then one trial; 30 s to open a stream; failover before
  *   the stream only, each request starting at the requested model.
+ * - {@link api}: for HTTP API traffic, right on every fault of an OpenAI-compatible or Anthropic
+ *   provider: a short Retry-After (up to {@link shortRetryAfter}) is the next wait exactly, a long
+ *   one moves on; a 5xx is tried once more with jitter; a 429/503 without Retry-After backs off
+ *   with jitter three times; a reset before any byte is retried at once; a silent route or a stall
+ *   moves; a refusal is taken once; 3 failures in a row park a place 30 s, then one trial.
  *
  * @since 0.1.0
  */
@@ -157,9 +162,109 @@ export const breakerAnswers: Answer.Table = Answer.override(everyKind(switches),
  */
 export const breaker: Preset = {
   name: "breaker",
-  options: { ...Agent.defaults, answers: breakerAnswers, moved: "returns" },
+  options: {
+    ...Agent.defaults,
+    answers: breakerAnswers,
+    moved: "returns",
+    // "A model that has not opened a stream within 30 seconds yields": at an HTTP API too.
+    limits: {
+      http: { ...Agent.defaults.limits?.http, firstByte: Option.some(Duration.seconds(30)) },
+      cli: Agent.defaults.limits?.cli ?? {}
+    }
+  },
   breaker: Health.defaultBreaker
 }
+
+/**
+ * The longest Retry-After the {@link api} preset waits for at the same place: 10 s. A wait that
+ * long is about what moving costs (a new place's connection, its first token, a prompt it has not
+ * cached) and within the patience of a caller waiting on an HTTP request; a longer one outlasts
+ * both, so the turn moves on at once and the place cools down for as long as it asked.
+ *
+ * @since 0.2.0
+ * @category constants
+ */
+export const shortRetryAfter: Duration.Duration = Duration.seconds(10)
+
+/**
+ * The share of each of the {@link api} preset's own waits drawn at random: a wait `w` is drawn
+ * from `[w / 2, w]` ("equal jitter"), so agents failing together spread out and no wait is
+ * shorter than half its step (never a tight loop).
+ *
+ * @since 0.2.0
+ * @category constants
+ */
+export const apiJitter = 0.5
+
+/**
+ * The {@link api} preset's answers. Nothing here adds the step's own tries: each row is the
+ * whole of what its kind does at a place.
+ *
+ * @since 0.2.0
+ * @category constants
+ */
+export const apiAnswers: Answer.Table = Answer.override(Answer.primary, {
+  // 429, 503, 529: a short Retry-After is the next wait exactly; without one, backs off 1, 2, 4 s
+  // (each drawn from its upper half) and moves; a long one moves at once. The place cools as long
+  // as the provider asked, and at least 10 s, so other turns move on at once meanwhile.
+  RateLimited: new Answer.Answer({
+    here: [Duration.seconds(1), Duration.seconds(2), Duration.seconds(4)],
+    jitter: apiJitter,
+    honours: shortRetryAfter,
+    accounts: true,
+    places: true,
+    cooldown: shortRetryAfter
+  }),
+  // A spent quota does not come back in seconds: cools 30 minutes (or until the time it names) and moves.
+  QuotaExhausted: new Answer.Answer({ accounts: true, places: true, cooldown: cooled }),
+  // A reset before any byte: the socket was lost, not the request; once more at once, then on.
+  ConnectionLost: new Answer.Answer({ here: [Duration.zero], reopen: true, accounts: true, places: true }),
+  // A silent route or a stall is not asked again: the next place answers sooner than a second wait.
+  Timeout: switches,
+  Unresponsive: switches,
+  // A 5xx: once more after up to a second (at least half of one), then the next place.
+  Unknown: new Answer.Answer({ here: [Duration.seconds(1)], jitter: apiJitter, places: true }),
+  ...takenOnce
+})
+
+/**
+ * A preset for HTTP API traffic: {@link apiAnswers}; the agent's default limits (an HTTP API's
+ * first byte and stall, see `Agent.Options.limits`); every turn starts at the requested place
+ * (`moved: "returns"`), so a place the breaker parked serves again the moment its trial answers;
+ * 3 failures in a row park a place 30 s, then one trial request probes it.
+ *
+ * @since 0.2.0
+ * @category constants
+ */
+export const api: Preset = {
+  name: "api",
+  options: { ...Agent.defaults, answers: apiAnswers, moved: "returns" },
+  breaker: { failures: 3, park: Duration.seconds(30) }
+}
+
+/**
+ * The presets' names, as `fallback run --preset` and the config file's `preset` take them.
+ *
+ * @since 0.2.0
+ * @category constants
+ */
+export const names = ["primary", "escalating", "breaker", "api"] as const
+
+/**
+ * A preset's name.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export type Name = typeof names[number]
+
+/**
+ * Each preset by its name.
+ *
+ * @since 0.2.0
+ * @category constants
+ */
+export const byName: { readonly [K in Name]: Preset } = { primary, escalating, breaker, api }
 
 /**
  * The places of a list of model names: each at the first backend that serves it.

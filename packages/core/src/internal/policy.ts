@@ -2,6 +2,7 @@ import * as Cause from "effect/Cause"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Pull from "effect/Pull"
+import * as Random from "effect/Random"
 import * as Schedule from "effect/Schedule"
 
 type Step<In> = (now: number, input: In) => Pull.Pull<[Duration.Duration, Duration.Duration], never, Duration.Duration>
@@ -124,4 +125,36 @@ export const waits = <In>(self: Schedule.Schedule<Duration.Duration, In>, count:
       now = at
     }
     return out
+  })
+
+/**
+ * Draws each wait of a schedule uniformly from `[wait · (1 − fraction), wait]` (whole millis, from
+ * the fiber's `Random`), so agents failing together do not come back on the same millisecond while
+ * no wait falls below its lower bound (never a tight loop). A fraction of 0 leaves it as it is.
+ *
+ * @internal
+ */
+export const jittered = (fraction: number) => <In>(self: Schedule.Schedule<Duration.Duration, In>) =>
+  fraction <= 0 ? self : Schedule.fromStep(Effect.map(Schedule.toStep(self), (step) => (now: number, input: In) =>
+    Effect.flatMap(step(now, input), ([, delay]) => {
+      const wait = Duration.toMillis(delay)
+      return Effect.map(
+        Random.next,
+        (r) => both(wait - Math.floor(r * Math.min(1, fraction) * wait))
+      )
+    })))
+
+/**
+ * Honours a wait the input asked for itself (a Retry-After), `asked(input)` millis: up to
+ * `longest`, the next wait is exactly `least(input)` (the asked wait, or a longer floor) in place
+ * of the one the schedule asks for; longer, the schedule is done at once (the turn moves on).
+ * An input that asked for nothing keeps the schedule's own wait.
+ *
+ * @internal
+ */
+export const honouring = <In>(longest: number, asked: (input: In) => number, least: (input: In) => number) =>
+(self: Schedule.Schedule<Duration.Duration, In>): Schedule.Schedule<Duration.Duration, In> =>
+  around(self, (wait, _now, input) => {
+    const said = asked(input)
+    return said <= 0 ? wait : said > longest ? undefined : Math.max(said, least(input))
   })

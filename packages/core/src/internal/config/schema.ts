@@ -87,12 +87,22 @@ const answersFields = Object.fromEntries(
 ) as { readonly [K in Failure.Kind]: Schema.optionalKey<typeof AnswerSettings> }
 
 /** @internal */
+export const KindLimits = Schema.Struct({
+  firstByte: Schema.optionalKey(Seconds),
+  stall: Schema.optionalKey(Seconds)
+}).annotate({ identifier: "KindLimits", description: "seconds to the first content, and of quiet once it began; 0 for none" })
+
+/** @internal */
 export const RunSettings = Schema.Struct({
-  preset: Schema.optionalKey(Schema.Literals(["primary", "escalating", "breaker"])),
+  preset: Schema.optionalKey(Schema.Literals(["primary", "escalating", "breaker", "api"])),
   firstByte: Schema.optionalKey(Seconds),
   idle: Schema.optionalKey(Seconds),
   deadline: Schema.optionalKey(values.positiveSeconds),
   attempts: Schema.optionalKey(Count),
+  limits: Schema.optionalKey(Schema.Struct({
+    http: Schema.optionalKey(KindLimits),
+    cli: Schema.optionalKey(KindLimits)
+  })),
   breaker: Schema.optionalKey(Schema.Struct({
     failures: Schema.optionalKey(Count),
     park: Schema.optionalKey(Seconds)
@@ -167,6 +177,8 @@ export const keysAt = (path: ReadonlyArray<PropertyKey>): ReadonlyArray<string> 
         ? fieldsOf(RunSettings)
         : third === undefined && path[1] === "breaker"
         ? ["failures", "park"]
+        : path[1] === "limits"
+        ? path.length === 2 ? ["http", "cli"] : fieldsOf(KindLimits)
         : path[1] === "answers"
         ? path.length === 2 ? [...Failure.kinds] : fieldsOf(AnswerSettings)
         : []
