@@ -8,7 +8,7 @@ import * as Option from "effect/Option"
 import * as os from "node:os"
 import { main } from "./Cli.js"
 import { colourful, withoutColour } from "./internal/colour.js"
-import { TrialFailed, Unanswered } from "./internal/outcome.js"
+import { CutShort, TrialFailed, Unanswered } from "./internal/outcome.js"
 
 // A command that succeeded has nothing left running: its scopes are closed. Exiting once stdout
 // and stderr have taken what was written, rather than when the event loop empties, spares the wait
@@ -48,7 +48,10 @@ main(process.argv).pipe(
           onExit(
             signalStatus() ?? Option.match(Cause.findErrorOption(exit.cause), {
               onNone: () => Cause.hasInterruptsOnly(exit.cause) ? 130 : 1,
-              onSome: (error) => error instanceof Unanswered || error instanceof TrialFailed ? error.status : 1
+              onSome: (error) =>
+                error instanceof Unanswered || error instanceof TrialFailed || error instanceof CutShort
+                  ? error.status
+                  : 1
             })
           ))
   })

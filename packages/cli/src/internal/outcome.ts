@@ -1,3 +1,4 @@
+import * as Agent from "@fallback/core/Agent"
 import * as Failure from "@fallback/core/Failure"
 import * as Schema from "effect/Schema"
 
@@ -25,6 +26,14 @@ export const exitStatuses: { readonly [Kind in Failure.Kind]: number } = {
 }
 
 /**
+ * The exit status of a streamed turn cut after part of its answer was printed (an
+ * {@link Agent.Cut}), whatever the failure's kind: what was printed is not the whole answer.
+ *
+ * @internal
+ */
+export const cutStatus = 24
+
+/**
  * The exit statuses as the help and the README show them.
  *
  * @internal
@@ -33,6 +42,7 @@ export const exitStatusTable: string = [
   "    0  answered",
   "    1  the command line or the config file was wrong",
   ...Failure.kinds.map((kind) => `  ${String(exitStatuses[kind]).padStart(3)}  ${kind}`),
+  `  ${cutStatus}  Cut: the streamed answer stopped after part of it was printed (never with --whole or --json)`,
   "  128+n  ended by signal n, its CLI stopped: 130 INT, 143 TERM, 129 HUP, 131 QUIT"
 ].join("\n")
 
@@ -89,5 +99,24 @@ export class TrialFailed extends Schema.TaggedError<TrialFailed>("@fallback/cli/
 
   override get message(): string {
     return `${this.place} failed again: ${this.failure.message}${hintOf(this.failure)}; the failure is recorded`
+  }
+}
+
+/**
+ * A streamed turn that failed after part of its answer was printed, and was not continued: the
+ * place, that what was printed is not the whole answer, the failure, and {@link cutStatus}.
+ *
+ * @internal
+ */
+export class CutShort extends Schema.TaggedError<CutShort>("@fallback/cli/CutShort")("CutShort", {
+  cut: Agent.Cut
+}) {
+  get status(): number {
+    return cutStatus
+  }
+
+  override get message(): string {
+    return `${this.cut.message}${hintOf(this.cut.failure)}; what was printed above is only part of the answer ` +
+      `(exit ${cutStatus}); --whole waits for a whole answer and moves on instead`
   }
 }

@@ -1,3 +1,4 @@
+import * as Preset from "@fallback/core/Preset"
 import * as Settings from "@fallback/core/Settings"
 import * as Argument from "effect/cli/Argument"
 import * as Flag from "effect/cli/Flag"
@@ -13,8 +14,10 @@ const prompt = Argument.String("prompt").pipe(
   Argument.optional
 )
 
-const preset = Flag.Literals("preset", ["primary", "escalating", "breaker"]).pipe(
-  Flag.withDescription("how turns recover: primary (the default), escalating or breaker"),
+const preset = Flag.Literals("preset", Preset.names).pipe(
+  Flag.withDescription(
+    "how turns recover: primary (the default), escalating, breaker, or api (tuned for HTTP API traffic)"
+  ),
   Flag.optional
 )
 
@@ -42,7 +45,14 @@ export const runArgs = {
     "the agent may not search the web (a place that cannot be told so is not walked to)"
   ),
   skill: repeated("skill", "NAME", "a skill's folder (its SKILL.md) the agent carries (repeatable)"),
-  firstByte: time("first-byte", "the longest a place may take to send its first byte (30s; 0 for no limit)"),
+  firstByte: time(
+    "first-byte",
+    "the longest a place may take to send its first content, at HTTP and CLI places alike (run.limits in the config sets each kind; HTTP 20s, CLI 30s; 0 for no limit)"
+  ),
+  stall: time(
+    "stall",
+    "the longest a stream may send nothing once it began before the attempt ends and moves on, at HTTP and CLI places alike (HTTP 30s, CLI 2m; 0 for no limit)"
+  ),
   idle: time("idle", "the longest an HTTP answer may go quiet once it started (60s)"),
   deadline: time("deadline", "the longest the whole turn may take, failover included (15m)"),
   attempts: Flag.Int("attempts").pipe(
@@ -60,7 +70,15 @@ export const runArgs = {
     "ID",
     "resume the CLI's conversation ID at PLACE (any of its accounts), as the CLI printed it"
   ),
-  json: toggle("json", "one JSON object a line on stdout: each event, each notice, then the outcome", "j"),
+  whole: toggle(
+    "whole",
+    "print the answer once the turn has all of it: a stream cut mid-answer moves on unseen, never a part"
+  ),
+  json: toggle(
+    "json",
+    "one JSON object a line on stdout: each notice, the events of the whole answer, then the outcome (implies --whole)",
+    "j"
+  ),
   quiet: toggle("quiet", "say nothing on stderr about recovery", "q"),
   prompt
 }

@@ -5,6 +5,18 @@ import * as Place from "@fallback/core/Place"
 import * as Duration from "effect/Duration"
 import * as Schema from "effect/Schema"
 
+const Usage = Schema.Struct({ input: Schema.Number, output: Schema.Number })
+
+const Move = Schema.Struct({
+  from: Schema.String,
+  to: Schema.String,
+  by: Schema.Literals(["account", "place"]),
+  kind: Schema.Literals(Failure.kinds)
+})
+
+/** @internal */
+export type Move = typeof Move.Type
+
 /**
  * One line `fallback run --json` writes on stdout. Every line is one JSON object with a `type`:
  *
@@ -15,10 +27,12 @@ import * as Schema from "effect/Schema"
  * - `moved`: the turn was picked up at another place (`by` account or place), in the answer's own
  *   stream, with the `kind` of failure that moved it
  * - `notice`: what recovery did (`notice` is Retrying, Moving, Skipping, Compacting, Probing,
- *   Stalled, Fresh, Sharing or Stopping; `message` the sentence the terminal shows; `place` and
- *   `kind` the place and failure kind when there are ones)
- * - `outcome`: the last line: `ok`, the exit `status`, the `place` that answered, or the failure
- *   `kind` and `message`
+ *   Stalled, Fresh, Malformed, Sharing or Stopping; `message` the sentence the terminal shows;
+ *   `place` and `kind` the place and failure kind when there are ones; `skipped`, how many
+ *   malformed events a Malformed answer skipped)
+ * - `outcome`: the last line: `ok`, the exit `status`, the `place` that answered (and the `model`
+ *   its provider said answered, with the `usage`), or the failure `kind` and `message`; and every
+ *   `moves` the turn made on its way there (`from`, `to`, `by`, `kind`), oldest first
  *
  * @internal
  */
@@ -30,15 +44,9 @@ export const Line = Schema.Union([
   Schema.Struct({
     type: Schema.Literal("result"),
     text: Schema.String,
-    usage: Schema.Struct({ input: Schema.Number, output: Schema.Number })
+    usage: Usage
   }),
-  Schema.Struct({
-    type: Schema.Literal("moved"),
-    from: Schema.String,
-    to: Schema.String,
-    by: Schema.Literals(["account", "place"]),
-    kind: Schema.Literals(Failure.kinds)
-  }),
+  Schema.Struct({ type: Schema.Literal("moved"), ...Move.fields }),
   Schema.Struct({
     type: Schema.Literal("notice"),
     notice: Schema.Literals([
@@ -49,6 +57,7 @@ export const Line = Schema.Union([
       "Probing",
       "Stalled",
       "Fresh",
+      "Malformed",
       "Stopping",
       "Sharing"
     ]),
@@ -56,13 +65,17 @@ export const Line = Schema.Union([
     place: Schema.optional(Schema.String),
     kind: Schema.optional(Schema.Literals(Failure.kinds)),
     to: Schema.optional(Schema.String),
-    waitSeconds: Schema.optional(Schema.Number)
+    waitSeconds: Schema.optional(Schema.Number),
+    skipped: Schema.optional(Schema.Number)
   }),
   Schema.Struct({
     type: Schema.Literal("outcome"),
     ok: Schema.Boolean,
     status: Schema.Int,
     place: Schema.String,
+    model: Schema.optional(Schema.String),
+    usage: Schema.optional(Usage),
+    moves: Schema.Array(Move),
     kind: Schema.optional(Schema.Literals(Failure.kinds)),
     message: Schema.optional(Schema.String)
   })
@@ -70,6 +83,14 @@ export const Line = Schema.Union([
 
 /** @internal */
 export type Line = typeof Line.Type
+
+/** @internal */
+export const moveOf = (event: Extract<Backend.Event, { readonly _tag: "Moved" }>): Move => ({
+  from: Place.format(event.from),
+  to: Place.format(event.to),
+  by: event.by,
+  kind: event.failure._tag
+})
 
 /** @internal */
 export const ofEvent = (event: Backend.Event): Line => {
@@ -85,13 +106,7 @@ export const ofEvent = (event: Backend.Event): Line => {
     case "Result":
       return { type: "result", text: event.text, usage: { input: event.usage.input, output: event.usage.output } }
     case "Moved":
-      return {
-        type: "moved",
-        from: Place.format(event.from),
-        to: Place.format(event.to),
-        by: event.by,
-        kind: event.failure._tag
-      }
+      return { type: "moved", ...moveOf(event) }
   }
 }
 
@@ -121,6 +136,14 @@ export const ofNotice = (notice: Notice.Notice): Line => {
       return { type: "notice", notice: notice._tag, message, place: Place.format(notice.place) }
     case "Probing":
     case "Stalled":
+    case "Malformed":
+      return {
+        type: "notice",
+        notice: notice._tag,
+        message,
+        place: Place.format(notice.place),
+        skipped: notice.skipped
+      }
     case "Fresh":
       return { type: "notice", notice: notice._tag, message, place: Place.format(notice.place) }
     case "Sharing":

@@ -37,7 +37,8 @@ export const trial = (at: Place.Place) =>
         fallback: false,
         budget: { ...Agent.defaults.budget, attempts: 1 }
       }).pipe(Effect.orDie)
-      return yield* Stream.runDrain(agent.turn(probe))
+      // whole: a probe's answer is not shown, so a cut mid-answer is a failure like any other
+      return yield* agent.reply(probe)
     }).pipe(
       Effect.scoped,
       Effect.result,

@@ -90,7 +90,10 @@ const answersFields = Object.fromEntries(
 export const KindLimits = Schema.Struct({
   firstByte: Schema.optionalKey(Seconds),
   stall: Schema.optionalKey(Seconds)
-}).annotate({ identifier: "KindLimits", description: "seconds to the first content, and of quiet once it began; 0 for none" })
+}).annotate({
+  identifier: "KindLimits",
+  description: "seconds to the first content, and of quiet once it began; 0 for none"
+})
 
 /** @internal */
 export const RunSettings = Schema.Struct({
