@@ -134,8 +134,6 @@ export const ofNotice = (notice: Notice.Notice): Line => {
       }
     case "Skipping":
       return { type: "notice", notice: notice._tag, message, place: Place.format(notice.place) }
-    case "Probing":
-    case "Stalled":
     case "Malformed":
       return {
         type: "notice",
@@ -144,6 +142,8 @@ export const ofNotice = (notice: Notice.Notice): Line => {
         place: Place.format(notice.place),
         skipped: notice.skipped
       }
+    case "Probing":
+    case "Stalled":
     case "Fresh":
       return { type: "notice", notice: notice._tag, message, place: Place.format(notice.place) }
     case "Sharing":
