@@ -28,6 +28,7 @@
  *
  * @since 0.1.0
  */
+import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -212,14 +213,23 @@ export class MockProvider extends Context.Service<MockProvider, Service>()("@fal
  * @category constructors
  */
 export const make = (options?: Options): Effect.Effect<Service, never, Scope.Scope> =>
-  Effect.map(
-    Effect.acquireRelease(Effect.promise(() => internal.start(options)), (running) => Effect.promise(running.stop)),
-    (running): Service => ({
-      url: running.url,
-      refusedUrl: running.refusedUrl,
-      script: (rules) => Effect.sync(() => running.script(rules)),
-      requests: Effect.sync(running.requests),
-      reset: Effect.sync(running.reset),
-      refuse: (duration) => Effect.promise(() => running.refuse(Duration.toMillis(duration)))
-    })
-  )
+  Effect.gen(function*() {
+    const context = yield* Effect.context<never>()
+    const clock = yield* Clock.clockWith(Effect.succeed)
+    const onEffect: internal.Clock = {
+      now: () => clock.currentTimeMillisUnsafe(),
+      sleep: (millis) => Effect.runPromiseWith(context)(Effect.sleep(Duration.millis(millis)))
+    }
+    const started = { ...options, clock: options?.clock ?? onEffect }
+    return yield* Effect.acquireRelease(
+      Effect.promise(() => internal.start(started)),
+      (running) => Effect.promise(running.stop)
+    )
+  }).pipe(Effect.map((running): Service => ({
+    url: running.url,
+    refusedUrl: running.refusedUrl,
+    script: (rules) => Effect.sync(() => running.script(rules)),
+    requests: Effect.sync(running.requests),
+    reset: Effect.sync(running.reset),
+    refuse: (duration) => Effect.promise(() => running.refuse(Duration.toMillis(duration)))
+  })))

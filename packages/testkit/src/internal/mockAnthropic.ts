@@ -2,7 +2,7 @@
  * Anthropic Messages as the mock provider speaks it: `POST /v1/messages`, plain or streamed, text
  * a tool call, or thinking then text, and errors as `{ type: "error", error: { type, message }, request_id }`.
  */
-import type { Asked, Call, Dialect, ErrorFault, Reply } from "./mockWire.js"
+import type { Asked, Call, Dialect, ErrorKind, Reply } from "./mockWire.js"
 import { badGateway, deltas, event, inSeconds, json, outputTokens, sse } from "./mockWire.js"
 
 const limits = (seconds: number): Record<string, string> => ({
@@ -24,7 +24,7 @@ const failed = (
     ...headers
   })
 
-const errors: { readonly [F in ErrorFault]: (asked: Asked) => Reply } = {
+const errors: { readonly [F in ErrorKind]: (asked: Asked) => Reply } = {
   "rate-limit": (asked) =>
     failed(
       429,
@@ -33,6 +33,13 @@ const errors: { readonly [F in ErrorFault]: (asked: Asked) => Reply } = {
         "For details, refer to: https://docs.claude.com/en/api/rate-limits.",
       asked,
       { "retry-after": String(asked.retryAfter), ...limits(asked.retryAfter) }
+    ),
+  "rate-limit-bare": (asked) =>
+    failed(
+      429,
+      "rate_limit_error",
+      "This request would exceed the rate limit for your organization of 50 requests per minute.",
+      asked
     ),
   quota: (asked) =>
     failed(
@@ -55,6 +62,15 @@ const errors: { readonly [F in ErrorFault]: (asked: Asked) => Reply } = {
       400,
       "invalid_request_error",
       `prompt is too long: ${Math.max(asked.inputTokens, 200_001)} tokens > 200000 maximum`,
+      asked
+    ),
+  "content-policy": (asked) =>
+    failed(400, "invalid_request_error", "Output blocked by content filtering policy", asked),
+  prefill: (asked) =>
+    failed(
+      400,
+      "invalid_request_error",
+      "This model does not support assistant message prefill. The conversation must end with a user message.",
       asked
     )
 }
@@ -122,10 +138,10 @@ const toolAnswer = (asked: Asked, call: Call): Reply => {
 
 const delta = (text: string, index = 0): string => blockDelta(index, { type: "text_delta", text })
 
-const ended = (text: string): ReadonlyArray<string> => [
+const ended = (text: string, stop = "end_turn"): ReadonlyArray<string> => [
   event({
     type: "message_delta",
-    delta: { stop_reason: "end_turn", stop_sequence: null },
+    delta: { stop_reason: stop, stop_sequence: null },
     usage: { output_tokens: outputTokens(text) }
   }, "message_delta"),
   event({ type: "message_stop" }, "message_stop")
@@ -190,6 +206,20 @@ export const anthropic: Dialect = {
       }),
   think: (asked) => asked.call !== undefined ? toolAnswer(asked, asked.call) : thinkAnswer(asked),
   error: (fault, asked) => errors[fault](asked),
+  refusal: (asked) =>
+    asked.stream
+      ? sse([messageStart(asked), event({ type: "ping" }, "ping"), ...ended("", "refusal")])
+      : json(200, {
+        id: `msg_${asked.id}`,
+        type: "message",
+        role: "assistant",
+        model: asked.model,
+        content: [],
+        stop_reason: "refusal",
+        stop_sequence: null,
+        usage: { input_tokens: asked.inputTokens, output_tokens: outputTokens("") }
+      }),
+  sentinel: "event: message_stop",
   opening: (asked) => sse([...start(asked), delta(deltas(asked.text)[0] ?? "")]),
   streamError: (asked) =>
     sse([

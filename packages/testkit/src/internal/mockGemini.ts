@@ -2,7 +2,7 @@
  * Gemini as the mock provider speaks it: `POST /v1beta/models/<model>:streamGenerateContent?alt=sse`
  * and `:generateContent`, with errors as `{ error: { code, message, status, details? } }`.
  */
-import type { Asked, Dialect, ErrorFault, Reply } from "./mockWire.js"
+import type { Asked, Dialect, ErrorKind, Reply } from "./mockWire.js"
 import { badGateway, deltas, json, outputTokens, sse } from "./mockWire.js"
 
 const failed = (code: number, status: string, message: string, details?: ReadonlyArray<unknown>): Reply =>
@@ -13,9 +13,10 @@ const retryInfo = (seconds: number) => ({
   retryDelay: `${seconds}s`
 })
 
-const errors: { readonly [F in ErrorFault]: (asked: Asked) => Reply } = {
+const errors: { readonly [F in ErrorKind]: (asked: Asked) => Reply } = {
   "rate-limit": (asked) =>
     failed(429, "RESOURCE_EXHAUSTED", "Resource has been exhausted (e.g. check quota).", [retryInfo(asked.retryAfter)]),
+  "rate-limit-bare": () => failed(429, "RESOURCE_EXHAUSTED", "Resource has been exhausted (e.g. check quota)."),
   quota: (asked) =>
     failed(
       429,
@@ -55,7 +56,9 @@ const errors: { readonly [F in ErrorFault]: (asked: Asked) => Reply } = {
       "INVALID_ARGUMENT",
       `The input token count (${Math.max(asked.inputTokens, 1_048_577)}) exceeds the maximum number of tokens ` +
         "allowed (1048576)."
-    )
+    ),
+  "content-policy": () => failed(400, "INVALID_ARGUMENT", "The prompt was blocked by the safety filters."),
+  prefill: () => failed(400, "INVALID_ARGUMENT", "Please ensure that the conversation ends with a user turn.")
 }
 
 const candidate = (asked: Asked, text: string, finish?: string) => ({
@@ -84,6 +87,19 @@ export const gemini: Dialect = {
       : json(200, candidate(asked, asked.text, "STOP"))
   },
   error: (fault, asked) => errors[fault](asked),
+  refusal: (asked) => {
+    const blocked = {
+      candidates: [{ index: 0, finishReason: "SAFETY" }],
+      usageMetadata: {
+        promptTokenCount: asked.inputTokens,
+        candidatesTokenCount: 0,
+        totalTokenCount: asked.inputTokens
+      },
+      modelVersion: asked.model,
+      responseId: asked.id
+    }
+    return asked.stream ? sse([data(blocked)]) : json(200, blocked)
+  },
   opening: (asked) => sse([data(candidate(asked, deltas(asked.text)[0] ?? ""))]),
   streamError: () =>
     sse([

@@ -4,7 +4,7 @@
  * errors as
  * `{ error: { message, type, param, code } }`.
  */
-import type { Asked, Call, Dialect, ErrorFault, Reply } from "./mockWire.js"
+import type { Asked, Call, Dialect, ErrorKind, Reply } from "./mockWire.js"
 import { badGateway, deltas, event, json, maskKey, outputTokens, sse } from "./mockWire.js"
 
 const limits = (seconds: number): Record<string, string> => ({
@@ -26,7 +26,7 @@ const failed = (
 
 const serverError = "The server had an error while processing your request. Sorry about that!"
 
-const errors: { readonly [F in ErrorFault]: (asked: Asked) => Reply } = {
+const errors: { readonly [F in ErrorKind]: (asked: Asked) => Reply } = {
   "rate-limit": (asked) =>
     failed(
       429,
@@ -36,6 +36,14 @@ const errors: { readonly [F in ErrorFault]: (asked: Asked) => Reply } = {
         `Please try again in ${asked.retryAfter}s.`,
       asked,
       { "retry-after": String(asked.retryAfter), ...limits(asked.retryAfter) }
+    ),
+  "rate-limit-bare": (asked) =>
+    failed(
+      429,
+      "requests",
+      "rate_limit_exceeded",
+      `Rate limit reached for ${asked.model} on requests per min (RPM): Limit 500, Used 500, Requested 1.`,
+      asked
     ),
   quota: (asked) =>
     failed(
@@ -83,6 +91,23 @@ const errors: { readonly [F in ErrorFault]: (asked: Asked) => Reply } = {
       `This model's maximum context length is 128000 tokens. However, your messages resulted in ` +
         `${Math.max(asked.inputTokens, 128_001)} tokens. Please reduce the length of the messages.`,
       asked
+    ),
+  "content-policy": (asked) =>
+    failed(
+      400,
+      "invalid_request_error",
+      "content_policy_violation",
+      "Your request was rejected as a result of our safety system. Your prompt may contain text that is not " +
+        "allowed by our safety system.",
+      asked
+    ),
+  prefill: (asked) =>
+    failed(
+      400,
+      "invalid_request_error",
+      null,
+      "This model does not support assistant message prefill. The conversation must end with a user message.",
+      asked
     )
 }
 
@@ -95,11 +120,21 @@ const chunk = (asked: Asked, delta: Record<string, unknown>, finish: string | nu
     choices: [{ index: 0, delta, finish_reason: finish }]
   })
 
-const usage = (asked: Asked) => ({
+const usage = (asked: Asked, text = asked.text) => ({
   prompt_tokens: asked.inputTokens,
-  completion_tokens: outputTokens(asked.text),
-  total_tokens: asked.inputTokens + outputTokens(asked.text)
+  completion_tokens: outputTokens(text),
+  total_tokens: asked.inputTokens + outputTokens(text)
 })
+
+const usageChunk = (asked: Asked, text?: string): string =>
+  event({
+    id: `chatcmpl-${asked.id}`,
+    object: "chat.completion.chunk",
+    created: Math.floor(Date.now() / 1000),
+    model: asked.model,
+    choices: [],
+    usage: usage(asked, text)
+  })
 
 const toolCall = (asked: Asked, call: Call) => ({
   id: `call_${asked.id}`,
@@ -138,14 +173,7 @@ export const chat: Dialect = {
         chunk(asked, { role: "assistant", content: "" }, null),
         ...deltas(asked.text).map((text) => chunk(asked, { content: text }, null)),
         chunk(asked, {}, "stop"),
-        event({
-          id: `chatcmpl-${asked.id}`,
-          object: "chat.completion.chunk",
-          created: Math.floor(Date.now() / 1000),
-          model: asked.model,
-          choices: [],
-          usage: usage(asked)
-        }),
+        usageChunk(asked),
         event("[DONE]")
       ])
       : json(200, {
@@ -157,6 +185,23 @@ export const chat: Dialect = {
         usage: usage(asked)
       }),
   error: (fault, asked) => errors[fault](asked),
+  refusal: (asked) =>
+    asked.stream
+      ? sse([
+        chunk(asked, { role: "assistant", content: "" }, null),
+        chunk(asked, {}, "content_filter"),
+        usageChunk(asked, ""),
+        event("[DONE]")
+      ])
+      : json(200, {
+        id: `chatcmpl-${asked.id}`,
+        object: "chat.completion",
+        created: Math.floor(Date.now() / 1000),
+        model: asked.model,
+        choices: [{ index: 0, message: { role: "assistant", content: null }, finish_reason: "content_filter" }],
+        usage: usage(asked, "")
+      }),
+  sentinel: "data: [DONE]",
   opening: (asked) =>
     sse([
       chunk(asked, { role: "assistant", content: "" }, null),
@@ -300,6 +345,16 @@ export const responses: Dialect = {
     return asked.stream ? sse(sequenced(events)) : json(200, completed)
   },
   error: (fault, asked) => errors[fault](asked),
+  refusal: (asked) => {
+    const incomplete = response(asked, "incomplete", [], {
+      incomplete_details: { reason: "content_filter" },
+      usage: usageOf(asked, 0)
+    })
+    return asked.stream
+      ? sse(sequenced([...opened(asked).slice(0, 2), { type: "response.incomplete", response: incomplete }]))
+      : json(200, incomplete)
+  },
+  sentinel: "event: response.completed",
   opening: (asked) => sse(sequenced([...opened(asked), textDelta(asked, deltas(asked.text)[0] ?? "")])),
   streamError: (asked) =>
     sse(sequenced([

@@ -8,12 +8,27 @@ import * as Net from "node:net"
 import { anthropic } from "./mockAnthropic.js"
 import { gemini } from "./mockGemini.js"
 import { chat, responses } from "./mockOpenAi.js"
-import { dressed, flood, half, overloadedPage, send, trickle } from "./mockReply.js"
-import { callOf, keyOf, named, parse, readBody, route, textLength } from "./mockRequest.js"
-import type { Asked, Dialect, Fault, Reply, Route, Rule } from "./mockWire.js"
-import { faults, isErrorFault, json, sse } from "./mockWire.js"
+import { type Ended, play } from "./mockPlay.js"
+import { send } from "./mockReply.js"
+import { callOf, keyOf, type Named, named, parse, prefillOf, readBody, route, textLength } from "./mockRequest.js"
+import type { Asked, Dialect, Fault, Route, Rule } from "./mockWire.js"
+import { faults, json } from "./mockWire.js"
 
+export type { Ended } from "./mockPlay.js"
 export type { Rule } from "./mockWire.js"
+
+/** @internal */
+export interface Clock {
+  /** Milliseconds, on any origin: the mock counts from its reading at its start. */
+  readonly now: () => number
+  readonly sleep: (millis: number) => Promise<void>
+}
+
+/** Node's own clock: `performance.now()` and timers. */
+const nodeClock: Clock = {
+  now: () => performance.now(),
+  sleep: (millis) => new Promise((resolve) => setTimeout(resolve, millis))
+}
 
 /** @internal */
 export interface Options {
@@ -27,6 +42,8 @@ export interface Options {
   readonly contextWindows?: Readonly<Record<string, number>> | undefined
   /** Keep each request's parsed body and headers in the log (off unless asked: a long run would hold them all). */
   readonly bodies?: boolean | undefined
+  /** The mock's clock: what `at`, `slow`'s delay and `flap`'s window are measured on (Node's unless given). */
+  readonly clock?: Clock | undefined
 }
 
 /** @internal */
@@ -34,8 +51,16 @@ export interface Request {
   readonly route: Route
   readonly model: string
   readonly key: string
+  /** The fault played (a `-once` used up or a `flap` past its window: `answer`). */
   readonly fault: Fault
+  /** Milliseconds since the mock's start (or reset) on its clock. */
   readonly at: number
+  /** Milliseconds since the mock's start on Node's monotonic clock (`performance.now()`), whatever its clock. */
+  readonly monotonic: number
+  /** The assistant prefill the request ended with (the answer so far), when it did. */
+  readonly prefill?: string
+  /** How its reply ended, so far. */
+  readonly ended: Ended
   /** The request's parsed body, when the mock was started with `bodies`. */
   readonly body?: unknown
   /** The request's headers, when the mock was started with `bodies`. */
@@ -75,7 +100,10 @@ export interface Running {
 const host = "127.0.0.1"
 
 /** What a request is known by before its fault is picked. */
-type Seen = Omit<Asked, "retryAfter" | "quotaReset" | "text" | "thinking" | "pause" | "id" | "headers" | "size">
+type Seen = Omit<
+  Asked,
+  "retryAfter" | "quotaReset" | "text" | "thinking" | "pause" | "id" | "headers" | "size" | "delay" | "window"
+>
 
 const dialects: { readonly [R in Route]: Dialect } = {
   anthropic,
@@ -111,6 +139,11 @@ export const start = async (options: Options = {}, port = options.port ?? 0): Pr
   let rules: Array<Rule & { left: number }> = []
   let log: Array<Request> = []
   let sequence = 0
+  const clock = options.clock ?? nodeClock
+  let origin = clock.now()
+  const started = performance.now()
+  /** Requests seen per name that asks for a fault a number of times (`-once`, `-x<n>`). */
+  let named_: Map<string, number> = new Map()
   const sockets = new Set<Net.Socket>()
   const pending = new Set<Http.ServerResponse>()
 
@@ -127,11 +160,23 @@ export const start = async (options: Options = {}, port = options.port ?? 0): Pr
     return rule
   }
 
-  const pickFault = (asked: Seen, rule: Rule | undefined): Fault => {
-    if (rule !== undefined) return rule.fault
-    const window = options.contextWindows?.[asked.model]
-    return named(asked.model) ?? named(asked.key) ??
-      (window !== undefined && asked.inputTokens > window ? "context-too-long" : "answer")
+  /** What a name asks for, its `times` counted: `answer` once they are used up. */
+  const asks = (text: string): Named | undefined => {
+    const asked = named(text)
+    if (asked?.times === undefined) return asked
+    const seen = (named_.get(text) ?? 0) + 1
+    named_.set(text, seen)
+    return seen > asked.times ? { fault: "answer" } : asked
+  }
+
+  /** The fault to play, and the number its name gave it. */
+  const pickFault = (asked: Seen, rule: Rule | undefined, at: number): Named => {
+    const picked: Named = rule !== undefined ? { fault: rule.fault } : asks(asked.model) ?? asks(asked.key) ?? {
+      fault: (options.contextWindows?.[asked.model] ?? Infinity) < asked.inputTokens ? "context-too-long" : "answer"
+    }
+    if (picked.fault !== "flap") return picked
+    const window = rule?.window ?? picked.n ?? 60_000
+    return at < window ? { fault: "overloaded" } : { fault: "answer" }
   }
 
   const hold = (response: Http.ServerResponse) => {
@@ -174,33 +219,47 @@ export const start = async (options: Options = {}, port = options.port ?? 0): Pr
       : typeof body.model === "string"
       ? body.model
       : ""
+    const prefill = prefillOf(body)
     const base = {
       route: which,
       model,
       key: keyOf(request, url),
       stream: which === "gemini" ? url.pathname.includes(":stream") : body.stream === true,
-      inputTokens: Math.ceil(textLength(body) / 4)
+      inputTokens: Math.ceil(textLength(body) / 4),
+      prefill
     }
+    const at = clock.now() - origin
     const rule = choose(base)
-    const fault = pickFault(base, rule)
+    const { fault, n } = pickFault(base, rule, at)
     sequence += 1
     const entry: { -readonly [K in keyof Request]: Request[K] } = {
       route: which,
       model,
       key: base.key,
       fault,
-      at: Date.now(),
+      at,
+      monotonic: performance.now() - started,
+      ...(prefill === undefined ? {} : { prefill }),
+      ended: "pending",
       ...(options.bodies === true ? { body, headers: { ...request.headers } } : {})
     }
     log.push(entry)
-    const answerText = rule?.json !== undefined
+    response.on("close", () => {
+      if (entry.ended === "pending" && !response.writableFinished) entry.ended = "abandoned"
+    })
+    const whole = rule?.json !== undefined
       ? JSON.stringify(rule.json)
       : rule?.text ?? options.text ?? `mock answer from ${model === "" ? "the mock provider" : model}`
+    // A prefill the answer begins with is continued: only the rest is answered.
+    const answerText = prefill !== undefined && prefill !== "" && whole.startsWith(prefill)
+      ? whole.slice(prefill.length)
+      : whole
     const asked: Asked = {
       ...base,
       id: `mock${sequence}`,
-      retryAfter: rule?.retryAfter ?? options.retryAfter ?? 30,
-      quotaReset: rule?.quotaReset ?? options.quotaReset ?? 3600,
+      retryAfter: rule?.retryAfter ?? (fault === "rate-limit" ? n : undefined) ?? options.retryAfter ?? 30,
+      quotaReset: rule?.quotaReset ?? (fault === "quota" ? n : undefined) ?? options.quotaReset ?? 3600,
+      delay: rule?.delay ?? (fault === "slow" || fault === "slow-token" ? n : undefined),
       text: answerText,
       thinking: rule?.thinking ?? `The user wants an answer. Weighing it first, then answering: ${answerText}`,
       pause: rule?.pause,
@@ -217,70 +276,19 @@ export const start = async (options: Options = {}, port = options.port ?? 0): Pr
     }
     const asAnthropic = which === "models" && request.headers["anthropic-version"] !== undefined
     const dialect = asAnthropic ? anthropic : dialects[which]
-    return play(fault, asked, dialect, request, response, (sent) => (entry.sent = sent))
-  }
-
-  const play = async (
-    fault: Fault,
-    asked: Asked,
-    dialect: Dialect,
-    request: Http.IncomingMessage,
-    response: Http.ServerResponse,
-    took: (bytes: number) => void
-  ): Promise<void> => {
-    // Each reply with the rule's own headers over the dialect's.
-    const write = (response: Http.ServerResponse, reply: Reply, end?: boolean) =>
-      send(response, dressed(reply, asked), end)
-    if (isErrorFault(fault)) return write(response, dialect.error(fault, asked))
-    switch (fault) {
-      case "answer":
-        return write(response, dialect.answer(asked))
-      case "think": {
-        const reply = dressed((dialect.think ?? dialect.answer)(asked), asked)
-        return asked.stream && asked.pause !== undefined
-          ? trickle(response, reply, asked.pause, took)
-          : send(response, reply)
+    return play(fault, {
+      request,
+      response,
+      dialect,
+      asked,
+      sleep: clock.sleep,
+      hold,
+      refuse: () => running.refuse(options.downFor ?? 2000),
+      took: (sent) => (entry.sent = sent),
+      ended: (how) => {
+        if (entry.ended !== "abandoned") entry.ended = how
       }
-      case "reset":
-        request.socket.resetAndDestroy()
-        return
-      case "refused":
-        request.socket.resetAndDestroy()
-        return running.refuse(options.downFor ?? 2000)
-      case "hang":
-        hold(response)
-        return
-      case "stall":
-        hold(response)
-        return write(response, asked.stream ? dialect.opening(asked) : half(dialect.answer(asked)), false)
-      case "cut":
-        await write(response, asked.stream ? dialect.opening(asked) : half(dialect.answer(asked)), false)
-        request.socket.destroy()
-        return
-      case "stream-error":
-        return write(response, asked.stream ? dialect.streamError(asked) : dialect.error("server-error", asked))
-      case "error-as-200":
-        return write(response, { ...dialect.error("overloaded", asked), status: 200 })
-      case "html-as-200":
-        return write(response, { status: 200, headers: { "content-type": "text/html" }, body: [overloadedPage] })
-      case "malformed-sse": {
-        const error = dialect.error("overloaded", asked).body.join("")
-        return write(response, sse([`data: ${error.slice(0, Math.ceil(error.length / 2))}\n\n`]))
-      }
-      case "invalid-json": {
-        const error = dialect.error("overloaded", asked)
-        const text = error.body.join("")
-        return write(response, { ...error, status: 200, body: [text.slice(0, Math.ceil(text.length / 2))] })
-      }
-      case "huge-error": {
-        const head = dialect.error("server-error", asked)
-        const text = head.body.join("")
-        const headers = { ...head.headers, "content-length": String(asked.size) }
-        return flood(response, dressed({ ...head, headers }, asked), text, asked.size, took)
-      }
-      case "endless-line":
-        return flood(response, dressed(sse([]), asked), "data: ", asked.size, took)
-    }
+    })
   }
 
   const listen = (at: number): Promise<Net.Server> =>
@@ -326,6 +334,8 @@ export const start = async (options: Options = {}, port = options.port ?? 0): Pr
     reset: () => {
       rules = []
       log = []
+      named_ = new Map()
+      origin = clock.now()
     },
     refuse: async (millis) => {
       front.close()

@@ -8,12 +8,52 @@ import type { Call, Fault, Route, Rule } from "./mockWire.js"
 import { faults } from "./mockWire.js"
 
 const byLength = [...faults].sort((a, b) => b.length - a.length)
-  .map((fault) => [fault, new RegExp(`fault-${fault}(?![a-z])`)] as const)
+  .map((fault) => [fault, new RegExp(`fault-${fault}(?:-(\\d+))?(?:-(once|x\\d+))?(?![a-z0-9])`)] as const)
 
-/** The fault a name asks for: `fault-<name>` anywhere in it, not followed by a letter. */
+/**
+ * A fault a name asks for: `fault-<fault>[-<n>][-once|-x<times>]` anywhere in it, not followed by a
+ * letter or digit. `n` is the fault's number (rate-limit's retry-after and quota's reset in
+ * seconds, slow's delay and flap's window in ms); `times` how many requests naming it play it
+ * before the rest are answered.
+ */
 /** @internal */
-export const named = (text: string): Fault | undefined =>
-  text.includes("fault-") ? byLength.find(([, pattern]) => pattern.test(text))?.[0] : undefined
+export interface Named {
+  readonly fault: Fault
+  readonly n?: number | undefined
+  readonly times?: number | undefined
+}
+
+/** @internal */
+export const named = (text: string): Named | undefined => {
+  if (!text.includes("fault-")) return undefined
+  for (const [fault, pattern] of byLength) {
+    const found = pattern.exec(text)
+    if (found === null) continue
+    const times = found[2] === undefined ? undefined : found[2] === "once" ? 1 : Number(found[2].slice(1))
+    return { fault, n: found[1] === undefined ? undefined : Number(found[1]), times }
+  }
+  return undefined
+}
+
+const textOf = (content: unknown): string =>
+  typeof content === "string"
+    ? content
+    : Array.isArray(content)
+    ? content.map((part) => typeof part === "string" ? part : String(field(part, "text") ?? "")).join("")
+    : ""
+
+/**
+ * The assistant prefill a request ends with, in any vendor's shape: its last message (Chat
+ * Completions and Anthropic `messages`, Responses `input`, Gemini `contents`) is the assistant's.
+ */
+/** @internal */
+export const prefillOf = (body: Record<string, unknown>): string | undefined => {
+  const list = [body.messages, body.input, body.contents].find(Array.isArray) as ReadonlyArray<unknown> | undefined
+  const last = list?.at(-1)
+  const role = field(last, "role")
+  if (role !== "assistant" && role !== "model") return undefined
+  return textOf(field(last, "content") ?? field(last, "parts"))
+}
 
 /** @internal */
 export const route = (method: string, path: string): Route =>

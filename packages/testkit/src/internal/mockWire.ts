@@ -5,6 +5,8 @@
 
 /** @internal */
 export const malformed = [
+  "malformed-event",
+  "no-sentinel",
   "error-as-200",
   "html-as-200",
   "malformed-sse",
@@ -18,6 +20,7 @@ export const faults = [
   "answer",
   "think",
   "rate-limit",
+  "rate-limit-bare",
   "quota",
   "overloaded",
   "server-error",
@@ -26,11 +29,18 @@ export const faults = [
   "forbidden",
   "model-not-found",
   "context-too-long",
+  "content-filter",
+  "content-policy",
+  "no-prefill",
+  "flap",
   "reset",
   "refused",
   "hang",
+  "slow",
+  "slow-token",
   "stall",
   "cut",
+  "cut-mid-json",
   "stream-error",
   ...malformed
 ] as const
@@ -41,23 +51,32 @@ export type Fault = typeof faults[number]
 /** @internal */
 export type Malformed = typeof malformed[number]
 
-/** The faults answered with an HTTP error in the vendor's own shape. */
-export type ErrorFault = Exclude<
-  Fault,
-  "answer" | "think" | "reset" | "refused" | "hang" | "stall" | "cut" | "stream-error" | Malformed
->
-
-const unanswered: ReadonlySet<Fault> = new Set<Fault>([
+/** The faults that are not always an HTTP error in the vendor's own shape. */
+const played = [
   "answer",
   "think",
+  "content-filter",
+  "no-prefill",
+  "flap",
   "reset",
   "refused",
   "hang",
+  "slow",
+  "slow-token",
   "stall",
   "cut",
+  "cut-mid-json",
   "stream-error",
   ...malformed
-])
+] as const
+
+/** The faults answered with an HTTP error in the vendor's own shape. */
+export type ErrorFault = Exclude<Fault, typeof played[number]>
+
+/** An HTTP error a dialect speaks: a fault's, or the 400 a refused assistant prefill gets (`no-prefill`). */
+export type ErrorKind = ErrorFault | "prefill"
+
+const unanswered: ReadonlySet<Fault> = new Set<Fault>(played)
 
 /** @internal */
 export const isErrorFault = (fault: Fault): fault is ErrorFault => !unanswered.has(fault)
@@ -93,6 +112,10 @@ export interface Rule {
   readonly thinking?: string | undefined
   /** Milliseconds between the pieces of a streamed `think` answer (none unless said): a model seen thinking for a while. */
   readonly pause?: number | undefined
+  /** Milliseconds, on the mock's clock, `slow` waits before its reply and `slow-token` before its first content. */
+  readonly delay?: number | undefined
+  /** Milliseconds from the mock's start, on its clock, during which `flap` fails (503; Anthropic 529). */
+  readonly window?: number | undefined
 }
 
 /** What one request carried, as far as a reply needs it. */
@@ -118,6 +141,10 @@ export interface Asked {
   readonly size: number
   /** A tool call to answer with instead of text (a JSON answer asked as a forced tool is one too). */
   readonly call?: Call | undefined
+  /** Milliseconds, on the mock's clock, `slow` waits before its reply and `slow-token` before its first content. */
+  readonly delay?: number | undefined
+  /** The assistant prefill the request ends with, if it does: the answer so far, to continue from. */
+  readonly prefill?: string | undefined
 }
 
 /** A tool call an answer makes: the tool's name and its input. */
@@ -138,8 +165,12 @@ export interface Dialect {
   readonly answer: (asked: Asked) => Reply
   /** An answer that thinks first (a thinking block before the text); a dialect without one answers plainly. */
   readonly think?: ((asked: Asked) => Reply) | undefined
-  readonly error: (fault: ErrorFault, asked: Asked) => Reply
-  /** A stream's opening pieces: sent before a cut or a stall. */
+  readonly error: (fault: ErrorKind, asked: Asked) => Reply
+  /** A content-filter refusal inside a 200 (OpenAI `finish_reason: "content_filter"`, Anthropic `stop_reason: "refusal"`). */
+  readonly refusal: (asked: Asked) => Reply
+  /** What a streamed answer ends with that a stream without its sentinel leaves out (none: nothing is). */
+  readonly sentinel?: string | undefined
+  /** A stream's opening pieces, the last its first content: sent before a cut or a stall. */
   readonly opening: (asked: Asked) => Reply
   /** A stream that opens, then reports an error inside it (status 200). */
   readonly streamError: (asked: Asked) => Reply
