@@ -134,15 +134,22 @@ export const waits = <In>(self: Schedule.Schedule<Duration.Duration, In>, count:
  *
  * @internal
  */
-export const jittered = (fraction: number) => <In>(self: Schedule.Schedule<Duration.Duration, In>) =>
-  fraction <= 0 ? self : Schedule.fromStep(Effect.map(Schedule.toStep(self), (step) => (now: number, input: In) =>
-    Effect.flatMap(step(now, input), ([, delay]) => {
-      const wait = Duration.toMillis(delay)
-      return Effect.map(
-        Random.next,
-        (r) => both(wait - Math.floor(r * Math.min(1, fraction) * wait))
+export const jittered =
+  (fraction: number) =>
+  <In>(self: Schedule.Schedule<Duration.Duration, In>): Schedule.Schedule<Duration.Duration, In> => {
+    if (fraction <= 0) return self
+    const share = Math.min(1, fraction)
+    return Schedule.fromStep(
+      Effect.map(
+        Schedule.toStep(self),
+        (step) => (now: number, input: In) =>
+          Effect.flatMap(step(now, input), ([, delay]) => {
+            const wait = Duration.toMillis(delay)
+            return Effect.map(Random.next, (r) => both(wait - Math.floor(r * share * wait)))
+          })
       )
-    })))
+    )
+  }
 
 /**
  * Honours a wait the input asked for itself (a Retry-After), `asked(input)` millis: up to
@@ -152,9 +159,10 @@ export const jittered = (fraction: number) => <In>(self: Schedule.Schedule<Durat
  *
  * @internal
  */
-export const honouring = <In>(longest: number, asked: (input: In) => number, least: (input: In) => number) =>
-(self: Schedule.Schedule<Duration.Duration, In>): Schedule.Schedule<Duration.Duration, In> =>
-  around(self, (wait, _now, input) => {
-    const said = asked(input)
-    return said <= 0 ? wait : said > longest ? undefined : Math.max(said, least(input))
-  })
+export const honouring =
+  <In>(longest: number, asked: (input: In) => number, least: (input: In) => number) =>
+  (self: Schedule.Schedule<Duration.Duration, In>): Schedule.Schedule<Duration.Duration, In> =>
+    around(self, (wait, _now, input) => {
+      const said = asked(input)
+      return said <= 0 ? wait : said > longest ? undefined : Math.max(said, least(input))
+    })
