@@ -174,8 +174,8 @@ export const rows: ReadonlyArray<Row> = [
     name: "no answer at all",
     rules: [{ model: "a", fault: "hang" }],
     what: {
-      api: "moves at the HTTP first-byte limit, not asked again",
-      primary: "the same (HTTP first byte 20 s)"
+      api: "moves at the HTTP first-byte limit (20 s), not asked again",
+      primary: "the same (an HTTP place's limits: 20 s first byte, 30 s stall; a CLI keeps 30 s and 2 min)"
     },
     cells: everywhere({
       text,
