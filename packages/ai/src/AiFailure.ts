@@ -34,6 +34,13 @@ export interface Failed {
   readonly kind: Failure.Kind
   readonly place: string
   readonly failure: { readonly _tag: Failure.Kind; readonly [field: string]: unknown }
+  /**
+   * A streamed answer that failed after content reached the caller: the text delivered before it
+   * failed (nothing of it is replayed, and no truncated answer passes for a whole one).
+   */
+  readonly delivered?: string | undefined
+  /** How the next place failed to continue that answer, when it was asked to (the note of that failure). */
+  readonly continuation?: Omit<Failed, "delivered" | "continuation"> | undefined
 }
 
 declare module "effect/ai/AiError" {

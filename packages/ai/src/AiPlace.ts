@@ -51,6 +51,12 @@ export interface Registration<E, R> {
   readonly cli: string
   readonly models?: ReadonlyArray<Backend.Model> | undefined
   readonly key?: string | undefined
+  /**
+   * Whether its models continue an answer from an assistant prefill (a last assistant message),
+   * so a streamed call cut at another place after content reached the caller goes on here from
+   * what was delivered; false when not said (a model's own `continues` wins).
+   */
+  readonly continues?: boolean | undefined
   readonly layer: (at: At) => Layer.Layer<LanguageModel.LanguageModel, E, R>
 }
 
@@ -81,7 +87,9 @@ export const make: <E, R>(registration: Registration<E, R>) => Effect.Effect<Bac
  * `effect/ai` models (`AnthropicLanguageModel`, or `OpenAiLanguageModel` on Chat Completions for
  * an OpenAI-compatible server): in a `FallbackAi` chain its places get the whole call (messages,
  * tools, the schema of an object), not the conversation as text. Its places are `name/MODEL`; an
- * account of it may point the key variable elsewhere, as for any place.
+ * account of it may point the key variable elsewhere, as for any place. Its models continue a
+ * cut answer as the provider's config says (`continues`; Anthropic Messages by default, never
+ * OpenAI's own API).
  *
  * @example
  * ```ts
@@ -101,6 +109,6 @@ export const fromProvider = (
   internal.make({
     cli: name,
     key: provider.key?.fromEnv,
-    models: provider.models ?? [],
+    ...internal.continuation(provider),
     layer: ({ key, model }) => providerModel.layer(name, provider, model, provider.key === undefined ? undefined : key)
   })

@@ -6,8 +6,18 @@
  * - the whole `Prompt` (system message, turns, tool calls and results, files) and the call's
  *   options (toolkit, schema, tool choice) reach each `effect/ai` place as they were given; a
  *   place that takes only text (an agent CLI, an HTTP provider) gets the conversation as text;
- * - `streamText` commits at the first content part: a failure before it moves on, one after it
- *   surfaces with what was delivered, and the next place gets no request;
+ * - `generateText` and `generateObject` are whole replies: nothing reaches the caller before the
+ *   answer is whole, so a place whose answer breaks off (a cut, a stall, an error inside it) is
+ *   failed over like one that never answered, its partial answer discarded;
+ * - `streamText` commits at the first content part (opening parts, empty deltas are none): a
+ *   failure before it moves on unseen; one after it continues at the next place from what was
+ *   delivered where that place continues an answer (`AiPlace.Registration.continues`, a
+ *   provider's `continues`), and otherwise, or inside a tool call, fails with an `AiError` whose
+ *   reason notes what was delivered (`metadata.fallback.delivered`) beside the failure that cut
+ *   it (a refused continuation is noted as `continuation`, never in its place);
+ * - the answering place, its model and the usage are on the finish part ({@link Moved}) and on the
+ *   call's span (`FallbackAi.generateText`, … with `gen_ai.response.model`, `gen_ai.usage.*`,
+ *   `fallback.place`, `fallback.from`);
  * - answers per kind, account chains, the breaker, cooldowns, the budget and notices all apply as
  *   for any agent; where a call was answered at another place than the one it started at, the
  *   finish part's `metadata.fallback` says so ({@link Moved}, typed on `Response.FinishPartMetadata`);
@@ -35,8 +45,12 @@ import * as internal from "./internal/fallbackAi.js"
 import * as plan from "./internal/plan.js"
 
 /**
- * Where a call was answered, when that was not where it started: the finish part's
- * `metadata.fallback` (typed on `Response.FinishPartMetadata`).
+ * Where a call was answered: the finish part's `metadata.fallback` (typed on
+ * `Response.FinishPartMetadata`), on every answer. `place` answered, `from` is where the call
+ * started (`moved` when they differ), `model` the model that answered as its provider said it
+ * (where it said); a streamed answer cut after content reached the caller and continued at
+ * `place` from what was delivered says so in `continued` (the place it was cut at, and how many
+ * characters of it had been delivered). The finish part's usage is the answering place's.
  *
  * @since 0.1.0
  * @category models
@@ -44,7 +58,9 @@ import * as plan from "./internal/plan.js"
 export interface Moved {
   readonly place: string
   readonly from: string
-  readonly moved: true
+  readonly moved: boolean
+  readonly model?: string | undefined
+  readonly continued?: { readonly from: string; readonly delivered: number } | undefined
 }
 
 declare module "effect/ai/Response" {

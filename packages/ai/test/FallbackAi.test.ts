@@ -64,7 +64,12 @@ describe("FallbackAi: a chain of effect/ai places as a LanguageModel, over HTTP"
       const response = yield* Fiber.join(call)
       expect(response.text).toBe("answered by openai")
       const finish = response.content.find((part) => part.type === "finish")!
-      expect(fallbackOf(finish)).toEqual({ place: "openai/gpt-x", from: "anthropic/claude-x", moved: true })
+      expect(fallbackOf(finish)).toEqual({
+        place: "openai/gpt-x",
+        from: "anthropic/claude-x",
+        moved: true,
+        model: "gpt-x"
+      })
       const counts = yield* mock.requests
       expect(counts.log.map((r) => `${r.route} ${r.model} ${r.fault}`)).toEqual([
         "anthropic claude-x rate-limit",
@@ -137,7 +142,8 @@ describe("FallbackAi: an effect/ai Chat over a chain", () => {
       expect(fallbackOf(first.content.find((part) => part.type === "finish")!)).toEqual({
         place: "openai/gpt-x",
         from: "anthropic/claude-x",
-        moved: true
+        moved: true,
+        model: "gpt-x"
       })
       const log = (yield* mock.requests).log
       expect(log.map((r) => `${r.route} ${r.fault}`)).toEqual([
@@ -171,7 +177,12 @@ describe("FallbackAi.streamText commits at the first content part", () => {
       expect(text).toBe("streamed by openai")
       expect(parts.filter((part) => part.type === "response-metadata")).toHaveLength(1)
       const finish = parts.find((part) => part.type === "finish")!
-      expect(fallbackOf(finish)).toEqual({ place: "openai/gpt-x", from: "anthropic/claude-x", moved: true })
+      expect(fallbackOf(finish)).toEqual({
+        place: "openai/gpt-x",
+        from: "anthropic/claude-x",
+        moved: true,
+        model: "gpt-x"
+      })
       expect((yield* mock.requests).log.map((r) => `${r.route} ${r.fault}`)).toEqual([
         "anthropic stream-error",
         "responses answer"
@@ -283,7 +294,8 @@ describe("FallbackAi: tools and structured output at a stand-in", () => {
       expect(fallbackOf(response.content.find((part) => part.type === "finish")!)).toEqual({
         place: "local/qwen3:8b",
         from: "anthropic/claude-x",
-        moved: true
+        moved: true,
+        model: "qwen3:8b"
       })
       const sent = (yield* mock.requests).log[1]!.body as any
       expect(sent.messages).toEqual([{ role: "system", content: "Be brief." }, {
@@ -348,7 +360,8 @@ describe("FallbackAi: each place's layer is built lazily", () => {
       expect(fallbackOf(response.content.find((part) => part.type === "finish")!)).toEqual({
         place: "anthropic@home/claude-x",
         from: "anthropic@work/claude-x",
-        moved: true
+        moved: true,
+        model: "claude-x"
       })
       expect(builds).toEqual(["anthropic/claude-x", "anthropic/claude-x"])
       expect(
@@ -390,7 +403,8 @@ describe("FallbackAi: a chain that mixes kinds of places, and one that gives up"
       expect(fallbackOf(text.content.find((part) => part.type === "finish")!)).toEqual({
         place: "local/qwen3:8b",
         from: "anthropic/claude-x",
-        moved: true
+        moved: true,
+        model: "qwen3:8b"
       })
       expect(streamed.flatMap((part) => part.type === "text-delta" ? [part.delta] : []).join("")).toBe(
         "answered locally"
@@ -435,7 +449,8 @@ describe("FallbackAi: a chain that mixes kinds of places, and one that gives up"
       expect(fallbackOf(response.content.find((part) => part.type === "finish")!)).toEqual({
         place: "claude/a",
         from: "anthropic/claude-x",
-        moved: true
+        moved: true,
+        model: "a"
       })
       const log = (yield* mock.requests).log
       expect(log.map((r) => `${r.route} ${r.fault}`)).toEqual(["anthropic model-not-found", "chat model-not-found"])

@@ -80,7 +80,7 @@ describe("FallbackAi: a whole reply within the first-byte limit (spec 000: first
       yield* TestClock.adjust("5 seconds")
       const response = yield* Fiber.join(call)
       expect(response.text).toBe("answered by slow")
-      expect(finishOf(response)).toBeUndefined()
+      expect(finishOf(response)).toEqual({ place: "slow/m", from: "slow/m", moved: false })
       expect(log).toEqual(["call slow"])
     }))
 

@@ -288,15 +288,45 @@ export const masked = (error: AiError.AiError): AiError.AiError =>
 export const gaveUp = (
   method: string,
   failure: Failure.Failure,
-  own: AiError.AiError | undefined
+  own: AiError.AiError | undefined,
+  cut?: Cut | undefined
 ): AiError.AiError => {
-  if (own === undefined) return AiError.make({ module: "FallbackAi", method, reason: toReason(failure) })
-  const reason = maskedReason(own.reason) as AiError.AiErrorReason & { metadata?: Record<string, unknown> }
-  // a network reason (and a tool's) has no metadata to note the failure on
-  if (!("metadata" in reason)) return AiError.make({ module: own.module, method: own.method, reason })
+  const note: AiFailure.Failed = cut === undefined ? noteOf(failure) : { ...noteOf(failure), ...cutNote(cut) }
+  const reason = (own === undefined ? toReason(failure) : maskedReason(own.reason)) as
+    & AiError.AiErrorReason
+    & { metadata?: Record<string, unknown> }
+  const module = own?.module ?? "FallbackAi"
+  const at = own?.method ?? method
+  // a network reason (and a tool's) has no metadata to note the failure on; a cut answer's note
+  // (what was delivered) must reach the caller, so it goes on an unknown reason then
+  if (!("metadata" in reason)) {
+    if (cut === undefined) return AiError.make({ module, method: at, reason })
+    return AiError.make({
+      module,
+      method: at,
+      reason: new AiError.UnknownError({ description: cut.description, metadata: { fallback: note } })
+    })
+  }
   const noted = new (reason.constructor as new(fields: Record<string, unknown>) => AiError.AiErrorReason)({
     ...reason,
-    metadata: { ...reason.metadata, fallback: noteOf(failure) }
+    metadata: { ...reason.metadata, fallback: note }
   })
-  return AiError.make({ module: own.module, method: own.method, reason: noted })
+  return AiError.make({ module, method: at, reason: noted })
 }
+
+/**
+ * A streamed answer cut after content reached the caller, as a chain fails with it: what was
+ * delivered, how the next place failed to continue it, and the words for it.
+ *
+ * @internal
+ */
+export interface Cut {
+  readonly delivered: string
+  readonly continuation?: Failure.Failure | undefined
+  readonly description: string
+}
+
+const cutNote = (cut: Cut): Pick<AiFailure.Failed, "delivered" | "continuation"> => ({
+  delivered: cut.delivered,
+  ...(cut.continuation === undefined ? {} : { continuation: noteOf(cut.continuation) })
+})

@@ -3,10 +3,11 @@ import * as Backend from "@fallback/core/Backend"
 import * as Deadline from "@fallback/core/Deadline"
 import * as Failure from "@fallback/core/Failure"
 import * as Place from "@fallback/core/Place"
+import type * as Provider from "@fallback/core/Provider"
 import type * as Settings from "@fallback/core/Settings"
 import * as AiError from "effect/ai/AiError"
 import * as LanguageModel from "effect/ai/LanguageModel"
-import type * as Prompt from "effect/ai/Prompt"
+import * as Prompt from "effect/ai/Prompt"
 import type * as Response from "effect/ai/Response"
 import * as Clock from "effect/Clock"
 import * as Config from "effect/Config"
@@ -64,15 +65,30 @@ const unbuilt =
       ? failed(place)(error)
       : Effect.fail(new Failure.Unknown({ place, said: Failure.said(`the model's layer failed: ${String(error)}`) }))
 
-/** A conversation a plain agent keeps, as the messages of a prompt. */
+/** A conversation a plain agent keeps, as the messages of a prompt (the answer so far last, where one is continued). */
 const promptOf = (prompt: Backend.Prompt): Prompt.RawInput => {
   const messages: Array<Prompt.MessageEncoded> = []
   for (const exchange of prompt.history) {
     messages.push({ role: "user", content: exchange.prompt }, { role: "assistant", content: exchange.answer })
   }
   messages.push({ role: "user", content: prompt.text })
+  if (prompt.prefill !== undefined && prompt.prefill !== "") {
+    messages.push({ role: "assistant", content: prompt.prefill })
+  }
   return messages
 }
+
+/**
+ * A call's options at a place asked to continue an answer: its prompt with the answer delivered
+ * so far as an assistant message at its end (an assistant prefill), which the model goes on from.
+ */
+const continued = (options: any, prefill: string | undefined): any =>
+  prefill === undefined || prefill === ""
+    ? options
+    : {
+      ...options,
+      prompt: Prompt.concat(Prompt.make(options.prompt), Prompt.make([{ role: "assistant", content: prefill }]))
+    }
 
 /** Parts that come before an answer's content: they wait with it, and go when an attempt fails. */
 const leading: ReadonlySet<string> = new Set([
@@ -91,6 +107,27 @@ const errorPart = (place: Place.Place, part: Response.ErrorPart): Effect.Effect<
     })
   )
 
+/**
+ * The event that carries a part through the engine: opening parts none of the answer's content,
+ * a tool's parts a tool use (a turn inside a tool call is never continued elsewhere), thinking as
+ * thinking, text as its text (an empty delta is no content either).
+ */
+const eventOf = (part: Response.AnyPart, id: string): Backend.Event => {
+  if (leading.has(part.type)) return Backend.Event.SessionStarted({ sessionId: id })
+  switch (part.type) {
+    case "text-delta":
+      return Backend.Event.Text({ text: part.delta })
+    case "reasoning-delta":
+      return part.delta === "" ? Backend.Event.Text({ text: "" }) : Backend.Event.Thinking({ text: part.delta })
+    case "tool-params-delta":
+    case "tool-call":
+    case "tool-result":
+      return Backend.Event.ToolUse({ name: "name" in part ? part.name : part.id, input: undefined })
+    default:
+      return Backend.Event.Text({ text: "" })
+  }
+}
+
 /** A streamed answer as events: each part carried by one, its text in it where it has some. */
 const eventsOf = (
   place: Place.Place,
@@ -101,21 +138,28 @@ const eventsOf = (
     Stream.catch((error) => Stream.fromEffect(failed(place)(error))),
     Stream.mapEffect((part): Effect.Effect<Backend.Event, Failure.Failure> => {
       if (part.type === "error") return errorPart(place, part)
-      const refused = part.type === "finish" ? filtered(part.reason, place) : undefined
+      const refused = part.type === "finish" ? filtered(part.reason, place) ?? broken(part.reason, place) : undefined
       if (refused !== undefined) return Effect.fail(refused)
-      const event = leading.has(part.type)
-        ? Backend.Event.SessionStarted({ sessionId: id })
-        : Backend.Event.Text({ text: part.type === "text-delta" ? part.delta : "" })
+      const event = eventOf(part, id)
       carried.set(event, [part])
       return Effect.succeed(event)
     })
   )
 
+/** An answer whose finish says it broke off in an error: a failure, never a whole answer. */
+const broken = (reason: string, place: Place.Place): Failure.Failure | undefined =>
+  reason === "error"
+    ? new Failure.ConnectionLost({
+      place,
+      said: Failure.said("the answer broke off in an error (finish reason: error)")
+    })
+    : undefined
+
 const answered = (place: Place.Place, call: Call | undefined) =>
 (
   response: LanguageModel.GenerateTextResponse<any>
 ): Effect.Effect<ReadonlyArray<Backend.Event>, Failure.Failure> => {
-  const refused = filtered(response.finishReason, place)
+  const refused = filtered(response.finishReason, place) ?? broken(response.finishReason, place)
   if (refused !== undefined) return Effect.fail(refused)
   if (call !== undefined) call.response = response
   return Effect.succeed([Backend.Event.Text({ text: response.text })])
@@ -137,6 +181,18 @@ const whole = (lm: LanguageModel.LanguageModel, place: Place.Place, call: Call) 
     answered(place, call)
   )
 
+/**
+ * How a continued call failed: a request refused as invalid, for no other reason, is the
+ * continuation refused, so the failure it was to answer stays on top.
+ */
+const refusedPrefill = (failure: Failure.Failure): Failure.Failure => {
+  const own = raised.get(failure)
+  if (failure._tag !== "Unknown" || own?.reason._tag !== "InvalidRequestError") return failure
+  const refused = new Failure.ArgumentsRefused({ place: failure.place, said: failure.said, argument: "prefill" })
+  raised.set(refused, own)
+  return refused
+}
+
 const late = (place: Place.Place, left: number) => () =>
   new Failure.Timeout({
     place,
@@ -151,13 +207,16 @@ const session = (lm: LanguageModel.LanguageModel, place: Place.Place, id: string
     Stream.unwrap(Effect.withFiber((fiber) => {
       const call = callOn(fiber)
       if (call !== undefined) call.at = place
-      return Effect.succeed(eventsOf(
+      const events = eventsOf(
         place,
         id,
         call !== undefined && call.kind === "stream"
-          ? lm.streamText(call.options) as Stream.Stream<Response.AnyPart, unknown>
+          ? lm.streamText(continued(call.options, prompt.prefill)) as Stream.Stream<Response.AnyPart, unknown>
           : lm.streamText({ prompt: promptOf(prompt) }) as Stream.Stream<Response.AnyPart, unknown>
-      ))
+      )
+      return Effect.succeed(
+        prompt.prefill === undefined || prompt.prefill === "" ? events : Stream.mapError(events, refusedPrefill)
+      )
     })),
   // A whole answer is bounded by the time its first byte was due: all of it is its first content.
   reply: (prompt, limits) =>
@@ -177,6 +236,27 @@ const session = (lm: LanguageModel.LanguageModel, place: Place.Place, id: string
   keepsLimits: true
 })
 
+/** OpenAI's own API, which answers a last assistant message as a new turn, not a continuation. */
+const official = (baseUrl: string): boolean => /^https?:\/\/api\.openai\.com(?::\d+)?(?:\/|$)/i.test(baseUrl)
+
+/**
+ * Whether a config file's provider continues a cut answer, and its models: as `HttpProvider` reads
+ * it (the provider's or the model's `continues`; Anthropic Messages by default; never OpenAI's own API).
+ *
+ * @internal
+ */
+export const continuation = (provider: Provider.Provider): {
+  readonly continues: boolean
+  readonly models: ReadonlyArray<Backend.Model>
+} => {
+  const never = official(provider.baseUrl)
+  const models = provider.models ?? []
+  return {
+    continues: !never && (provider.continues ?? provider.kind === "anthropic-messages"),
+    models: never ? models.map((model) => ({ ...model, continues: false })) : models
+  }
+}
+
 let opened = 0
 
 const modelBackend = (backend: Backend.Backend): Backend.Backend => {
@@ -193,6 +273,7 @@ export const make = <E, R>(registration: AiPlace.Registration<E, R>): Effect.Eff
         webSearchOff: true,
         callbacks: false,
         resume: false,
+        continues: registration.continues ?? false,
         models: registration.models ?? []
       },
       open: (
