@@ -27,6 +27,7 @@ import * as Backend from "./Backend.js"
 import type * as Failure from "./Failure.js"
 import type * as Health from "./Health.js"
 import * as internal from "./internal/turn/agent.js"
+import * as cut from "./internal/turn/cut.js"
 import * as Place from "./Place.js"
 import * as Settings from "./Settings.js"
 import type * as Steps from "./Steps.js"
@@ -75,6 +76,31 @@ export interface Candidates {
 }
 
 /**
+ * The limits on one kind of place (see {@link Backend.Kind}), each where set in place of the
+ * agent's own: `firstByte` in place of `Options.firstByte`, `stall` (how long a stream may send
+ * nothing once it has begun) in place of `Options.idle`. `Option.none()` sets no limit.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface KindLimits {
+  readonly firstByte?: Option.Option<Duration.Duration> | undefined
+  readonly stall?: Option.Option<Duration.Duration> | undefined
+}
+
+/**
+ * The limits per kind of place: an HTTP API's first token is quick and its stream steady, an agent
+ * CLI starts up slowly and thinks aloud (its thinking is a sign of life and keeps the stall away).
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface Limits {
+  readonly http: KindLimits
+  readonly cli: KindLimits
+}
+
+/**
  * How an agent's turns recover.
  *
  * - `answers`: one answer per failure kind.
@@ -84,6 +110,10 @@ export interface Candidates {
  * - `idle`: how long an answer already streaming may send nothing before it ends as Unresponsive,
  *   with what it delivered (announced at half of it); none leaves only the deadline, the send
  *   ceiling and the watchdog.
+ * - `limits`: the first byte and the stall per kind of place, in place of `firstByte` and `idle`
+ *   where set; by default an HTTP API has 20 s to its first content and may be quiet 30 s once it
+ *   streams, an agent CLI keeps `firstByte` and `idle` (30 s, 2 minutes: its start-up and its
+ *   thinking need them). Options without `limits` keep `firstByte` and `idle` at every place.
  * - `watchdog`: probing of a stream that stops moving (none by default), before or after the first
  *   content, with the same difference.
  * - `candidates`: how the next place is picked.
@@ -100,6 +130,7 @@ export interface Options {
   readonly firstByte: Option.Option<Duration.Duration>
   readonly send: Option.Option<Duration.Duration>
   readonly idle: Option.Option<Duration.Duration>
+  readonly limits?: Limits | undefined
   readonly watchdog: Option.Option<Watchdog>
   readonly candidates: Candidates
   readonly moved: "stays" | "returns"
@@ -109,7 +140,7 @@ export interface Options {
 
 /**
  * The primary design's options: its answers, a 30 s first byte, 2 minutes of quiet after the
- * answer began, moved stays moved, and a budget of 15 minutes and 20 requests a turn.
+ * answer began (an HTTP API: 20 s and 30 s), moved stays moved, and a budget of 15 minutes and 20 requests a turn.
  *
  * @since 0.1.0
  * @category constants
@@ -119,6 +150,10 @@ export const defaults: Options = {
   firstByte: Option.some(Duration.seconds(30)),
   send: Option.none(),
   idle: Option.some(Duration.minutes(2)),
+  limits: {
+    http: { firstByte: Option.some(Duration.seconds(20)), stall: Option.some(Duration.seconds(30)) },
+    cli: {}
+  },
   watchdog: Option.none(),
   candidates: { skipFailedProvider: false, fitWindow: false, check: Option.none(), rounds: 1 },
   moved: "stays",
@@ -139,8 +174,12 @@ export interface Agent {
   readonly settings: Settings.Settings
   /** Where its next turn goes. */
   readonly at: Effect.Effect<Place.Place>
-  /** Takes a turn: the answer as a stream of events. */
-  readonly turn: (prompt: string) => Stream.Stream<Backend.Event, Failure.Failure>
+  /**
+   * Takes a turn: the answer as a stream of events. Once content has reached the caller a failure
+   * is answered by a continuation where the next place `continues`, else it ends the turn as a
+   * {@link Cut} with what was delivered.
+   */
+  readonly turn: (prompt: string) => Stream.Stream<Backend.Event, Failure.Failure | Cut>
   /**
    * Takes a turn and answers it whole: the same five steps, with each place's `reply` where its
    * session has one (no stream is read, and a failed reply delivered nothing, so the turn may
@@ -220,6 +259,23 @@ export class SettingsRefused extends Schema.TaggedError<SettingsRefused>("@fallb
     return `${this.place}: ${this.reason}; start at a place whose backend can, or leave the setting out`
   }
 }
+
+/**
+ * A streamed turn that failed after content had reached the caller, where it could not be
+ * continued: at `place`, with the text `delivered` so far and the `failure` that cut it;
+ * `continuation` is how the next place failed to continue it, when it was asked to. Nothing is
+ * replayed, and a truncated answer is never passed off as whole.
+ *
+ * @since 0.2.0
+ * @category errors
+ */
+export const Cut: typeof cut.Cut = cut.Cut
+
+/**
+ * @since 0.2.0
+ * @category errors
+ */
+export type Cut = cut.Cut
 
 /**
  * Takes a turn and waits for the whole answer: the result's text, or the text events joined.

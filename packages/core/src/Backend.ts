@@ -43,7 +43,7 @@ export type Event = Data.TaggedEnum<{
   Thinking: { readonly text: string }
   Text: { readonly text: string }
   ToolUse: { readonly name: string; readonly input: unknown }
-  Result: { readonly text: string; readonly usage: Usage }
+  Result: { readonly text: string; readonly usage: Usage; readonly model?: string | undefined }
   Moved: {
     readonly from: Place.Place
     readonly to: Place.Place
@@ -67,11 +67,14 @@ export const Event = Data.taggedEnum<Event>()
  * before it writes meets the first byte's limit and keeps the idle limit from running out. A
  * streamed turn hands its thinking to the caller as it comes, so thinking commits it: a move
  * after it would show the caller a second place's answer after the first place's thoughts.
+ * An empty text (an opening frame, a keep-alive delta) is not content. A turn answered whole
+ * commits nowhere before it ends: nothing of it reached the caller.
  *
  * @since 0.1.0
  * @category guards
  */
-export const isContent = (event: Event): boolean => event._tag !== "SessionStarted" && event._tag !== "Moved"
+export const isContent = (event: Event): boolean =>
+  event._tag === "Text" ? event.text.length > 0 : event._tag !== "SessionStarted" && event._tag !== "Moved"
 
 /**
  * One prompt and the answer it got.
@@ -86,6 +89,9 @@ export interface Exchange {
 
 /**
  * What a turn sends: the prompt, and the exchanges of the conversation so far, oldest first.
+ * `prefill`, sent only to a place that {@link Model.continues}, is the answer already delivered
+ * to the caller by a place that failed: the place continues from it (an assistant prefill), and
+ * its events carry only what comes after it.
  *
  * @since 0.1.0
  * @category models
@@ -93,6 +99,7 @@ export interface Exchange {
 export interface Prompt {
   readonly text: string
   readonly history: ReadonlyArray<Exchange>
+  readonly prefill?: string | undefined
 }
 
 /**
@@ -111,8 +118,9 @@ export const tokens = (prompt: Prompt): number =>
   )
 
 /**
- * A model a backend runs: its name, its context window in tokens where known, and the provider
- * that serves it (the CLI's own name when not said).
+ * A model a backend runs: its name, its context window in tokens where known, the provider
+ * that serves it (the CLI's own name when not said), and whether it `continues` an answer from a
+ * {@link Prompt.prefill} (an assistant prefill; the backend's `continues` when not said).
  *
  * @since 0.1.0
  * @category models
@@ -121,19 +129,30 @@ export interface Model {
   readonly name: string
   readonly contextWindow?: number | undefined
   readonly provider?: string | undefined
+  readonly continues?: boolean | undefined
 }
 
 /**
  * What a backend can do: be told "no web search", be given callbacks, resume a session by its id,
- * and the models it runs.
+ * continue an answer from a prefill (`continues`, false when not said), and the models it runs.
  *
  * @since 0.1.0
  * @category models
  */
 export interface Capabilities extends Settings.Honours {
   readonly resume: boolean
+  readonly continues?: boolean | undefined
   readonly models: ReadonlyArray<Model>
 }
+
+/**
+ * What kind of place a backend runs: an HTTP API (a quick first token) or an agent CLI (a slow
+ * start-up, thinking as a sign of life). Each kind has its own first-byte and stall limits.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export type Kind = "http" | "cli"
 
 /**
  * What bounds one attempt, as times on the Clock (epoch milliseconds): `by`, when the answer must
@@ -203,7 +222,7 @@ export interface Opening {
 }
 
 /**
- * A backend. `open` is scoped: the session (a process, a connection) lives as long as the scope.
+ * A backend. `kind` is `"http"` for an HTTP API, `"cli"` (the default) for an agent CLI. `open` is scoped: the session (a process, a connection) lives as long as the scope.
  * `check` is a liveness probe, where the backend has one.
  *
  * @since 0.1.0
@@ -211,6 +230,8 @@ export interface Opening {
  */
 export interface Backend {
   readonly cli: string
+  /** The kind of place it runs: `"cli"` when not said. */
+  readonly kind?: Kind | undefined
   readonly capabilities: Capabilities
   readonly open: (
     place: Place.Place,
@@ -229,6 +250,15 @@ export interface Backend {
  */
 export const modelAt = (backend: Backend, place: Place.Place): Model =>
   backend.capabilities.models.find((model) => model.name === place.model) ?? { name: place.model }
+
+/**
+ * Whether a place's model continues an answer from a prefill: the model's word, else its backend's.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export const continuesAt = (backend: Backend, place: Place.Place): boolean =>
+  modelAt(backend, place).continues ?? backend.capabilities.continues ?? false
 
 /**
  * The provider serving a place's model.

@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Scripted } from "@fallback/testkit"
-import { Duration, Effect, Exit, Fiber, Option, Stream } from "effect"
+import { Cause, Duration, Effect, Exit, Fiber, Option, Stream } from "effect"
 import { TestClock } from "effect/testing"
 import { Agent, Backend, Place, Preset } from "../../src/index.js"
 import { Heard, texts, world } from "./world.js"
@@ -23,6 +23,12 @@ describe("Agent", () => {
       )
       expect(texts(delivered)).toEqual(["part 1 ", "part 2 "])
       expect(Exit.isFailure(exit) && exit.cause.reasons.map((reason) => reason._tag)).toEqual(["Fail"])
+      // issue 25: the failure comes as a Cut carrying what was delivered (b does not continue)
+      expect(Exit.isFailure(exit) && Cause.squash(exit.cause)).toMatchObject({
+        _tag: "Cut",
+        delivered: "part 1 part 2 ",
+        failure: { _tag: "Unknown" }
+      })
       const scripted = yield* Scripted.Scripted
       expect(scripted.seen(a).turns).toBe(1)
       expect(scripted.seen(b).turns).toBe(0)
@@ -45,7 +51,7 @@ describe("Agent", () => {
       expect(fiber.pollUnsafe()).toBeUndefined()
       yield* TestClock.adjust(Duration.millis(1))
       const failure = yield* Fiber.join(fiber)
-      expect(failure).toMatchObject({ _tag: "Timeout", phase: "whole-send" })
+      expect(failure).toMatchObject({ _tag: "Cut", failure: { _tag: "Timeout", phase: "whole-send" } })
       expect(texts(delivered)).toEqual(["part 1 "])
       expect((yield* Scripted.Scripted).seen(b).turns).toBe(0)
     }).pipe(Effect.provide(world({ script: { places: { [a]: [Scripted.stall(1)] } }, chain: [a, b] }))))
@@ -58,7 +64,10 @@ describe("Agent", () => {
         .pipe(
           Effect.flip
         )
-      expect(failure).toMatchObject({ _tag: "Timeout", phase: "whole-send", said: "the turn's deadline" })
+      expect(failure).toMatchObject({
+        _tag: "Cut",
+        failure: { _tag: "Timeout", phase: "whole-send", said: "the turn's deadline" }
+      })
       expect(texts(delivered)).toEqual(["part 1 "])
       expect((yield* Scripted.Scripted).seen(b).turns).toBe(0)
     }).pipe(Effect.scoped, Effect.provide(world({ script: { places: { [a]: [Scripted.stall(1)] } }, chain: [a, b] }))))
@@ -67,7 +76,10 @@ describe("Agent", () => {
     Effect.gen(function*() {
       const agent = yield* Agent.make(a, undefined, { send: Option.some(Duration.millis(200)) })
       const failure = yield* Effect.flip(Stream.runDrain(agent.turn("hi")))
-      expect(failure).toMatchObject({ _tag: "Timeout", phase: "whole-send", said: "send ceiling" })
+      expect(failure).toMatchObject({
+        _tag: "Cut",
+        failure: { _tag: "Timeout", phase: "whole-send", said: "send ceiling" }
+      })
     }).pipe(Effect.scoped, Effect.provide(world({ script: { places: { [a]: [Scripted.stall(1)] } }, chain: [a, b] }))))
 
   it.live("on the live clock, a place that hangs before its first content yields at the first byte's limit to the next", () =>
@@ -99,7 +111,10 @@ describe("Agent", () => {
   it.live("on the live clock, a quiet answer ends Unresponsive at the idle limit, announced at half of it", () =>
     Effect.gen(function*() {
       const agent = yield* Agent.make(a, undefined, { idle: Option.some(Duration.millis(300)) })
-      expect(yield* Effect.flip(Agent.ask(agent, "hi"))).toMatchObject({ _tag: "Unresponsive" })
+      expect(yield* Effect.flip(Stream.runDrain(agent.turn("hi")))).toMatchObject({
+        _tag: "Cut",
+        failure: { _tag: "Unresponsive" }
+      })
       expect((yield* Heard).notices.map((heard) => heard.notice._tag)).toEqual(["Stalled"])
     }).pipe(Effect.scoped, Effect.provide(world({ script: { places: { [a]: [Scripted.stall(1)] } }, chain: [a, b] }))))
 
@@ -122,7 +137,7 @@ describe("Agent", () => {
         yield* TestClock.adjust("59999 millis")
         expect(fiber.pollUnsafe()).toBeUndefined()
         yield* TestClock.adjust("1 millis")
-        expect(yield* Fiber.join(fiber)).toMatchObject({ _tag: "Unresponsive" })
+        expect(yield* Fiber.join(fiber)).toMatchObject({ _tag: "Cut", failure: { _tag: "Unresponsive" } })
         expect(texts(delivered)).toEqual(["part 1 "])
         expect((yield* Scripted.Scripted).seen(a).turns).toBe(1)
         expect((yield* Scripted.Scripted).seen(b).turns).toBe(0)
@@ -133,11 +148,11 @@ describe("Agent", () => {
   it.effect("the idle limit is a setting: given 10 s, a quiet answer ends at 10 s, announced at 5 s", () =>
     Effect.gen(function*() {
       const agent = yield* Agent.make(a, undefined, { idle: Option.some(Duration.seconds(10)) })
-      const fiber = yield* Effect.forkChild(Effect.flip(Agent.ask(agent, "hi")))
+      const fiber = yield* Effect.forkChild(Effect.flip(Stream.runDrain(agent.turn("hi"))))
       yield* TestClock.adjust("9999 millis")
       expect(fiber.pollUnsafe()).toBeUndefined()
       yield* TestClock.adjust("1 millis")
-      expect(yield* Fiber.join(fiber)).toMatchObject({ _tag: "Unresponsive" })
+      expect(yield* Fiber.join(fiber)).toMatchObject({ _tag: "Cut", failure: { _tag: "Unresponsive" } })
       expect((yield* Heard).timed()).toEqual(["5000 Stalled"])
     }).pipe(Effect.provide(world({ script: { places: { [a]: [Scripted.stall(1)] } }, chain: [a, b] }))))
 

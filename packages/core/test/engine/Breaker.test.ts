@@ -7,7 +7,7 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Scripted } from "@fallback/testkit"
-import { ConfigProvider, Duration, Effect, Exit, Fiber } from "effect"
+import { ConfigProvider, Duration, Effect, Exit, Fiber, Stream } from "effect"
 import { TestClock } from "effect/testing"
 import { Agent, Health, Place, Preset } from "../../src/index.js"
 import { Heard, world } from "./world.js"
@@ -133,9 +133,10 @@ describe("breaker preset (003)", () => {
       expect((yield* seen(sonnet)).turns).toBe(0)
     }).pipe(breaker({ [requested]: [Scripted.delay("29 seconds", Scripted.answer("slow but there"))] })))
 
-  it.effect("only failures before the response starts fail over: a failure partway through surfaces as a run error", () =>
+  it.effect("only failures before the response starts fail over: a failure partway through a stream surfaces as a run error", () =>
     Effect.gen(function*() {
-      const exit = yield* Effect.exit(ask("hi"))
+      // issue 25: a streamed turn; a whole reply has handed nothing over and moves on (WholeReply.test.ts)
+      const exit = yield* Effect.exit(Effect.flatMap(agent, (agent) => Stream.runDrain(agent.turn("hi"))))
       expect(Exit.isFailure(exit)).toBe(true)
       expect((yield* seen(sonnet)).turns).toBe(0)
     }).pipe(breaker({ [requested]: [Scripted.die(3, "ConnectionLost")] })))

@@ -17,8 +17,18 @@ import type * as Settings from "../../Settings.js"
 import { Steps } from "../../Steps.js"
 import * as telemetry from "../telemetry/index.js"
 import { type Admitted, atPlace, type Request } from "./atPlace.js"
-import { attempt, type Probe, promptOf, reply as replyAttempt } from "./attempt.js"
+import {
+  answeredBy,
+  attempt,
+  type Delivered,
+  type Kept,
+  keptAt,
+  type Probe,
+  promptOf,
+  reply as replyAttempt
+} from "./attempt.js"
 import { check } from "./candidates.js"
+import { type Answering, type Cutting, guarded } from "./cut.js"
 import * as StandIns from "./standIns.js"
 import * as Run from "./state.js"
 import { walk, type Walker } from "./walk.js"
@@ -55,6 +65,13 @@ export const make = Effect.fnUntraced(function*(
 
   const startOf = () => Run.startOf(state, options, origin)
 
+  const kept = { http: keptAt(options, "http"), cli: keptAt(options, "cli") }
+  /** The first byte's and the stall's limits at a place, by the kind of its backend. */
+  const keptOf = (place: Place.Place): Kept => {
+    const backend = standIns.backendOf(place)
+    return Result.isSuccess(backend) && backend.success.kind === "http" ? kept.http : kept.cli
+  }
+
   /**
    * The whole turn from its first place: that place, then the walk. An answer picked up somewhere
    * else starts with the moves that took it there (`moved` puts them in front of it).
@@ -78,7 +95,7 @@ export const make = Effect.fnUntraced(function*(
           })
     )
 
-  const streamMoved = (moves: ReadonlyArray<Backend.Event>, answer: Stream.Stream<Backend.Event, Failure.Failure>) =>
+  const streamMoved = (moves: ReadonlyArray<Backend.Event>, answer: Answering) =>
     Stream.concat(Stream.fromIterable(moves), answer)
 
   const wholeMoved = (
@@ -92,18 +109,31 @@ export const make = Effect.fnUntraced(function*(
       onSuccess: (backend) => check(backend, place, within)
     })
 
-  const streamed: Request<Stream.Stream<Backend.Event, Failure.Failure>> = (run, place, prompt) =>
-    attempt(run, place, standIns.hold(place), probe, prompt)
+  const cutting: Cutting = { walker, keptAt: keptOf, probe }
 
-  const turn = (text: string): Stream.Stream<Backend.Event, Failure.Failure> =>
+  /**
+   * A streamed request: its answer, once content reached the caller, is guarded, so that a failure
+   * after it is continued at the next place or ends the turn as a Cut with what was delivered.
+   */
+  const streamed = (text: string, delivered: Delivered): Request<Answering> => (run, place, prompt) =>
+    Effect.map(
+      attempt(run, place, standIns.hold(place), probe, prompt, keptOf(place), delivered),
+      (result) =>
+        Result.isFailure(result)
+          ? result
+          : Result.succeed(guarded(cutting, run, place, text, delivered, result.success))
+    )
+
+  const turn = (text: string): Answering =>
     Stream.unwrap(Effect.gen(function*() {
       const clock = yield* Effect.clockWith(Effect.succeed)
       const run = newRun(clock, yield* Effect.context<never>(), clock.currentTimeMillisUnsafe(), yield* Effect.scope)
       const start = startOf()
+      const delivered: Delivered = { text: "", tool: false }
       return yield* telemetry.streamedTurn(
         run,
         start,
-        whole(run, start, text, streamed, streamMoved, undefined),
+        whole(run, start, text, streamed(text, delivered), streamMoved, undefined),
         () => settled(run)
       )
     }))
@@ -115,9 +145,9 @@ export const make = Effect.fnUntraced(function*(
    * times a reply itself only when the agent sets no first-byte limit and no watchdog; otherwise
    * the turn reads the session's stream, where the first content is seen when it comes.
    */
-  const repliesWhole = (session: Backend.Session) =>
+  const repliesWhole = (place: Place.Place, session: Backend.Session) =>
     session.reply !== undefined &&
-    (session.keepsLimits === true || (Option.isNone(options.firstByte) && Option.isNone(options.watchdog)))
+    (session.keepsLimits === true || (Option.isNone(keptOf(place).firstByte) && Option.isNone(options.watchdog)))
 
   /** A whole reply that came: its session is noted and the exchange joins the conversation. */
   const landed = (
@@ -131,7 +161,16 @@ export const make = Effect.fnUntraced(function*(
     for (const event of events) if (event._tag === "SessionStarted") id = event.sessionId
     Run.noteSession(run, place, id)
     Run.answered(run, prompt.text, Backend.textOf(events), session.keepsConversation)
-    return events
+    return stamped(events, place)
+  }
+
+  /** The events of a whole reply, its result stamped with the model that answered where it did not say. */
+  const stamped = (events: ReadonlyArray<Backend.Event>, place: Place.Place) => {
+    const at = events.findIndex((event) => event._tag === "Result" && event.model === undefined)
+    if (at === -1) return events
+    const out = [...events]
+    out[at] = answeredBy(out[at] as Extract<Backend.Event, { readonly _tag: "Result" }>, place)
+    return out
   }
 
   /**
@@ -150,34 +189,38 @@ export const make = Effect.fnUntraced(function*(
   }
 
   const collectedAt = (run: Run.Run, place: Place.Place, session: Backend.Session, prompt: Backend.Prompt) => {
-    if (!repliesWhole(session)) {
+    const limits = keptOf(place)
+    if (!repliesWhole(place, session)) {
       return Effect.andThen(
         Run.ownScope(run),
-        Effect.flatMap(attempt(run, place, Effect.succeed(session), probe, prompt), (result) => {
+        Effect.flatMap(attempt(run, place, Effect.succeed(session), probe, prompt, limits), (result) => {
           if (Result.isFailure(result)) return Effect.succeed(Result.fail(result.failure))
-          const events: Effect.Effect<ReadonlyArray<Backend.Event>, Failure.Failure> = Stream.runCollect(result.success)
-          return Option.isNone(options.watchdog) ? Effect.succeed(Result.succeed(events)) : watchedWhole(events)
+          return readWhole(result.success)
         })
       )
     }
-    return Effect.matchEffect(replyAttempt(run, place, session, probe, prompt, run.clock.currentTimeMillisUnsafe()), {
-      onFailure: (failure) => Effect.succeed(Result.fail(failure)),
-      onSuccess: (events) => Effect.succeed(Result.succeed(Effect.succeed(landed(run, place, session, prompt, events))))
-    })
+    return Effect.matchEffect(
+      replyAttempt(run, place, session, probe, prompt, run.clock.currentTimeMillisUnsafe(), limits),
+      {
+        onFailure: (failure) => Effect.succeed(Result.fail(failure)),
+        onSuccess: (events) =>
+          Effect.succeed(Result.succeed(Effect.succeed(landed(run, place, session, prompt, events))))
+      }
+    )
   }
 
   /**
-   * A whole reply read from a stream under a watchdog: the caller has been handed nothing until it
-   * ends, so a stream that stops moving after its first content (Unresponsive) is a failure the
-   * turn answers, as one before it would be: the partial answer is dropped and the turn moves on.
+   * A whole reply read from a stream: the caller has been handed nothing until it ends, so a
+   * failure anywhere in it (a cut, a stall, an error inside the stream) is a failure the turn
+   * answers, as one before the first content would be: the partial answer is dropped and the turn
+   * may move on. It commits only once the stream has ended.
    */
-  const watchedWhole = (
-    events: Effect.Effect<ReadonlyArray<Backend.Event>, Failure.Failure>
+  const readWhole = (
+    events: Stream.Stream<Backend.Event, Failure.Failure>
   ): Effect.Effect<Result.Result<Effect.Effect<ReadonlyArray<Backend.Event>, Failure.Failure>, Failure.Failure>> =>
-    Effect.matchEffect(events, {
-      onFailure: (failure) =>
-        Effect.succeed(failure._tag === "Unresponsive" ? Result.fail(failure) : Result.succeed(Effect.fail(failure))),
-      onSuccess: (got) => Effect.succeed(Result.succeed(Effect.succeed(got)))
+    Effect.match(Stream.runCollect(events), {
+      onFailure: (failure) => Result.fail(failure),
+      onSuccess: (got) => Result.succeed(Effect.succeed(got))
     })
 
   /**
@@ -189,14 +232,14 @@ export const make = Effect.fnUntraced(function*(
       const startedAt = clock.currentTimeMillisUnsafe()
       const start = startOf()
       const session = standIns.open(start)
-      if (traced || session === undefined || !repliesWhole(session)) {
+      if (traced || session === undefined || !repliesWhole(start, session)) {
         return rest(newRun(clock, services, startedAt, undefined), start, text, undefined, traced)
       }
       return Effect.flatMap(health.admit(start), (admission) => {
         const run = newRun(clock, services, startedAt, undefined)
         if (admission._tag !== "Go" || admission.held) return rest(run, start, text, { admission }, false)
         const prompt = promptOf(text, state.history)
-        return Effect.matchEffect(replyAttempt(run, start, session, probe, prompt, startedAt), {
+        return Effect.matchEffect(replyAttempt(run, start, session, probe, prompt, startedAt, keptOf(start)), {
           onSuccess: (events) => {
             telemetry.landed(run, start)
             return Effect.succeed(landed(run, start, session, prompt, events))

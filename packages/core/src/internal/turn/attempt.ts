@@ -28,11 +28,18 @@ type EventPull = Pull.Pull<Events, Failure.Failure>
  *
  * @internal
  */
-export const promptOf = (text: string, history: Chunk.Chunk<Backend.Exchange>): Backend.Prompt =>
-  new LaidOut(text, history)
+export const promptOf = (
+  text: string,
+  history: Chunk.Chunk<Backend.Exchange>,
+  prefill?: string
+): Backend.Prompt => new LaidOut(text, history, prefill)
 
 class LaidOut implements Backend.Prompt {
-  constructor(readonly text: string, private readonly exchanges: Chunk.Chunk<Backend.Exchange>) {}
+  constructor(
+    readonly text: string,
+    private readonly exchanges: Chunk.Chunk<Backend.Exchange>,
+    readonly prefill: string | undefined
+  ) {}
   get history() {
     return Chunk.toReadonlyArray(this.exchanges)
   }
@@ -41,12 +48,43 @@ class LaidOut implements Backend.Prompt {
 /** How a place is probed: its backend's check, within a time. @internal */
 export type Probe = (place: Place.Place, within: Duration.Duration) => Effect.Effect<boolean>
 
+/**
+ * The first byte's and the stall's limits at a kind of place: the kind's where the options set
+ * them, else the agent's `firstByte` and `idle`.
+ *
+ * @internal
+ */
+export interface Kept {
+  readonly firstByte: Option.Option<Duration.Duration>
+  readonly idle: Option.Option<Duration.Duration>
+}
+
+/** @internal */
+export const keptAt = (options: Agent.Options, kind: Backend.Kind): Kept => {
+  const limits = options.limits?.[kind]
+  return limits === undefined || (limits.firstByte === undefined && limits.stall === undefined)
+    ? options
+    : { firstByte: limits.firstByte ?? options.firstByte, idle: limits.stall ?? options.idle }
+}
+
+/**
+ * What a streamed turn has handed its caller so far, across the places that continued it: the
+ * text, and whether a tool was used (a turn inside a tool call is never continued elsewhere).
+ *
+ * @internal
+ */
+export interface Delivered {
+  text: string
+  tool: boolean
+}
+
 /** What bounds one attempt: where it runs, how its place is probed, and when it started. */
 interface Bounds {
   readonly run: State.Run
   readonly place: Place.Place
   readonly probe: Probe
   readonly startedAt: number
+  readonly kept: Kept
 }
 
 /**
@@ -61,13 +99,18 @@ export const attempt = (
   place: Place.Place,
   open: Effect.Effect<Backend.Session, Failure.Failure>,
   probe: Probe,
-  prompt: Backend.Prompt
+  prompt: Backend.Prompt,
+  kept: Kept,
+  delivered?: Delivered
 ): Effect.Effect<Result.Result<Stream.Stream<Backend.Event, Failure.Failure>, Failure.Failure>> =>
   Effect.gen(function*() {
     State.requested(run)
     const scope = yield* Scope.fork(run.scope!, "sequential")
-    const bounds: Bounds = { run, place, probe, startedAt: run.clock.currentTimeMillisUnsafe() }
-    const result = yield* firstContent(bounds, open, prompt, scope).pipe(beforeContent(bounds), Effect.result)
+    const bounds: Bounds = { run, place, probe, startedAt: run.clock.currentTimeMillisUnsafe(), kept }
+    const result = yield* firstContent(bounds, open, prompt, scope, delivered).pipe(
+      beforeContent(bounds),
+      Effect.result
+    )
     if (Result.isFailure(result)) yield* Scope.close(scope, Exit.void)
     return result
   })
@@ -89,24 +132,27 @@ export const reply = (
   session: Backend.Session,
   probe: Probe,
   prompt: Backend.Prompt,
-  now: number
+  now: number,
+  kept: Kept
 ): Effect.Effect<ReadonlyArray<Backend.Event>, Failure.Failure> => {
   State.requested(run)
   const options = run.options
   const whole = Math.min(run.deadline, now + millisOr(options.send))
-  const by = Math.min(whole, now + millisOr(options.firstByte))
+  const by = Math.min(whole, now + millisOr(kept.firstByte))
   const call = session.reply!(prompt, { by, whole, deadline: run.deadline })
-  if (session.keepsLimits !== true) return beforeContent({ run, place, probe, startedAt: now })(call)
+  const bounds: Bounds = { run, place, probe, startedAt: now, kept }
+  if (session.keepsLimits !== true) return beforeContent(bounds)(call)
   const dog = options.watchdog
   if (Option.isNone(dog)) return call
-  return beside(call, () => watchdog({ run, place, probe, startedAt: now }, dog.value, () => now))
+  return beside(call, () => watchdog(bounds, dog.value, () => now))
 }
 
 const firstContent = (
   bounds: Bounds,
   open: Effect.Effect<Backend.Session, Failure.Failure>,
   prompt: Backend.Prompt,
-  scope: Scope.Scope
+  scope: Scope.Scope,
+  delivered: Delivered | undefined
 ) =>
   Effect.gen(function*() {
     const session = yield* open
@@ -115,7 +161,7 @@ const firstContent = (
     const before: Array<Backend.Event> = []
     while (true) {
       const next = yield* Pull.catchDone(pull, () => Effect.succeed(undefined))
-      if (next === undefined) return deliver(bounds, session, prompt, before, undefined)
+      if (next === undefined) return deliver(bounds, session, prompt, before, undefined, delivered)
       const first = next.findIndex(Backend.isContent)
       const upTo = first === -1 ? next.length : first
       for (let i = 0; i < upTo; i++) {
@@ -124,7 +170,7 @@ const firstContent = (
       }
       if (first !== -1) {
         for (let i = first; i < next.length; i++) before.push(next[i]!)
-        return deliver(bounds, session, prompt, before, pull)
+        return deliver(bounds, session, prompt, before, pull, delivered)
       }
     }
   })
@@ -144,21 +190,33 @@ const deliver = (
   session: Backend.Session,
   prompt: Backend.Prompt,
   events: ReadonlyArray<Backend.Event>,
-  rest: EventPull | undefined
+  rest: EventPull | undefined,
+  delivered: Delivered | undefined
 ): Stream.Stream<Backend.Event, Failure.Failure> => {
   const run = bounds.run
   let text = ""
   let result: string | undefined = undefined
   const seen = (chunk: Events) => {
-    for (const event of chunk) {
+    let out = chunk
+    for (let i = 0; i < chunk.length; i++) {
+      const event = chunk[i]!
       note(bounds, event)
-      if (event._tag === "Text") text += event.text
-      else if (event._tag === "Result") result = event.text
+      if (event._tag === "Text") {
+        text += event.text
+        if (delivered !== undefined) delivered.text += event.text
+      } else if (event._tag === "Result") {
+        result = event.text
+        if (event.model === undefined) {
+          const copy: Array<Backend.Event> = [...out]
+          copy[i] = answeredBy(event, bounds.place)
+          out = copy as unknown as Events
+        }
+      } else if (event._tag === "ToolUse" && delivered !== undefined) delivered.tool = true
     }
-    return chunk
+    return out
   }
   const ended = Effect.suspend(() => {
-    State.answered(run, prompt.text, result ?? text, session.keepsConversation)
+    State.answered(run, prompt.text, (prompt.prefill ?? "") + (result ?? text), session.keepsConversation)
     return Cause.done()
   })
   const dog = run.options.watchdog
@@ -186,6 +244,16 @@ const deliver = (
   return Stream.fromPull(Effect.succeed(next))
 }
 
+/**
+ * A result stamped with the model that answered: the place's, where the backend did not say.
+ *
+ * @internal
+ */
+export const answeredBy = (
+  event: Extract<Backend.Event, { readonly _tag: "Result" }>,
+  place: Place.Place
+): Backend.Event => ({ text: event.text, usage: event.usage, model: place.model, _tag: "Result" })
+
 const sendCeiling = (bounds: Bounds, after: Duration.Duration) =>
   new Failure.Timeout({ place: bounds.place, said: Failure.said("send ceiling"), phase: "whole-send", after })
 
@@ -197,7 +265,7 @@ const beforeContent =
   (bounds: Bounds) => <A>(self: Effect.Effect<A, Failure.Failure>): Effect.Effect<A, Failure.Failure> => {
     const { place, run, startedAt } = bounds
     const options = run.options
-    const firstByte = Math.min(Math.max(0, run.deadline - startedAt), millisOr(options.firstByte))
+    const firstByte = Math.min(Math.max(0, run.deadline - startedAt), millisOr(bounds.kept.firstByte))
     const ceiling = millisOr(options.send)
     const out = cutAt(
       self,
@@ -226,7 +294,7 @@ const afterContent = (bounds: Bounds, pull: EventPull): EventPull => {
   const { place, run } = bounds
   const { clock, options } = run
   const ceiling = bounds.startedAt + millisOr(options.send)
-  const idle = millisOr(options.idle)
+  const idle = millisOr(bounds.kept.idle)
   if (!Number.isFinite(Math.min(run.deadline, ceiling, idle))) return pull
   let moved = clock.currentTimeMillisUnsafe()
   let told = -1

@@ -45,6 +45,17 @@ export interface Walked<A> {
 }
 
 /**
+ * Which places a walk may move to: a place `test` refuses ends the walk there, before anything is
+ * announced or asked, with `otherwise` as its answer (a continuation the next place cannot take).
+ *
+ * @internal
+ */
+export interface Accepts<A> {
+  readonly test: (place: Place.Place) => boolean
+  readonly otherwise: A
+}
+
+/**
  * Steps 4 and 5: the account chain, then the place chain, from a place whose goes did not
  * answer. Succeeds with the answer, the place that gave it, and the moves that took the turn there.
  *
@@ -56,7 +67,8 @@ export const walk = <A>(
   start: Place.Place,
   first: Unanswered,
   text: string,
-  go: Request<A>
+  go: Request<A>,
+  accepts?: Accepts<A>
 ): Effect.Effect<Walked<A>, Failure.Failure> =>
   Effect.matchEffect(walker.steps.chain(walker.origin), {
     onFailure: (error) =>
@@ -66,7 +78,7 @@ export const walk = <A>(
         first._tag === "Failed" ? first.failure : first.last,
         `the steps could not be read (${error.message})`
       ),
-    onSuccess: (links) => new Walking(walker, run, start, first, text, go, links).next()
+    onSuccess: (links) => new Walking(walker, run, start, first, text, go, links, accepts).next()
   })
 
 const noProviders: ReadonlySet<string> = new Set()
@@ -95,7 +107,8 @@ class Walking<A> {
     first: Unanswered,
     readonly text: string,
     readonly go: Request<A>,
-    public links: ReadonlyArray<Place.Place>
+    public links: ReadonlyArray<Place.Place>,
+    readonly accepts: Accepts<A> | undefined
   ) {
     this.last = start
     this.arrived = start
@@ -199,6 +212,9 @@ class Walking<A> {
     answer: Answer.Answer
   ): Effect.Effect<Walked<A>, Failure.Failure> {
     const { run } = this
+    if (this.accepts !== undefined && !this.accepts.test(place)) {
+      return Effect.succeed({ answer: this.accepts.otherwise, place, moves: [] })
+    }
     this.tried.add(key(place))
     if (by === "account") {
       this.walker.standIns.openNext(place, Option.fromNullishOr(State.sessionAt(run, this.last)))
