@@ -92,7 +92,12 @@ export class Provider extends Schema.Class<Provider>("@fallback/backends/HttpPro
 
 /**
  * How a provider's backend behaves: `idle` is how long an answer's stream may go without a byte
- * before the turn fails as Unresponsive (the provider's `timeouts.idle`, else 60 s). The provider's
+ * before the turn fails as Unresponsive (the provider's `timeouts.idle`, else 60 s; the stall limit
+ * of a streamed turn; a reply is timed by the engine). `discover` asks the provider's model
+ * list (`GET /v1/models`, within 10 s, when the backend is made) for the context windows of its
+ * models (`context_length`, `context_window`, `max_model_len`, `max_input_tokens`): the config's
+ * `models[].contextWindow` wins where given, the listed models join the config's, and a list that
+ * fails leaves the config's alone. The provider's
  * `timeouts.firstByte` bounds how long its response may take to begin, and its `headers` go with
  * every request (`{ fromEnv }` values read when a session opens, held as secrets).
  *
@@ -101,6 +106,7 @@ export class Provider extends Schema.Class<Provider>("@fallback/backends/HttpPro
  */
 export interface Options {
   readonly idle?: Duration.Input | undefined
+  readonly discover?: boolean | undefined
 }
 
 /**
@@ -187,7 +193,8 @@ export const make = (
     internal.make(provider, {
       idle: Duration.fromInputUnsafe(options.idle ?? Duration.seconds(provider.timeouts?.idle ?? 60)),
       firstByte: provider.timeouts?.firstByte === undefined ? undefined : Duration.seconds(provider.timeouts.firstByte),
-      dispatcher
+      dispatcher,
+      discover: options.discover
     }))
 
 /**

@@ -251,7 +251,7 @@ describe("thinking as each backend gives it", () => {
 
   const read = (wire: Wire, body: string) => {
     const out: Array<Backend.Event> = []
-    const reading = { text: "", input: 0, output: 0, finished: false }
+    const reading = { text: "", input: 0, output: 0, model: undefined, finished: false, skipped: 0, strays: "" }
     readEvents(wire, reading, new SseParser().feed(body), out)
     return { out: out.map((event) => [event._tag, "text" in event ? event.text : ""]), text: reading.text }
   }

@@ -42,6 +42,8 @@ import * as Place from "./Place.js"
  *   Unresponsive with what it delivered.
  * - `Fresh`: the session a place was to resume is not there (an account move to an account that
  *   never saw it); a fresh one is opened there, with the conversation carried as text.
+ * - `Malformed`: an answer that completed carried `skipped` events that were no JSON; they were
+ *   skipped.
  * - `Stopping`: the turn fails as it failed, and `reason` says why it goes no further.
  * - `Sharing`: the shared store of health (`store`, named without secrets) did not answer, so health
  *   is kept in this process until it does (`shared: false`, with `reason`); or it answers again;
@@ -92,6 +94,7 @@ export type Notice = Data.TaggedEnum<{
   }
   Stalled: { readonly place: Place.Place; readonly quiet: Duration.Duration; readonly limit: Duration.Duration }
   Fresh: { readonly place: Place.Place; readonly session: string }
+  Malformed: { readonly place: Place.Place; readonly skipped: number }
   Stopping: {
     readonly place: Place.Place
     readonly failure: Failure.Failure
@@ -181,6 +184,8 @@ export const format: (notice: Notice) => string = Notice.$match({
     `${
       Failure.who(n.place)
     } has no session ${n.session} to resume; opening a fresh one there, with the conversation carried as text`,
+  Malformed: (n) =>
+    `${Failure.who(n.place)} sent ${n.skipped} malformed event${n.skipped === 1 ? "" : "s"} in its answer; skipped`,
   Stopping: (n) =>
     n.skipped === true
       ? `${Place.format(n.place)} was skipped (it last failed: ${

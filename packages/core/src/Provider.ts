@@ -72,8 +72,10 @@ export const Provider = Schema.Struct({
   key: Schema.optionalKey(values.FromEnv),
   models: Schema.optionalKey(Schema.Array(Schema.Struct({
     name: Place.Model,
-    contextWindow: Schema.optionalKey(Schema.Int.check(Schema.isGreaterThan(0)))
+    contextWindow: Schema.optionalKey(Schema.Int.check(Schema.isGreaterThan(0))),
+    continues: Schema.optionalKey(Schema.Boolean)
   }))),
+  continues: Schema.optionalKey(Schema.Boolean),
   maxTokens: Schema.optionalKey(Schema.Int.check(Schema.isGreaterThan(0))),
   headers: Schema.optionalKey(Headers),
   timeouts: Schema.optionalKey(Timeouts)

@@ -6,6 +6,7 @@
 import * as Backend from "@fallback/core/Backend"
 import * as Classify from "@fallback/core/Classify"
 import * as Failure from "@fallback/core/Failure"
+import * as Notice from "@fallback/core/Notice"
 import type * as Place from "@fallback/core/Place"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
@@ -67,7 +68,15 @@ export const overlong = (place: Place.Place): Failure.Failure =>
  * @internal
  */
 export class Answer {
-  private readonly reading: Reading = { text: "", input: 0, output: 0, finished: false }
+  private readonly reading: Reading = {
+    text: "",
+    input: 0,
+    output: 0,
+    model: undefined,
+    finished: false,
+    skipped: 0,
+    strays: ""
+  }
   private readonly parser = new SseParser()
   /** Whether an event of JSON came: the body is a stream of events, and its head is not kept. */
   private understood = false
@@ -97,10 +106,7 @@ export class Answer {
     }
     if (progress === "more") return Effect.void
     this.over = true
-    if (progress === "done") {
-      out.push(this.result())
-      return Effect.void
-    }
+    if (progress === "done") return this.finish(out)
     return Effect.flatMap(
       Clock.currentTimeMillis,
       (now) => Effect.fail(Classify.classify({ headers: {}, body: progress.error }, this.place, now))
@@ -117,8 +123,19 @@ export class Answer {
     if (!this.reading.finished) {
       return Effect.flatMap(Clock.currentTimeMillis, (now) => Effect.fail(this.unfinished(now)))
     }
+    return this.finish(out)
+  }
+
+  /** The Result, added to `out`; a notice first where events that were no JSON were skipped. */
+  private finish(out: Array<Backend.Event>): Effect.Effect<void> {
     out.push(this.result())
-    return Effect.void
+    const skipped = this.reading.skipped
+    if (skipped === 0) return Effect.void
+    const place = this.place
+    return Effect.gen(function*() {
+      const notices = yield* Notice.Notices
+      yield* notices.publish(Notice.Notice.Malformed({ place, skipped }))
+    })
   }
 
   /** Whether the answer ended by an event too long to hold: its body is let go, not drained. */
@@ -140,10 +157,11 @@ export class Answer {
 
   /**
    * A body that ended before the answer did: what its words say where it was no stream of events
-   * and they name a kind (a 200 carrying an error, an HTML page), else ConnectionLost, quoting it.
+   * (a 200 carrying an error, an HTML page), or where it was and some of its events were no JSON
+   * ("the server is overloaded" as plain text), and they name a kind; else ConnectionLost, quoting it.
    */
   private unfinished(now: number): Failure.Failure {
-    const said = this.understood ? "" : this.head.trim()
+    const said = this.understood ? this.reading.strays.trim() : this.head.trim()
     if (said !== "") {
       const judged = Classify.classify({ headers: {}, body: said, cut: this.headCut }, this.place, now)
       if (judged._tag !== "Unknown") return judged
@@ -161,7 +179,8 @@ export class Answer {
       usage: {
         input: reading.input || Backend.tokens(this.prompt),
         output: reading.output || Math.ceil(reading.text.length / 4)
-      }
+      },
+      ...(reading.model === undefined ? {} : { model: reading.model })
     })
   }
 }

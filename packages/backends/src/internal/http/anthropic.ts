@@ -1,7 +1,7 @@
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import type { Wire } from "./wire.js"
-import { messages, nothing, parseData } from "./wire.js"
+import { malformed, messages, nothing, parseData } from "./wire.js"
 
 const refusal = JSON.stringify({
   type: "error",
@@ -9,8 +9,10 @@ const refusal = JSON.stringify({
 })
 
 /**
- * Anthropic Messages: `POST /v1/messages` streamed; the answer is finished at `message_stop`, and
- * an `error` event inside the stream is the provider's failure.
+ * Anthropic Messages: `POST /v1/messages` streamed; the answer is finished at `message_stop`, or
+ * once `message_delta` gave its stop reason (a body that ends after it, without `message_stop`, is
+ * answered); an `error` event inside the stream is the provider's failure. A continuation is sent
+ * as a final assistant message (a prefill), without the trailing white space Messages refuses.
  *
  * @internal
  */
@@ -21,14 +23,20 @@ export const anthropic: Wire = {
     "anthropic-version": "2023-06-01",
     ...Option.match(key, { onNone: () => ({}), onSome: (value) => ({ "x-api-key": Redacted.value(value) }) })
   }),
-  body: (model, prompt, maxTokens) => ({ model, max_tokens: maxTokens, stream: true, messages: messages(prompt) }),
+  body: (model, prompt, maxTokens) => ({
+    model,
+    max_tokens: maxTokens,
+    stream: true,
+    messages: messages(prompt, (text) => text.trimEnd())
+  }),
   read: (reading, event) => {
     const data = parseData(event.data)
-    if (data === undefined) return nothing
+    if (data === undefined) return event.event === "error" ? { texts: [], done: false, error: event.data } : malformed
     if (event.event === "error" || data.type === "error") return { texts: [], done: false, error: event.data }
     switch (data.type) {
       case "message_start":
         reading.input = Number(data.message?.usage?.input_tokens ?? 0)
+        if (typeof data.message?.model === "string") reading.model = data.message.model
         return nothing
       case "content_block_delta": {
         if (data.delta?.type === "thinking_delta" && typeof data.delta.thinking === "string") {
@@ -41,6 +49,7 @@ export const anthropic: Wire = {
       case "message_delta":
         if (data.delta?.stop_reason === "refusal") return { texts: [], done: false, error: refusal }
         reading.output = Number(data.usage?.output_tokens ?? reading.output)
+        if (typeof data.delta?.stop_reason === "string") reading.finished = true
         return nothing
       case "message_stop":
         reading.finished = true

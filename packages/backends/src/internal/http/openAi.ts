@@ -1,7 +1,7 @@
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import type { Wire } from "./wire.js"
-import { messages, nothing, parseData } from "./wire.js"
+import { malformed, messages, nothing, parseData } from "./wire.js"
 
 const filtered = JSON.stringify({
   error: {
@@ -13,7 +13,9 @@ const filtered = JSON.stringify({
 /**
  * OpenAI-compatible Chat Completions: `POST /chat/completions` streamed with usage; the answer is
  * finished at `[DONE]`, or when the stream ends after a `finish_reason` (servers that leave
- * `[DONE]` out); a chunk carrying `error` is the provider's failure.
+ * `[DONE]` out); a chunk carrying `error` (or typed `error`, `response.failed`), or an event named
+ * `error` whatever its data, is the provider's failure. A continuation, where the model takes one,
+ * is sent as a final assistant message.
  *
  * @internal
  */
@@ -37,8 +39,12 @@ export const openAi: Wire = {
       return { texts: [], done: true }
     }
     const data = parseData(event.data)
-    if (data === undefined) return nothing
-    if (data.error !== undefined && data.error !== null) return { texts: [], done: false, error: event.data }
+    if (event.event === "error") return { texts: [], done: false, error: event.data }
+    if (data === undefined) return malformed
+    if (
+      (data.error !== undefined && data.error !== null) || data.type === "error" || data.type === "response.failed"
+    ) return { texts: [], done: false, error: event.data }
+    if (reading.model === undefined && typeof data.model === "string" && data.model !== "") reading.model = data.model
     if (data.usage) {
       reading.input = Number(data.usage.prompt_tokens ?? reading.input)
       reading.output = Number(data.usage.completion_tokens ?? reading.output)

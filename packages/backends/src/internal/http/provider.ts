@@ -7,7 +7,6 @@ import type * as Settings from "@fallback/core/Settings"
 import * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
-import * as Fiber from "effect/Fiber"
 import * as HttpClient from "effect/http/HttpClient"
 import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
@@ -15,61 +14,24 @@ import { randomUUID } from "node:crypto"
 import type { Provider } from "../../HttpProvider.js"
 import { Answer } from "./answer.js"
 import { anthropic } from "./anthropic.js"
+import { bounded, timeout } from "./bounded.js"
 import * as Client from "./client.js"
+import { continuation, continuing, refusal, refusedContinuation } from "./continuation.js"
 import * as Direct from "./direct.js"
 import { headersOf, keySource, readKey } from "./headers.js"
+import { capable, listed, withListed } from "./models.js"
 import { openAi } from "./openAi.js"
-import { type Call, events, eventsOf, ok, refused, type Response, type Transport, whole } from "./response.js"
+import { type Call, events, ok, replied, whole } from "./response.js"
 import type { Wire } from "./wire.js"
 
+/** The engine's stall limit for a reply (millis), where its limits carry one. */
+const stallOf = (limits: Backend.Limits): number | undefined =>
+  (limits as { readonly stall?: number | undefined }).stall
+
+/** How long a provider's model list may take when a backend is made. */
+const listedWithin = 10_000
+
 const wires: Readonly<Record<Provider["kind"], Wire>> = { "anthropic-messages": anthropic, "openai-compatible": openAi }
-
-const timeout = (place: Place.Place, phase: "first-byte" | "whole-send", after: number) =>
-  new Failure.Timeout({
-    place,
-    said: Failure.said(phase === "first-byte" ? "no first byte" : "the whole reply did not come in time"),
-    phase,
-    after: Duration.millis(after)
-  })
-
-/**
- * A reply within its limits (Clock millis): the response (its status and headers) by `by`, else
- * a first-byte Timeout; the whole body by `whole`, else a whole-send Timeout. One fiber runs the
- * reply, waited on by `by` and, only if its response came by then, by `whole` (core's Deadline).
- */
-const bounded = <A>(
-  transport: Transport,
-  call: Call,
-  read: (response: Response) => Effect.Effect<A, Failure.Failure>,
-  limits: { readonly by: number; readonly whole: number }
-): Effect.Effect<A, Failure.Failure> =>
-  Effect.flatMap(Clock.currentTimeMillis, (sent) => {
-    const { by, whole } = limits
-    let answered = false
-    const work = Effect.scoped(Effect.flatMap(transport.send(call), (response) => {
-      answered = true
-      return ok(response) ? read(response) : refused(call.place, response)
-    }))
-    const late = () => timeout(call.place, "whole-send", whole - sent)
-    // A `by` at or past `whole` bounds nothing `whole` does not.
-    if (!(by < whole)) return Deadline.cutAt(work, whole, late)
-    const cut = <B>(fiber: Fiber.Fiber<B, Failure.Failure>, failure: Failure.Failure) =>
-      Effect.andThen(Fiber.interrupt(fiber), Effect.fail(failure))
-    return Effect.flatMap(Effect.forkChild(work, { startImmediately: true }), (fiber) =>
-      Effect.flatMap(Deadline.joinBy(fiber, by), (first) => {
-        if (Option.isSome(first)) {
-          return Effect.succeed(first.value)
-        }
-        if (!answered) {
-          return cut(fiber, timeout(call.place, "first-byte", by - sent))
-        }
-        return Effect.flatMap(
-          Deadline.joinBy(fiber, whole),
-          (all) =>
-            Option.isSome(all) ? Effect.succeed(all.value) : cut(fiber, late())
-        )
-      }))
-  })
 
 /** @internal */
 export const make = (
@@ -78,9 +40,10 @@ export const make = (
     readonly idle: Duration.Duration
     readonly firstByte?: Duration.Duration | undefined
     readonly dispatcher: Option.Option<Direct.Dispatcher>
+    readonly discover?: boolean | undefined
   }
 ): Effect.Effect<Backend.Backend, never, HttpClient.HttpClient> =>
-  Effect.map(Effect.service(HttpClient.HttpClient), (client): Backend.Backend => {
+  Effect.flatMap(Effect.service(HttpClient.HttpClient), (client) => {
     const transport = Option.match(options.dispatcher, {
       onNone: () => Client.transport(client),
       onSome: Direct.transport
@@ -90,6 +53,8 @@ export const make = (
     const url = `${base}${wire.turnPath}`
     const maxTokens = provider.maxTokens ?? 4096
     const stalledFor = `the answer's stream sent nothing for ${Duration.format(options.idle)}`
+    const continues = continuation(provider)
+    const idle = Duration.toMillis(options.idle)
     // What each place's last session read its key and headers from, for `check`.
     const accounts = new Map<string, Option.Option<Account.Account>>()
     // The provider's own first-byte limit, on top of the engine's: its response's headers by then.
@@ -100,9 +65,22 @@ export const make = (
         const extra = yield* headersOf(place, provider.headers, account)
         return { ...wire.headers(key), ...extra }
       })
+    // The provider's model list, where asked for, within 10 s; the config's models alone where it fails.
+    const listing = options.discover !== true ? Effect.succeed(provider.models) : Effect.gen(function*() {
+      const place = Place.Place.make({ cli: provider.name, model: provider.models[0]?.name ?? "models" })
+      const headers = yield* headersFor(place, Option.none())
+      const call: Call = { method: "GET", url: `${base}${wire.modelsPath}`, headers, place }
+      const now = yield* Clock.currentTimeMillis
+      const body = yield* bounded(transport, call, (response) => whole(place, response), {
+        by: now + Math.min(firstByte, listedWithin),
+        whole: now + listedWithin
+      })
+      return withListed(provider.models, listed(body))
+    }).pipe(Effect.catch(() => Effect.succeed(provider.models)))
 
-    return {
+    return Effect.map(listing, (known): Backend.Backend => ({
       cli: provider.name,
+      kind: "http",
       capabilities: {
         webSearchOff: true,
         callbacks: false,
@@ -111,7 +89,8 @@ export const make = (
         permission: false,
         skills: false,
         resume: true,
-        models: provider.models.map((model) => ({ name: model.name, contextWindow: model.contextWindow }))
+        continues: continues.byDefault,
+        models: capable(known, continues.of)
       },
       open: Effect.fn("HttpProvider.open")(
         function*(
@@ -124,39 +103,53 @@ export const make = (
           accounts.set(Place.format(place), account)
           const id = opening.resume ?? randomUUID()
           const first = Backend.Event.SessionStarted({ sessionId: id })
+          const continued = (prompt: Backend.Prompt) => continuing(prompt.prefill)
           const call = (prompt: Backend.Prompt): Call => ({
             method: "POST",
             url,
             headers,
             body: JSON.stringify(wire.body(place.model, prompt, maxTokens)),
-            place
+            place,
+            continued: continued(prompt)
           })
+          // A continuation is sent only where the model takes one; elsewhere it is refused unsent.
+          const unsent = (prompt: Backend.Prompt) =>
+            continued(prompt) && !continues.at(place.model)
+              ? Effect.fail(
+                refusedContinuation(place, `${Place.format(place)} does not continue an answer from a prefill`)
+              )
+              : Effect.void
           const stalled = () => new Failure.Unresponsive({ place, said: Failure.said(stalledFor) })
           return {
             id,
             turn: (prompt) =>
               Stream.unwrap(Effect.gen(function*() {
+                yield* unsent(prompt)
                 const response = yield* Deadline.cutAfter(
                   transport.send(call(prompt)),
                   firstByte,
                   () => timeout(place, "first-byte", firstByte)
                 )
-                if (!ok(response)) return yield* refused(place, response)
+                if (!ok(response)) return yield* refusal(place, response, continued(prompt))
                 return events(response, new Answer(wire, place, prompt), first, options.idle, stalled)
               })),
             reply: (prompt, limits) =>
-              Effect.flatMap(Clock.currentTimeMillis, (sent) =>
+              Effect.andThen(unsent(prompt), Clock.currentTimeMillis).pipe(Effect.flatMap((sent) =>
                 bounded(
                   transport,
                   call(prompt),
-                  (response) =>
-                    Effect.flatMap(
-                      whole(place, response),
-                      (body) => eventsOf(new Answer(wire, place, prompt), first, body)
-                    ),
-                  // The provider's own first-byte limit, where it has one, comes first.
-                  { by: Math.min(limits.by, sent + firstByte), whole: limits.whole }
-                )),
+                  (response, progress) => replied(response, new Answer(wire, place, prompt), first, progress),
+                  // The provider's own first-byte limit, where it has one, comes first; the first
+                  // byte is the first content, and a body quiet for the stall limit ends as a stream's would.
+                  {
+                    by: Math.min(limits.by, sent + firstByte),
+                    whole: limits.whole,
+                    content: true,
+                    stall: Math.min(idle, stallOf(limits) ?? Infinity),
+                    stalled
+                  }
+                )
+              )),
             keepsLimits: true
           } satisfies Backend.Session
         }
@@ -166,5 +159,5 @@ export const make = (
         const call: Call = { method: "GET", url: `${base}${wire.modelsPath}`, headers, place }
         yield* bounded(transport, call, () => Effect.void, { by: Infinity, whole: Infinity })
       })
-    }
+    }))
   })

@@ -2,7 +2,7 @@
  * A provider's response as both transports give it (the HttpClient's, undici's own), and the one
  * reader of its body: a refusal's head, a reply's whole body, a turn's events as the body comes.
  */
-import type * as Backend from "@fallback/core/Backend"
+import * as Backend from "@fallback/core/Backend"
 import * as Classify from "@fallback/core/Classify"
 import * as Deadline from "@fallback/core/Deadline"
 import type * as Failure from "@fallback/core/Failure"
@@ -16,6 +16,8 @@ import * as Stream from "effect/Stream"
 import { type Answer, overlong } from "./answer.js"
 import { LineRun } from "./sse.js"
 
+const isContent = Backend.isContent
+
 /**
  * A request as a provider sends it: `body` is JSON; none for a GET.
  *
@@ -27,6 +29,8 @@ export interface Call {
   readonly headers: Readonly<Record<string, string>>
   readonly body?: string | undefined
   readonly place: Place.Place
+  /** The request continues an answer (a prefill): a 400 to it is read as the continuation refused. */
+  readonly continued?: boolean | undefined
 }
 
 /**
@@ -206,16 +210,42 @@ export const events = (
   }))
 
 /**
- * The session's first event and a reply's body, read whole as the events it comes to.
+ * The session's first event and a reply's events, its body read as it comes: `progress` is told
+ * when each piece came and once the first content did (opening frames are not content), so the
+ * reply's limits see it; the events are handed over together at its end.
  *
  * @internal
  */
-export const eventsOf = (
+export const replied = (
+  response: Response,
   answer: Answer,
   first: Backend.Event,
-  body: string
+  progress: { began: boolean; last: number }
 ): Effect.Effect<ReadonlyArray<Backend.Event>, Failure.Failure> =>
   Effect.suspend(() => {
+    const decoder = new TextDecoder()
     const out: Array<Backend.Event> = [first]
-    return Effect.as(Effect.andThen(answer.more(body, out), answer.end(out)), out)
+    const loop: Effect.Effect<ReadonlyArray<Backend.Event>, Failure.Failure> = Effect.flatMap(
+      response.next,
+      (pieces) => {
+        if (pieces === undefined) {
+          return Effect.as(Effect.andThen(answer.more(decoder.decode(), out), answer.end(out)), out)
+        }
+        let text = ""
+        for (const piece of pieces) {
+          text += decoder.decode(piece, { stream: true })
+        }
+        return Effect.clockWith((clock) => {
+          progress.last = clock.currentTimeMillisUnsafe()
+          const had = out.length
+          return Effect.flatMap(answer.more(text, out), () => {
+            if (!progress.began && out.length > had) progress.began = out.some(isContent)
+            if (!answer.over) return loop
+            if (!answer.overflowed) response.drain()
+            return Effect.succeed(out)
+          })
+        })
+      }
+    )
+    return loop
   })

@@ -56,6 +56,7 @@ export const eventName: Record<Notice["_tag"], string> = {
   Probing: "fallback.probe",
   Stalled: "fallback.stall",
   Fresh: "fallback.fresh",
+  Malformed: "fallback.malformed",
   Stopping: "fallback.stop",
   Sharing: "fallback.health.sharing"
 }

@@ -40,6 +40,7 @@ const annotationsOf = (notice: Notice): Record<string, string | number> => {
     case "Compacting":
       return { [attribute.place]: Place.format(notice.place), [attribute.errorType]: notice.failure._tag }
     case "Fresh":
+    case "Malformed":
       return { [attribute.place]: Place.format(notice.place) }
     case "Probing":
     case "Stalled":
