@@ -1,7 +1,8 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Notice } from "@fallback/core"
-import { Effect, Layer, Option, Result, Stream, Tracer } from "effect"
+import { Duration, Effect, Fiber, Layer, Option, Result, Schema, Stream, Tracer } from "effect"
 import { AiError, LanguageModel, type Prompt, type Response } from "effect/ai"
+import { TestClock } from "effect/testing"
 
 import { AiFailure, AiPlace, FallbackAi } from "../src/index.js"
 import { mocked, withKeys, world } from "./world.js"
@@ -19,6 +20,8 @@ interface Script {
   readonly parts: (prompt: Prompt.Prompt) => ReadonlyArray<Response.StreamPartEncoded>
   /** Ends the stream with this error after the parts (a cut mid-answer). */
   readonly cut?: AiError.AiError | undefined
+  /** Sends nothing more after the parts (a stall mid-answer). */
+  readonly stalls?: boolean | undefined
   /** Refuses a prompt that ends with an assistant message. */
   readonly refusesPrefill?: boolean | undefined
   /** What `generateText` answers. */
@@ -68,6 +71,7 @@ const scripted = (cli: string, script: Script, asked: Array<string>) =>
               }))
             }
             const parts = Stream.fromIterable(script.parts(options.prompt))
+            if (script.stalls === true) return Stream.concat(parts, Stream.never)
             return script.cut === undefined ? parts : Stream.concat(parts, Stream.fail(script.cut))
           }
         })
@@ -87,9 +91,9 @@ const answering = (model: string, text: string): Array<Response.StreamPartEncode
   { type: "finish", reason: "stop", usage }
 ]
 
-const chain = (a: Script, b: Script, asked: Array<string>) =>
+const chain = (a: Script, b: Script, asked: Array<string>, options: FallbackAi.Config["options"] = {}) =>
   FallbackAi.chain(["a/model-a", "b/model-b"], [scripted("a", a, asked), scripted("b", b, asked)], {
-    options: { firstByte: Option.none() }
+    options: { firstByte: Option.none(), ...options }
   }).pipe(Layer.orDie, Layer.provide(notices))
 
 const collected = <A, E, R>(stream: Stream.Stream<A, E, R>) => {
@@ -110,6 +114,16 @@ const finishOf = (
 /** The note on the reason of the error a call failed with. */
 const noteOf = (error: unknown) =>
   (AiError.isAiError(error) ? (error.reason as any).metadata?.fallback : undefined) as AiFailure.Failed | undefined
+
+/** A tracer that keeps the spans it starts. */
+const keeping = (spans: Array<Tracer.Span>) =>
+  Tracer.make({
+    span(options) {
+      const span = Tracer.nativeTracer.span(options)
+      spans.push(span)
+      return span
+    }
+  })
 
 const cutAfter = (text: string): Script => ({
   parts: () => [...opening("model-a"), { type: "text-delta", id: "model-a", delta: text }],
@@ -229,6 +243,51 @@ describe("FallbackAi.streamText: a cut after content reached the caller", () => 
     }))
 })
 
+describe("FallbackAi.streamText: a stall after content reached the caller", () => {
+  it.effect("ends the attempt at the stall limit and the answer goes on at a place that continues", () =>
+    Effect.gen(function*() {
+      const asked: Array<string> = []
+      const call = yield* collected(LanguageModel.streamText({ prompt: "tell me" })).pipe(
+        Effect.provide(chain(
+          { parts: () => [...opening("model-a"), { type: "text-delta", id: "model-a", delta: "Half" }], stalls: true },
+          { continues: true, parts: () => answering("model-b", " and the rest.") },
+          asked,
+          { idle: Option.some(Duration.seconds(10)) }
+        )),
+        Effect.forkChild
+      )
+      yield* TestClock.adjust("9 seconds")
+      expect(asked).toEqual(["a stream"])
+      yield* TestClock.adjust("2 seconds")
+      const { parts, result } = yield* Fiber.join(call)
+      expect(Result.isSuccess(result)).toBe(true)
+      expect(textOf(parts)).toBe("Half and the rest.")
+      expect(asked).toEqual(["a stream", "b stream after \"Half\""])
+      expect(finishOf(parts)!.metadata.fallback?.continued).toEqual({ from: "a/model-a", delivered: 4 })
+    }))
+
+  it.effect("the streamed call's span carries the place and model that answered and the usage", () =>
+    Effect.gen(function*() {
+      const spans: Array<Tracer.Span> = []
+      const asked: Array<string> = []
+      yield* collected(LanguageModel.streamText({ prompt: "tell me" })).pipe(
+        Effect.provide(chain(cutAfter("The answer is"), {
+          continues: true,
+          parts: () => answering("model-b", " forty-two.")
+        }, asked)),
+        Effect.withTracer(keeping(spans))
+      )
+      const span = spans.find((span) => span.name === "FallbackAi.streamText")!
+      expect(Object.fromEntries(span.attributes)).toMatchObject({
+        "fallback.place": "b/model-b",
+        "fallback.from": "a/model-a",
+        "fallback.continued_from": "a/model-a",
+        "gen_ai.response.model": "model-b",
+        "gen_ai.usage.output_tokens": 5
+      })
+    }))
+})
+
 describe("FallbackAi.generateText: a whole reply", () => {
   it.effect("an answer that broke off in an error is failed over, its part discarded, never passed off as whole", () =>
     Effect.gen(function*() {
@@ -252,16 +311,28 @@ describe("FallbackAi.generateText: a whole reply", () => {
       })
     }))
 
+  it.effect("generateObject too: an answer that broke off is failed over and the next place's object decoded", () =>
+    Effect.gen(function*() {
+      const asked: Array<string> = []
+      const response = yield* LanguageModel.generateObject({
+        prompt: "the answer",
+        schema: Schema.Struct({ answer: Schema.Number })
+      }).pipe(
+        Effect.provide(chain({
+          parts: () => [],
+          whole: [{ type: "text", text: "{\"answer\":" }, { type: "finish", reason: "error", usage }]
+        }, {
+          parts: () => [],
+          whole: [{ type: "text", text: "{\"answer\":42}" }, { type: "finish", reason: "stop", usage }]
+        }, asked))
+      )
+      expect(response.value).toEqual({ answer: 42 })
+      expect(asked.at(-1)).toBe("b whole")
+    }))
+
   it.effect("the call's span carries the place and model that answered and the usage", () =>
     Effect.gen(function*() {
       const spans: Array<Tracer.Span> = []
-      const keeping = Tracer.make({
-        span(options) {
-          const span = Tracer.nativeTracer.span(options)
-          spans.push(span)
-          return span
-        }
-      })
       const asked: Array<string> = []
       yield* LanguageModel.generateText({ prompt: "tell me" }).pipe(
         Effect.provide(chain({
@@ -275,7 +346,7 @@ describe("FallbackAi.generateText: a whole reply", () => {
             { type: "finish", reason: "stop", usage }
           ]
         }, asked)),
-        Effect.withTracer(keeping)
+        Effect.withTracer(keeping(spans))
       )
       const span = spans.find((span) => span.name === "FallbackAi.generateText")!
       expect(span).toBeDefined()
