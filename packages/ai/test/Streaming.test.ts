@@ -320,7 +320,8 @@ describe("FallbackAi.generateText: a whole reply", () => {
       }).pipe(
         Effect.provide(chain({
           parts: () => [],
-          whole: [{ type: "text", text: "{\"answer\":" }, { type: "finish", reason: "error", usage }]
+          // broken off where it still decodes: 4 of 42
+          whole: [{ type: "text", text: "{\"answer\":4}" }, { type: "finish", reason: "error", usage }]
         }, {
           parts: () => [],
           whole: [{ type: "text", text: "{\"answer\":42}" }, { type: "finish", reason: "stop", usage }]
