@@ -42,7 +42,9 @@ export const exitStatusTable: string = [
   "    0  answered",
   "    1  the command line or the config file was wrong",
   ...Failure.kinds.map((kind) => `  ${String(exitStatuses[kind]).padStart(3)}  ${kind}`),
-  `  ${cutStatus}  Cut: the streamed answer stopped after part of it was printed (never with --whole or --json)`,
+  `  ${
+    String(cutStatus).padStart(3)
+  }  Cut: the streamed answer stopped after part of it was printed (never with --whole or --json)`,
   "  128+n  ended by signal n, its CLI stopped: 130 INT, 143 TERM, 129 HUP, 131 QUIT"
 ].join("\n")
 
