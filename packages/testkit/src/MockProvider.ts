@@ -20,15 +20,27 @@
  * ```
  *
  * A request's fault is, first, the first scripted rule it matches (by route, model and key; a rule
- * with `times` is used up); else `fault-<fault>` written in its model or its key (model
- * `gpt-5.5-fault-quota`, key `key-fault-unauthorized`); else `context-too-long` when a context
- * window is given for the model and the prompt is longer; else an answer. Another process scripts it
- * over HTTP: `POST /_mock/script` with `{ "rules": [...] }`, `POST /_mock/reset`,
- * `GET /_mock/requests`.
+ * with `times` is used up); else `fault-<fault>[-<n>][-once|-x<k>]` written in its model or its key
+ * (model `gpt-5.5-fault-quota`, key `key-fault-unauthorized`, model `gpt-fault-rate-limit-5`,
+ * `gpt-fault-server-error-once`, `gpt-fault-slow-2000`); else `context-too-long` when a context
+ * window is given for the model and the prompt is longer; else an answer. The number `n` is the
+ * fault's: `rate-limit`'s retry-after and `quota`'s reset in seconds, `slow`'s and `slow-token`'s
+ * delay and `flap`'s window in milliseconds. `-once` / `-x<k>`: the first `k` requests naming that
+ * exact model (or key) play the fault, the rest are answered (until {@link Service.reset}).
+ * Another process scripts it over HTTP: `POST /_mock/script` with `{ "rules": [...] }`,
+ * `POST /_mock/reset`, `GET /_mock/requests`.
+ *
+ * The mock has its own clock, which `at` in its log, `slow`'s delays and `flap`'s window are on:
+ * {@link make} takes the Effect `Clock` it runs with (the TestClock under `it.effect`: adjust it
+ * to move them), {@link start} Node's `performance.now()` and timers; `clock` in its options
+ * overrides both.
+ *
+ * A request that ends with an assistant message (a prefill: the answer so far) is logged with its
+ * text, and answered with the rest of the answer when the answer begins with it (a continuation).
  *
  * @since 0.1.0
  */
-import * as Clock from "effect/Clock"
+import * as EffectClock from "effect/Clock"
 import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -46,19 +58,36 @@ import * as wire from "./internal/mockWire.js"
  *   the text; the other vendors answer plainly); a rule's `thinking` is what it thinks, its `pause`
  *   the milliseconds between the stream's pieces.
  * - `rate-limit`: 429 with `retry-after` and the vendor's rate-limit reset headers.
+ * - `rate-limit-bare`: 429 with no hint of when to come back: no `retry-after`, no reset headers,
+ *   no time in its message.
  * - `quota`: the vendor's quota or billing error, with reset headers `quotaReset` seconds ahead.
  * - `overloaded`: Anthropic 529, OpenAI and Gemini 503.
  * - `server-error`: 500. `bad-gateway`: 502 with an HTML page.
  * - `unauthorized`: 401 (Gemini: 400 `API_KEY_INVALID`, as Gemini answers a bad key).
  * - `forbidden`: 403. `model-not-found`: 404. `context-too-long`: 400 in the vendor's words.
+ * - `content-filter`: 200 whose answer is refused (Chat Completions `finish_reason: "content_filter"`,
+ *   Anthropic `stop_reason: "refusal"`, Responses `incomplete` for `content_filter`, Gemini `SAFETY`),
+ *   with its usage. `content-policy`: 400 (OpenAI `content_policy_violation`).
+ * - `no-prefill`: a request ending with an assistant prefill gets 400 ("does not support assistant
+ *   message prefill"); any other is answered.
+ * - `flap`: 503 (Anthropic 529) while the mock's clock is within its window (ms, a minute unless
+ *   said) of the mock's start or reset, then answers.
  * - `reset`: the connection is reset (TCP RST) without a reply.
  * - `refused`: this connection is reset and the server stops listening for `downFor` milliseconds,
  *   so the requests after it are refused; {@link MockProvider.refusedUrl} refuses every time.
  * - `hang`: nothing is ever sent. `stall`: the stream opens, sends a piece, then nothing more.
- * - `cut`: the stream opens, sends a piece, then the connection is closed mid-body.
+ * - `slow`: nothing for its delay (ms on the mock's clock, 10 s unless said), then the whole reply.
+ *   `slow-token`: a stream's headers and opening frames (role, message start) at once, its first
+ *   content after the delay (a whole reply: all of it after the delay).
+ * - `cut`: the stream opens, sends a piece, then the connection is closed mid-body (between events).
+ *   `cut-mid-json`: the same, closed in the middle of the next event's JSON.
  * - `stream-error`: the stream opens, then carries the vendor's in-band error (Anthropic
  *   `overloaded_error`, Chat Completions and Responses `server_error`, Gemini `UNAVAILABLE`);
  *   a request that did not ask to stream gets `server-error`.
+ * - `malformed-event`: the streamed answer with one event of half a JSON among the good ones; the
+ *   rest completes (a whole reply: the answer).
+ * - `no-sentinel`: the streamed answer, all its content and usage, without its closing sentinel
+ *   (Chat `[DONE]`, Anthropic `message_stop`, Responses `response.completed`); the body ends cleanly.
  * - `error-as-200`: status 200 with the vendor's `overloaded` error as its body. `html-as-200`: 200
  *   with an HTML page saying the server is overloaded. `malformed-sse`: 200, an event stream whose
  *   one event carries half of the `overloaded` error (not JSON). `invalid-json`: 200 with half of it.
@@ -81,7 +110,7 @@ export type Fault = wire.Fault
 export const faults: ReadonlyArray<Fault> = wire.faults
 
 /**
- * The faults whose reply is of the wrong shape or size (`error-as-200` … `endless-line`), not an
+ * The faults whose reply is of the wrong shape or size (`malformed-event` … `endless-line`), not an
  * outage a vendor answers with: suites that hold the CLIs to a table of outages leave them out.
  *
  * @since 0.1.0
@@ -109,7 +138,7 @@ export type Route = wire.Route
 /**
  * One line of a script: the fault for requests that match its route, model and key (each matches
  * anything when not said), `times` times (forever when not said), with its `retry-after` seconds,
- * quota reset seconds, or answer text.
+ * quota reset seconds, answer text, `slow`'s `delay` or `flap`'s `window` (ms on the mock's clock).
  *
  * @since 0.1.0
  * @category models
@@ -118,8 +147,9 @@ export type Rule = internal.Rule
 
 /**
  * How the mock runs: `port` (on 127.0.0.1; 0, the default, for any free one), `lifetime` (ms, ten
- * minutes), default `retryAfter` (30 s) and `quotaReset` (3600 s), `downFor` (ms a drawn `refused` stops listening, 2000), the answer `text`, and the
- * context windows of models, in tokens at four characters a token.
+ * minutes), default `retryAfter` (30 s) and `quotaReset` (3600 s), `downFor` (ms a drawn `refused`
+ * stops listening, 2000), the answer `text`, the context windows of models, in tokens at four
+ * characters a token, and its `clock`.
  *
  * @since 0.1.0
  * @category models
@@ -127,12 +157,35 @@ export type Rule = internal.Rule
 export type Options = internal.Options
 
 /**
- * One request, as the mock saw it.
+ * One request, as the mock saw it: `route`, `model`, `key`, the `fault` it played (`answer` once a
+ * `-once` is used up or a `flap` is past its window; `overloaded` within it), `at` (ms since the
+ * mock's start or reset, on its clock), `monotonic` (ms since its start on Node's monotonic clock),
+ * `prefill` (the assistant prefill it ended with, if any), and how its reply `ended`.
  *
  * @since 0.1.0
  * @category models
  */
 export type Request = internal.Request
+
+/**
+ * How a reply ended: `complete` (the answer, sent to its end), `error` (an HTTP error or an error
+ * inside a 200), `refused` (a content refusal or a refused prefill), `cut` (the socket closed
+ * mid-reply), `reset` (reset before any byte), `stalled` (part of it sent, then silence, the
+ * connection open), `silent` (nothing ever sent), `abandoned` (the client went away before the
+ * mock was done), `pending` (not yet).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type Ended = internal.Ended
+
+/**
+ * A clock for the mock: `now` in milliseconds (any origin) and `sleep`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type Clock = internal.Clock
 
 /**
  * What the mock was asked: the total, counts per route, model, key and fault, and every request
@@ -215,7 +268,7 @@ export class MockProvider extends Context.Service<MockProvider, Service>()("@fal
 export const make = (options?: Options): Effect.Effect<Service, never, Scope.Scope> =>
   Effect.gen(function*() {
     const context = yield* Effect.context<never>()
-    const clock = yield* Clock.clockWith(Effect.succeed)
+    const clock = yield* EffectClock.clockWith(Effect.succeed)
     const onEffect: internal.Clock = {
       now: () => clock.currentTimeMillisUnsafe(),
       sleep: (millis) => Effect.runPromiseWith(context)(Effect.sleep(Duration.millis(millis)))
