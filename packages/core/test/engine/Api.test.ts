@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Scripted } from "@fallback/testkit"
-import { Duration, Effect, Exit, Fiber, Random, Stream } from "effect"
+import { Duration, Effect, Exit, Fiber, Option, Random, Stream } from "effect"
 import { TestClock } from "effect/testing"
 import type { Failure } from "../../src/index.js"
 import { Agent, Place, Preset } from "../../src/index.js"
@@ -182,5 +182,20 @@ describe("api preset: each row", () => {
     expect(Preset.byName.api).toBe(Preset.api)
     expect(Preset.names).toEqual(["primary", "escalating", "breaker", "api"])
     expect(Place.format(Place.Place.make({ cli: "claude", model: "opus" }))).toBe(work)
+  })
+
+  it("the reference presets keep their numbers: 000's 30 s rate-limit wait, no jitter, no honoured Retry-After; 003's 30 s to open a stream at an HTTP API too", () => {
+    const rateLimited = Preset.primary.options.answers.RateLimited
+    expect([rateLimited.here.map(Duration.toMillis), Duration.toMillis(rateLimited.atLeast)]).toEqual([
+      [30_000],
+      30_000
+    ])
+    for (const preset of [Preset.primary, Preset.escalating, Preset.breaker]) {
+      for (const answer of Object.values(preset.options.answers)) {
+        expect([answer.jitter, answer.honours]).toEqual([0, undefined])
+      }
+    }
+    expect(Preset.breaker.options.limits?.http.firstByte).toEqual(Option.some(Duration.seconds(30)))
+    expect(Preset.escalating.options.limits).toBeUndefined()
   })
 })
