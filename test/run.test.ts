@@ -216,7 +216,16 @@ describe("fallback run's flags", () => {
     expect(written.map((line) => line.type)).toEqual(["notice", "moved", "session", "text", "result", "outcome"])
     expect(written[1]).toEqual({ type: "moved", from: place("a"), to: place("b"), by: "account", kind: "AuthRefused" })
     expect(written[0]).toMatchObject({ notice: "Moving", kind: "AuthRefused", place: place("a"), to: place("b") })
-    expect(written.at(-1)).toEqual({ type: "outcome", ok: true, status: 0, place: place("b") })
+    // the outcome carries the model that answered, the usage and the moves (issue 25)
+    expect(written.at(-1)).toEqual({
+      type: "outcome",
+      ok: true,
+      status: 0,
+      place: place("b"),
+      model: "claude-opus-5",
+      usage: expect.objectContaining({ input: expect.any(Number), output: expect.any(Number) }),
+      moves: [{ from: place("a"), to: place("b"), by: "account", kind: "AuthRefused" }]
+    })
   })
 
   it("--json ends a failed turn with its kind and exit status", async () => {
