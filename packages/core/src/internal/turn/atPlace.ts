@@ -9,13 +9,13 @@ import * as Schedule from "effect/Schedule"
 import * as Answer from "../../Answer.js"
 import type * as Backend from "../../Backend.js"
 import type * as Compactor from "../../Compactor.js"
-import type * as Failure from "../../Failure.js"
+import * as Failure from "../../Failure.js"
 import type * as Health from "../../Health.js"
 import { Notice } from "../../Notice.js"
 import type * as Place from "../../Place.js"
 import * as Policy from "../../Policy.js"
 import type * as Steps from "../../Steps.js"
-import { atLeast, beforeDeadline, fromDelays, stepper, stop } from "../policy.js"
+import { atLeast, beforeDeadline, fromDelays, honouring, jittered, stepper, stop } from "../policy.js"
 import * as telemetry from "../telemetry/index.js"
 import { promptOf } from "./attempt.js"
 import { skipping } from "./made.js"
@@ -84,6 +84,17 @@ export interface Uses {
   readonly standIns: StandIns
 }
 
+/**
+ * A route that sent nothing within the first byte's limit is not asked again at the same place,
+ * whatever its answer's goes: the turn moves on (accounts, then places) at once. The limit's own
+ * Timeout says "no first byte" (the engine's, and a backend's keeping the limits it was given); a
+ * timeout a provider reported itself (a 408, ETIMEDOUT) takes its answer.
+ */
+const silent = (failure: Failure.Failure) =>
+  failure._tag === "Timeout" && failure.phase === "first-byte" && failure.said === noFirstByte
+
+const noFirstByte = Failure.said("no first byte")
+
 /** The wait a failure asked for itself (a Retry-After), in millis: 0 when it asked for none. */
 const askedFor = (failure: Failure.Failure) =>
   failure._tag === "RateLimited" && failure.retryAfter !== undefined ? Duration.toMillis(failure.retryAfter) : 0
@@ -111,15 +122,21 @@ export const waitsAt = (
 ): Schedule.Schedule<Duration.Duration, Failure.Failure> => {
   const floor = least(answer)
   const [first, ...rest] = answer.here
-  const own = first === undefined ? undefined : pipe(fromDelays([first, ...rest]), atLeast(floor))
+  const own = first === undefined
+    ? undefined
+    : pipe(fromDelays([first, ...rest]), jittered(answer.jitter), atLeast(floor))
   const step = answer.step && retrying.tries > 0
     ? Policy.toSchedule(retrying, placeStartedAt, (failure: Failure.Failure) => Duration.millis(floor(failure)))
     : undefined
   const both: Schedule.Schedule<Duration.Duration, Failure.Failure> = own !== undefined && step !== undefined
     ? Schedule.concat(own, step)
     : own ?? step ?? stop
+  // A short Retry-After is the next wait exactly; a longer one moves on (see `Answer.honours`).
+  const honoured = answer.honours === undefined
+    ? both
+    : pipe(both, honouring(Duration.toMillis(answer.honours), askedFor, floor))
   // A go that would start at the deadline itself would have no time at all.
-  return pipe(both, beforeDeadline(deadline - 1))
+  return pipe(honoured, beforeDeadline(deadline - 1))
 }
 
 /** The waits at a place for one answer, and how far they have got. */
@@ -245,8 +262,12 @@ const settle = <A>(
   const recorded = !answer.counts && Option.isNone(cools)
     ? Effect.void
     : uses.health.failed(place, { failure, counts: answer.counts, coolUntil: cools })
-  // A kind that moves at once: nothing more to work out here.
-  if (failure._tag !== "ContextTooLong" && answer.here.length === 0 && !answer.step) {
+  // A kind that moves at once, or a failed trial (one request, the place parked again at once):
+  // nothing more to work out here.
+  if (
+    failure._tag !== "ContextTooLong" &&
+    (admission._tag === "Trial" || silent(failure) || (answer.here.length === 0 && !answer.step))
+  ) {
     return Effect.as(recorded, failed(failure))
   }
   return Effect.andThen(
