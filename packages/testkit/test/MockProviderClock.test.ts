@@ -96,6 +96,21 @@ describe("the mock's clock", () => {
       expect((yield* request(mock.url, calls.anthropic("c-fault-flap-1000", false))).status).toBe(529)
     }))
 
+  it.effect("a script says the same: a flap's window and a slow reply's delay, in ms on the mock's clock", () =>
+    Effect.gen(function*() {
+      const mock = yield* MockProvider.make()
+      yield* mock.script([{ model: "a", fault: "flap", window: 500 }, { model: "b", fault: "slow", delay: 200 }])
+      expect((yield* request(mock.url, calls.chat("a", false))).status).toBe(503)
+      const slow = inFlight(mock.url, "b", false)
+      yield* real(150)
+      yield* TestClock.adjust("199 millis")
+      yield* real(100)
+      expect(slow.state.headers).toBe(false)
+      yield* TestClock.adjust("301 millis")
+      expect((yield* Effect.promise(() => slow.reply)).status).toBe(200)
+      expect((yield* request(mock.url, calls.chat("a", false))).status).toBe(200)
+    }))
+
   it.effect("at is on the mock's clock, monotonic on Node's; both count from the mock's start", () =>
     Effect.gen(function*() {
       yield* TestClock.adjust("1 hour")
