@@ -104,6 +104,9 @@ const problems = (cell: Cell, got: Got, seen: Seen, preset: Preset.Preset): Read
       if (cell.error.delivered !== undefined && got.text !== cell.error.delivered) {
         wrong.push(`the caller was handed ${JSON.stringify(got.text)}`)
       }
+      if (cell.error.says !== undefined && !cell.error.says.test(String(error.message))) {
+        wrong.push(`its message ${JSON.stringify(String(error.message))} does not match ${cell.error.says}`)
+      }
       if (cell.error.continuation !== undefined && tagOf(error.continuation) !== cell.error.continuation) {
         wrong.push(`its continuation is ${tagOf(error.continuation)}, not ${cell.error.continuation}`)
       }
@@ -135,6 +138,10 @@ const problems = (cell: Cell, got: Got, seen: Seen, preset: Preset.Preset): Read
   }
   if (cell.answered !== undefined && got.model !== cell.answered) {
     wrong.push(`the result names ${got.model ?? "no model"} as the one that answered, not ${cell.answered}`)
+  }
+  const first = seen.log[0]?.model
+  if (cell.answered !== undefined && cell.answered !== first && got.moves.at(-1) !== cell.answered) {
+    wrong.push(`the turn's events carry no Moved to ${cell.answered} (moves: ${JSON.stringify(got.moves)})`)
   }
   if (cell.usage === true) {
     const input = seen.log.length > 0 ? 1 : 0

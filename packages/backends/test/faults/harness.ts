@@ -74,6 +74,8 @@ export interface Got {
   readonly model?: string
   readonly usage?: Backend.Usage
   readonly error?: Failure.Failure | { readonly _tag: string; readonly [key: string]: unknown }
+  /** The models the turn's `Moved` events moved it to, in order. */
+  readonly moves: ReadonlyArray<string>
   /** The mock's log length when the turn began. */
   readonly from: number
 }
@@ -100,6 +102,7 @@ export const take = (
       ...(said?.model === undefined ? {} : { model: said.model }),
       ...(said?.usage === undefined ? {} : { usage: said.usage }),
       ...(Exit.isFailure(exit) ? { error: errorOf(exit) } : {}),
+      moves: events.flatMap((event) => event._tag === "Moved" ? [event.to.model] : []),
       from
     }
   })

@@ -38,6 +38,8 @@ export interface Cell {
     readonly failure?: string
     readonly delivered?: string
     readonly continuation?: string
+    /** What its message says (the provider's reason, for a refusal). */
+    readonly says?: RegExp
   }
   /** The requests the provider saw, by model, in order. */
   readonly attempts: ReadonlyArray<Run>
@@ -288,7 +290,7 @@ export const rows: ReadonlyArray<Row> = [
     name: "content-filter refusal",
     a: "a-fault-content-filter",
     what: { api: "Refused: never retried, never moved; the provider's reason reaches the caller", primary: "the same" },
-    cells: everywhere({ error: { tag: "Refused" }, attempts: [["a-fault-content-filter", 1]] })
+    cells: everywhere({ error: { tag: "Refused", says: /content.filter/i }, attempts: [["a-fault-content-filter", 1]] })
   },
   {
     name: "a fallback that refuses a continuation",
