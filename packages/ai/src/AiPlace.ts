@@ -57,6 +57,12 @@ export interface Registration<E, R> {
    * what was delivered; false when not said (a model's own `continues` wins).
    */
   readonly continues?: boolean | undefined
+  /**
+   * The kind of place it is, for the agent's limits per kind (`Agent.Options.limits`): `"http"`
+   * for an HTTP API's quick first token and steady stream; when not said, the agent's own
+   * `firstByte` and `idle` bound it.
+   */
+  readonly kind?: Backend.Kind | undefined
   readonly layer: (at: At) => Layer.Layer<LanguageModel.LanguageModel, E, R>
 }
 
@@ -89,7 +95,7 @@ export const make: <E, R>(registration: Registration<E, R>) => Effect.Effect<Bac
  * tools, the schema of an object), not the conversation as text. Its places are `name/MODEL`; an
  * account of it may point the key variable elsewhere, as for any place. Its models continue a
  * cut answer as the provider's config says (`continues`; Anthropic Messages by default, never
- * OpenAI's own API).
+ * OpenAI's own API); they are HTTP places (`kind: "http"`), bounded by the agent's HTTP limits.
  *
  * @example
  * ```ts
@@ -109,6 +115,7 @@ export const fromProvider = (
   internal.make({
     cli: name,
     key: provider.key?.fromEnv,
+    kind: "http",
     ...internal.continuation(provider),
     layer: ({ key, model }) => providerModel.layer(name, provider, model, provider.key === undefined ? undefined : key)
   })

@@ -4,8 +4,19 @@ import { Duration, Effect, Fiber, Layer, Option, Result, Schema, Stream, Tracer 
 import { AiError, LanguageModel, type Prompt, type Response } from "effect/ai"
 import { TestClock } from "effect/testing"
 
+import type { MockProvider } from "@fallback/testkit"
 import { AiFailure, AiPlace, FallbackAi } from "../src/index.js"
+
 import { mocked, withKeys, world } from "./world.js"
+
+/** Waits, on the real clock, until the mock has been asked `n` times. */
+const askedOf = (mock: MockProvider.Service, n: number) =>
+  Effect.promise(async () => {
+    for (let i = 0; i < 2000; i++) {
+      if ((await Effect.runPromise(mock.requests)).total >= n) return
+      await new Promise((resolve) => setTimeout(resolve, 5))
+    }
+  })
 
 const heard: Array<Notice.Notice> = []
 const notices = Layer.succeed(Notice.Notices, {
@@ -435,5 +446,29 @@ describe("FallbackAi over the mock provider (real HTTP on 127.0.0.1)", () => {
         expect(finish.metadata.fallback).toMatchObject({ place: "local/b-answer", model: "b-answer" })
         expect(finish.usage.outputTokens.total).toBeGreaterThan(0)
       }
+    }))
+
+  it.effect("generateText at a config file's provider that stalls mid-answer is cut at the HTTP first-byte limit and moves", () =>
+    Effect.gen(function*() {
+      const mock = yield* mocked([], { text: "the whole answer" })
+      const local = AiPlace.fromProvider("local", { kind: "openai-compatible", baseUrl: `${mock.url}/v1` })
+      const places = ["local/a-fault-stall", "local/b-answer"]
+      const call = yield* LanguageModel.generateText({ prompt: "hello" }).pipe(
+        Effect.provide(
+          FallbackAi.layer(places[0]!, {
+            options: {
+              firstByte: Option.none(),
+              limits: { http: { firstByte: Option.some(Duration.seconds(5)) }, cli: {} }
+            }
+          }).pipe(Layer.provide(world(mock.url, places, [local])))
+        ),
+        withKeys,
+        Effect.forkChild
+      )
+      yield* askedOf(mock, 1)
+      yield* TestClock.adjust("5 seconds")
+      const response = yield* Fiber.join(call)
+      expect(response.text).toBe("the whole answer")
+      expect((yield* mock.requests).log.map((r) => r.model)).toEqual(["a-fault-stall", "b-answer"])
     }))
 })

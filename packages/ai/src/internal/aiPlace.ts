@@ -269,6 +269,7 @@ export const make = <E, R>(registration: AiPlace.Registration<E, R>): Effect.Eff
   Effect.map(Effect.context<R>(), (context): Backend.Backend =>
     modelBackend({
       cli: registration.cli,
+      ...(registration.kind === undefined ? {} : { kind: registration.kind }),
       capabilities: {
         webSearchOff: true,
         callbacks: false,
