@@ -4,6 +4,7 @@ import { Duration, Effect, Fiber, Layer, Option, Result, Schema, Stream, Tracer 
 import { AiError, LanguageModel, type Prompt, type Response } from "effect/ai"
 import { TestClock } from "effect/testing"
 
+import { OpenAiCompatible } from "@fallback/backends"
 import type { MockProvider } from "@fallback/testkit"
 import { AiFailure, AiPlace, FallbackAi } from "../src/index.js"
 
@@ -470,5 +471,31 @@ describe("FallbackAi over the mock provider (real HTTP on 127.0.0.1)", () => {
       const response = yield* Fiber.join(call)
       expect(response.text).toBe("the whole answer")
       expect((yield* mock.requests).log.map((r) => r.model)).toEqual(["a-fault-stall", "b-answer"])
+    }))
+
+  it.live("streamText cut at an HTTP provider of text continues at the next, one text block each, nothing replayed", () =>
+    Effect.gen(function*() {
+      const text = "a long answer that the first place cuts short"
+      const mock = yield* mocked([], { text })
+      const local = OpenAiCompatible.make({ name: "local", baseUrl: `${mock.url}/v1`, continues: true })
+      const places = ["local/a-fault-cut", "local/b-answer"]
+      const { parts, result } = yield* collected(LanguageModel.streamText({ prompt: "hello" })).pipe(
+        Effect.provide(
+          FallbackAi.layer(places[0]!, { options: { firstByte: Option.none() } }).pipe(
+            Layer.provide(world(mock.url, places, [local]))
+          )
+        ),
+        withKeys
+      )
+      expect(Result.isSuccess(result)).toBe(true)
+      expect(textOf(parts)).toBe(text)
+      const blocks = parts.flatMap((part) => part.type === "text-start" || part.type === "text-end" ? [part.type] : [])
+      expect(blocks).toEqual(["text-start", "text-end", "text-start", "text-end"])
+      const log = (yield* mock.requests).log
+      expect(log.map((r) => r.model)).toEqual(["a-fault-cut", "b-answer"])
+      expect(finishOf(parts)!.metadata.fallback).toMatchObject({
+        place: "local/b-answer",
+        continued: { from: "local/a-fault-cut", delivered: log[1]!.prefill!.length }
+      })
     }))
 })

@@ -68,6 +68,8 @@ export const streamed = (
       continued = { from: Place.format(event.from), delivered: delivered.length }
       const ends = [...open].map(([id, type]) => Response.makePart(type, { id }))
       open.clear()
+      // a place that speaks text only opens its own block again
+      texted = false
       return ends
     }
     const partsFor = (event: Backend.Event): ReadonlyArray<Response.AnyPart> => {
