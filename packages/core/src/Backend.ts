@@ -158,7 +158,8 @@ export type Kind = "http" | "cli"
  * What bounds one attempt, as times on the Clock (epoch milliseconds): `by`, when the answer must
  * have started (the first byte's limit, or the send ceiling or the deadline if sooner); `whole`,
  * when all of it must be there (the send ceiling or the turn's deadline); and `deadline`, the
- * turn's. A reply that cannot tell when its first content came counts the whole reply by `by`.
+ * turn's; `stall`, the longest quiet once content began (milliseconds), where the agent sets one.
+ * A reply that cannot tell when its first content came counts the whole reply by `by`.
  *
  * @since 0.1.0
  * @category models
@@ -167,6 +168,8 @@ export interface Limits {
   readonly by: number
   readonly whole: number
   readonly deadline: number
+  /** How long the answer may send nothing once its content began, in milliseconds (the kind's stall); none when not set. */
+  readonly stall?: number | undefined
 }
 
 /**

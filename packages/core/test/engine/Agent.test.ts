@@ -214,12 +214,14 @@ describe("Agent", () => {
       chain: [a, b]
     }))))
 
-  it.effect("ContextTooLong is taken once whatever a chain says", () =>
+  it.effect("ContextTooLong is taken once at its place, and fails where no place declares a larger window", () =>
     Effect.gen(function*() {
       const agent = yield* Agent.make("claude@work/a")
       expect((yield* Effect.flip(Agent.ask(agent, "hi")))._tag).toBe("ContextTooLong")
       expect((yield* Scripted.Scripted).requests()).toBe(1)
-      expect((yield* Heard).lines()[0]).toMatch(/the turn fails here: it is taken once, whatever a chain says$/)
+      expect((yield* Heard).lines()[0]).toMatch(
+        /the turn fails here: it is taken once here, and no place with a larger context window is left$/
+      )
     }).pipe(Effect.provide(world({
       script: { places: { "claude@work/a": [Scripted.fail("ContextTooLong")] } },
       chain: ["claude@work/a", b],
@@ -271,7 +273,9 @@ describe("Agent", () => {
       const agent = yield* Agent.make(a)
       yield* Agent.ask(agent, "1")
       expect((yield* Effect.flip(Agent.ask(agent, "2")))._tag).toBe("ContextTooLong")
-      expect((yield* Heard).lines().at(-1)).toMatch(/the turn fails here: nothing is left to trim$/)
+      expect((yield* Heard).lines().at(-1)).toMatch(
+        /the turn fails here: nothing is left to trim, and no place with a larger context window is left$/
+      )
       expect((yield* Scripted.Scripted).seen(b).turns).toBe(0)
     }).pipe(
       Effect.provide(world({

@@ -109,20 +109,21 @@ describe("escalating preset (002)", () => {
       chain: [a, b]
     }))))
 
-  it.effect("context too long: compact and resend; trim the oldest exchange and resend; abort when nothing is left", () =>
+  it.effect("context too long: compact and resend; trim the oldest exchange and resend; then a larger window when nothing is left", () =>
     Effect.gen(function*() {
       const agent = yield* Agent.make(a, undefined, Preset.escalating.options)
       for (const prompt of ["1", "2", "3"]) yield* Agent.ask(agent, prompt)
-      expect((yield* Effect.flip(Agent.ask(agent, "4")))._tag).toBe("ContextTooLong")
+      // issue 25: nothing left to trim at a, the turn moves to b, whose declared window (200k) is larger
+      expect(yield* Agent.ask(agent, "4")).toBe(`ok from ${b}`)
       expect((yield* seen(a)).prompts.map((p) => p.history.length)).toEqual([0, 1, 2, 1, 2, 1, 0])
       expect((yield* Heard).notices.map(({ notice }) => notice._tag === "Compacting" ? notice.how : notice._tag))
         .toEqual([
           "compact",
           "trim",
           "trim",
-          "Stopping"
+          "Moving"
         ])
-      expect((yield* seen(b)).turns).toBe(0)
+      expect((yield* seen(b)).turns).toBe(1)
     }).pipe(
       Effect.provide(escalating({
         script: {

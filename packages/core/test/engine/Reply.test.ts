@@ -106,18 +106,18 @@ describe("turns answered whole", () => {
       expect(seen.has("codex/b")).toBe(false)
     }).pipe(Effect.provide(world(["claude/a", "codex/b", "gemini/c"], seen))))
 
-  it.effect("a reply is given the first byte's 30 s and the turn's 15 min, on the Clock", () =>
+  it.effect("a reply is given the first byte's 30 s, the turn's 15 min and the 2 min stall, on the Clock", () =>
     Effect.gen(function*() {
       const mine = new Map<string, Seen>()
       yield* TestClock.setTime(1_000)
       const agent = yield* Agent.make("claude/a").pipe(Effect.provide(world(["claude/a"], mine)))
       yield* Agent.ask(agent, "hi")
-      expect(mine.get("claude/a")!.limits).toEqual([{ by: 31_000, whole: 901_000, deadline: 901_000 }])
+      expect(mine.get("claude/a")!.limits).toEqual([{ by: 31_000, whole: 901_000, deadline: 901_000, stall: 120_000 }])
       const tight = yield* Agent.make("claude/a", undefined, { send: Option.some(Duration.seconds(10)) }).pipe(
         Effect.provide(world(["claude/a"], mine))
       )
       yield* Agent.ask(tight, "hi")
-      expect(mine.get("claude/a")!.limits[1]).toEqual({ by: 11_000, whole: 11_000, deadline: 901_000 })
+      expect(mine.get("claude/a")!.limits[1]).toEqual({ by: 11_000, whole: 11_000, deadline: 901_000, stall: 120_000 })
     }))
 
   it.effect("a failed reply delivered nothing: the turn moves to the next place and answers there", () =>
@@ -153,7 +153,12 @@ describe("turns answered whole", () => {
       yield* TestClock.adjust("1 millis")
       const failed = yield* Fiber.join(fiber)
       expect(failed._tag === "Failure" && failed.failure._tag).toBe("Timeout")
-      expect(mine.get("claude/hang")!.limits).toEqual([{ by: 120_000, whole: 120_000, deadline: 120_000 }])
+      expect(mine.get("claude/hang")!.limits).toEqual([{
+        by: 120_000,
+        whole: 120_000,
+        deadline: 120_000,
+        stall: 120_000
+      }])
     }))
 
   it.effect("the engine's timer is what costs a fiber: a reply that keeps its limits is not raced", () =>

@@ -17,18 +17,10 @@ import type * as Settings from "../../Settings.js"
 import { Steps } from "../../Steps.js"
 import * as telemetry from "../telemetry/index.js"
 import { type Admitted, atPlace, type Request } from "./atPlace.js"
-import {
-  answeredBy,
-  attempt,
-  type Delivered,
-  type Kept,
-  keptAt,
-  type Probe,
-  promptOf,
-  reply as replyAttempt
-} from "./attempt.js"
+import { attempt, type Probe, promptOf, reply as replyAttempt } from "./attempt.js"
 import { check } from "./candidates.js"
 import { type Answering, type Cutting, guarded } from "./cut.js"
+import { answeredBy, type Delivered, type Kept, keptAt } from "./kept.js"
 import * as StandIns from "./standIns.js"
 import * as Run from "./state.js"
 import { walk, type Walker } from "./walk.js"

@@ -17,6 +17,7 @@ import * as Failure from "../../Failure.js"
 import { Notice } from "../../Notice.js"
 import type * as Place from "../../Place.js"
 import { cutAt, joinBy } from "./deadline.js"
+import { answeredBy, type Delivered, type Kept } from "./kept.js"
 import * as State from "./state.js"
 
 type Events = Arr.NonEmptyReadonlyArray<Backend.Event>
@@ -47,36 +48,6 @@ class LaidOut implements Backend.Prompt {
 
 /** How a place is probed: its backend's check, within a time. @internal */
 export type Probe = (place: Place.Place, within: Duration.Duration) => Effect.Effect<boolean>
-
-/**
- * The first byte's and the stall's limits at a kind of place: the kind's where the options set
- * them, else the agent's `firstByte` and `idle`.
- *
- * @internal
- */
-export interface Kept {
-  readonly firstByte: Option.Option<Duration.Duration>
-  readonly idle: Option.Option<Duration.Duration>
-}
-
-/** @internal */
-export const keptAt = (options: Agent.Options, kind: Backend.Kind): Kept => {
-  const limits = options.limits?.[kind]
-  return limits === undefined || (limits.firstByte === undefined && limits.stall === undefined)
-    ? options
-    : { firstByte: limits.firstByte ?? options.firstByte, idle: limits.stall ?? options.idle }
-}
-
-/**
- * What a streamed turn has handed its caller so far, across the places that continued it: the
- * text, and whether a tool was used (a turn inside a tool call is never continued elsewhere).
- *
- * @internal
- */
-export interface Delivered {
-  text: string
-  tool: boolean
-}
 
 /** What bounds one attempt: where it runs, how its place is probed, and when it started. */
 interface Bounds {
@@ -139,7 +110,11 @@ export const reply = (
   const options = run.options
   const whole = Math.min(run.deadline, now + millisOr(options.send))
   const by = Math.min(whole, now + millisOr(kept.firstByte))
-  const call = session.reply!(prompt, { by, whole, deadline: run.deadline })
+  const stall = millisOr(kept.idle)
+  const call = session.reply!(
+    prompt,
+    Number.isFinite(stall) ? { by, whole, deadline: run.deadline, stall } : { by, whole, deadline: run.deadline }
+  )
   const bounds: Bounds = { run, place, probe, startedAt: now, kept }
   if (session.keepsLimits !== true) return beforeContent(bounds)(call)
   const dog = options.watchdog
@@ -205,10 +180,10 @@ const deliver = (
         text += event.text
         if (delivered !== undefined) delivered.text += event.text
       } else if (event._tag === "Result") {
-        result = event.text
-        if (event.model === undefined) {
+        result = (prompt.prefill ?? "") + event.text
+        if (event.model === undefined || prompt.prefill !== undefined) {
           const copy: Array<Backend.Event> = [...out]
-          copy[i] = answeredBy(event, bounds.place)
+          copy[i] = answeredBy(event, bounds.place, prompt.prefill)
           out = copy as unknown as Events
         }
       } else if (event._tag === "ToolUse" && delivered !== undefined) delivered.tool = true
@@ -216,7 +191,12 @@ const deliver = (
     return out
   }
   const ended = Effect.suspend(() => {
-    State.answered(run, prompt.text, (prompt.prefill ?? "") + (result ?? text), session.keepsConversation)
+    State.answered(
+      run,
+      prompt.text,
+      result ?? (prompt.prefill ?? "") + text,
+      session.keepsConversation
+    )
     return Cause.done()
   })
   const dog = run.options.watchdog
@@ -243,16 +223,6 @@ const deliver = (
   })
   return Stream.fromPull(Effect.succeed(next))
 }
-
-/**
- * A result stamped with the model that answered: the place's, where the backend did not say.
- *
- * @internal
- */
-export const answeredBy = (
-  event: Extract<Backend.Event, { readonly _tag: "Result" }>,
-  place: Place.Place
-): Backend.Event => ({ text: event.text, usage: event.usage, model: place.model, _tag: "Result" })
 
 const sendCeiling = (bounds: Bounds, after: Duration.Duration) =>
   new Failure.Timeout({ place: bounds.place, said: Failure.said("send ceiling"), phase: "whole-send", after })
@@ -326,6 +296,8 @@ const afterContent = (bounds: Bounds, pull: EventPull): EventPull => {
         }
         const failure = ended(now)
         if (failure !== undefined) return Effect.andThen(Fiber.interrupt(fiber), Effect.fail(failure))
+        // a timer that woke a little early (the live clock) does not announce the quiet again
+        if (told === moved) return waited(fiber)
         told = moved
         return Effect.andThen(
           run.notices.publish(

@@ -42,6 +42,11 @@ export interface Walk {
   readonly text: string
   readonly settings: Settings.Settings
   readonly backendOf: (place: Place.Place) => Result.Result<Backend.Backend, Failure.Failure>
+  /**
+   * After a context too long: only a place whose declared window is larger than this many tokens
+   * may take the turn; one with a smaller window, or none declared, is passed over.
+   */
+  readonly larger?: number | undefined
 }
 
 /** @internal */
@@ -60,7 +65,8 @@ const none: Next = { _tag: "None" }
 /**
  * The next place in the chain that may take the turn (`Found`), the place whose backend cannot
  * honour the agent's settings (`Refused`: the walk stops there), or `None`. Candidates already
- * tried this turn are passed over; the options may also skip a provider that failed this turn, a
+ * tried this turn are passed over, and after a context too long every window no larger than the
+ * one that overflowed (002's candidate rule, for every preset); the options may also skip a provider that failed this turn, a
  * context window smaller than the prompt, and a place failing its health check, going over the
  * list up to `rounds` times, reading it again for each round after the first.
  *
@@ -98,6 +104,12 @@ const scan = (
     if (Option.isSome(refusal)) return { _tag: "Refused", place, reason: `${place.cli} ${refusal.value}` }
     if (candidates.skipFailedProvider && failedProviders.has(Backend.providerOf(backend.success, place))) {
       return skip(place, "provider", index)
+    }
+    if (walk.larger !== undefined) {
+      const window = Backend.modelAt(backend.success, place).contextWindow
+      // a place that declares no window is passed over without a word: nothing says it is larger
+      if (window === undefined) continue
+      if (window <= walk.larger) return skip(place, "window", index)
     }
     if (candidates.fitWindow) {
       const window = Backend.modelAt(backend.success, place).contextWindow

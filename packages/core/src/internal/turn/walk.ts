@@ -1,3 +1,4 @@
+import * as Chunk from "effect/Chunk"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
@@ -99,6 +100,8 @@ class Walking<A> {
   arrived: Place.Place
   accountQueue: Array<Place.Place> | undefined = undefined
   readonly moves: Array<Backend.Event> = []
+  /** Once a context was too long: the largest window that overflowed; only larger ones are tried. */
+  larger: number | undefined = undefined
 
   constructor(
     readonly walker: Walker,
@@ -133,6 +136,12 @@ class Walking<A> {
     const { run } = this
     const options = run.options
     const answer = Answer.of(options.answers, this.failure)
+    if (
+      this.failure._tag === "ContextTooLong" && options.fallback &&
+      !State.spent(run, run.clock.currentTimeMillisUnsafe())
+    ) {
+      return this.biggerWindow(answer)
+    }
     if (answer.once) {
       return stop(
         run,
@@ -163,13 +172,27 @@ class Walking<A> {
     return this.nextAccount(answer)
   }
 
+  /**
+   * A context too long, taken once where it happened (compacted and trimmed first, where a
+   * Compactor is given): the walk goes on only to a place whose window is larger than the one that
+   * overflowed (the prompt's own length where that window is not declared), passing accounts by
+   * (they share the model), or fails as it is when there is none.
+   */
+  biggerWindow(answer: Answer.Answer): Effect.Effect<Walked<A>, Failure.Failure> {
+    const backend = this.walker.standIns.backendOf(this.last)
+    const window = Result.isSuccess(backend) ? Backend.modelAt(backend.success, this.last).contextWindow : undefined
+    const overflowed = window ?? Backend.tokens({ text: this.text, history: Chunk.toReadonlyArray(this.run.history) })
+    this.larger = Math.max(this.larger ?? 0, overflowed)
+    return this.nextPlace(answer, true)
+  }
+
   nextAccount(answer: Answer.Answer): Effect.Effect<Walked<A>, Failure.Failure> {
     const place = this.accountQueue!.shift()
     return place === undefined ? this.nextPlace(answer) : this.moveTo(place, "account", answer)
   }
 
-  nextPlace(answer: Answer.Answer): Effect.Effect<Walked<A>, Failure.Failure> {
-    if (!answer.places) return this.noneLeft()
+  nextPlace(answer: Answer.Answer, always = false): Effect.Effect<Walked<A>, Failure.Failure> {
+    if (!answer.places && !always) return this.noneLeft()
     const found = nextLink({
       run: this.run,
       links: this.links,
@@ -179,7 +202,8 @@ class Walking<A> {
       failedProviders: this.failedProviders ?? noProviders,
       text: this.text,
       settings: this.walker.settings,
-      backendOf: this.walker.standIns.backendOf
+      backendOf: this.walker.standIns.backendOf,
+      larger: this.larger
     })
     return Effect.isEffect(found)
       ? Effect.flatMap(found, (next) => this.found(next, answer))
@@ -197,11 +221,16 @@ class Walking<A> {
   }
 
   noneLeft() {
+    const reason = this.larger === undefined
+      ? "no account or place is left to try"
+      : `${
+        Option.isSome(this.walker.compactor) ? "nothing is left to trim" : "it is taken once here"
+      }, and no place with a larger context window is left`
     return stop(
       this.run,
       this.skippedAt ?? this.last,
       this.failure,
-      "no account or place is left to try",
+      reason,
       this.skippedAt !== undefined
     )
   }
