@@ -7,9 +7,11 @@
 import * as internal from "./internal/runJson.js"
 
 /**
- * One line of `fallback run --json`, told apart by its `type`: `session`, `text`, `tool`,
- * `result`, `notice`, and last `outcome` (`ok`, the exit `status`, the `place` that answered or
- * the failure `kind` and `message`).
+ * One line of `fallback run --json`, told apart by its `type`: `session`, `thinking`, `text`,
+ * `tool`, `result`, `moved`, `notice` (a `Malformed` one says how many events were `skipped`), and
+ * last `outcome` (`ok`, the exit `status`, the `place` that answered with its `model` and `usage`,
+ * or the failure `kind` and `message`; and the `moves` the turn made, oldest first). `--json`
+ * answers whole: the answer's lines come once the turn has all of it.
  *
  * @since 0.1.0
  * @category schemas
