@@ -11,7 +11,7 @@ import { Effect } from "effect"
 import type { Got, Seen } from "./faults/harness.js"
 import { agentAt, drive, env, heard, limitOf, prefilled, presetOf, runsOf, take, world } from "./faults/harness.js"
 import type { Cell, Flap, Mode, PresetName, Row, Span } from "./faults/table.js"
-import { rows, text } from "./faults/table.js"
+import { firstPiece, rows, text } from "./faults/table.js"
 
 const modes: ReadonlyArray<Mode> = ["whole", "streamed"]
 const presets: ReadonlyArray<PresetName> = ["api", "primary"]
@@ -153,6 +153,13 @@ const problems = (cell: Cell, got: Got, seen: Seen, preset: Preset.Preset): Read
     const carried = seen.log.flatMap((request, i) => prefilled(request) ? [i] : [])
     if (JSON.stringify(carried) !== JSON.stringify(cell.prefill)) {
       wrong.push(`requests ${JSON.stringify(carried)} carried a prefill, not ${JSON.stringify(cell.prefill)}`)
+    }
+    // every continuation in the table follows a first piece delivered: that, and nothing else, is the prefill
+    for (const i of carried) {
+      const prefill = (seen.log[i] as { readonly prefill?: unknown }).prefill
+      if (prefill !== firstPiece) {
+        wrong.push(`request ${i}'s prefill is ${JSON.stringify(prefill)}, not what was delivered`)
+      }
     }
   }
   return wrong
