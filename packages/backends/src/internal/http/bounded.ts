@@ -35,6 +35,7 @@ export const timeout = (place: Place.Place, phase: "first-byte" | "whole-send", 
 export interface Progress {
   began: boolean
   last: number
+  responded: boolean
 }
 
 /**
@@ -67,40 +68,43 @@ export const bounded = <A>(
 ): Effect.Effect<A, Failure.Failure> =>
   Effect.flatMap(Clock.currentTimeMillis, (sent) => {
     const { by, whole } = bounds
-    const stall = bounds.stall ?? Infinity
-    const progress: Progress = { began: false, last: sent }
-    const work = Effect.scoped(Effect.flatMap(transport.send(call), (response) => {
-      if (!ok(response)) {
-        progress.began = true
-        return refusal(call.place, response, call.continued === true)
-      }
-      if (bounds.content !== true) progress.began = true
-      return read(response, progress)
-    }))
+    const stall = bounds.stalled === undefined ? Infinity : bounds.stall ?? Infinity
+    const progress: Progress = { began: false, last: sent, responded: false }
+    const work = Effect.scoped(Effect.flatMap(transport.send(call), (response) =>
+      Effect.clockWith((clock) => {
+        progress.responded = true
+        progress.last = clock.currentTimeMillisUnsafe()
+        if (!ok(response)) {
+          progress.began = true
+          return refusal(call.place, response, call.continued === true)
+        }
+        if (bounds.content !== true) progress.began = true
+        return read(response, progress)
+      })))
     const late = () => timeout(call.place, "whole-send", whole - sent)
     // A `by` at or past `whole`, and no stall, bound nothing `whole` does not.
     if (!(by < whole) && !(stall < Infinity)) return Deadline.cutAt(work, whole, late)
     const cut = <B>(fiber: Fiber.Fiber<B, Failure.Failure>, failure: Failure.Failure) =>
       Effect.andThen(Fiber.interrupt(fiber), Effect.fail(failure))
     return Effect.flatMap(Effect.forkChild(work, { startImmediately: true }), (fiber) => {
-      // Waits spell by spell: each to the end of the quiet spell the last piece allows, or `whole`.
-      const rest = (): Effect.Effect<A, Failure.Failure> => {
-        const at = Math.min(whole, progress.last + stall)
-        return Effect.flatMap(Deadline.joinBy(fiber, at), (all) => {
-          if (Option.isSome(all)) return Effect.succeed(all.value)
-          if (at >= whole) return cut(fiber, late())
-          return Effect.flatMap(Clock.currentTimeMillis, (now) =>
-            now - progress.last >= stall && bounds.stalled !== undefined ? cut(fiber, bounds.stalled()) : rest())
+      // Waits to the nearest limit that can end it now: `whole`, the first content's `by`, the
+      // end of the quiet spell its last piece allows; there, ends it or waits again.
+      const wait = (from: number): Effect.Effect<A, Failure.Failure> => {
+        // Before the response came, the quiet spell is only looked at again, from `from` (the first byte is `by`'s).
+        const quiet = (progress.responded ? progress.last : from) + stall
+        const at = Math.min(whole, progress.began ? Infinity : by, quiet)
+        return Effect.flatMap(Deadline.joinBy(fiber, at), (done) => {
+          if (Option.isSome(done)) return Effect.succeed(done.value)
+          return Effect.flatMap(Clock.currentTimeMillis, (now) => {
+            if (now >= whole) return cut(fiber, late())
+            if (!progress.began && now >= by) return cut(fiber, timeout(call.place, "first-byte", by - sent))
+            if (progress.responded && now - progress.last >= stall && bounds.stalled !== undefined) {
+              return cut(fiber, bounds.stalled())
+            }
+            return wait(now)
+          })
         })
       }
-      return Effect.flatMap(Deadline.joinBy(fiber, Math.min(by, whole)), (first) => {
-        if (Option.isSome(first)) {
-          return Effect.succeed(first.value)
-        }
-        if (!progress.began) {
-          return by < whole ? cut(fiber, timeout(call.place, "first-byte", by - sent)) : cut(fiber, late())
-        }
-        return rest()
-      })
+      return wait(sent)
     })
   })

@@ -41,9 +41,13 @@ export const openAi: Wire = {
     const data = parseData(event.data)
     if (event.event === "error") return { texts: [], done: false, error: event.data }
     if (data === undefined) return malformed
-    if (
-      (data.error !== undefined && data.error !== null) || data.type === "error" || data.type === "response.failed"
-    ) return { texts: [], done: false, error: event.data }
+    // Responses' failure event carries its error inside the response.
+    if (data.type === "response.failed") {
+      return { texts: [], done: false, error: JSON.stringify({ error: data.response?.error ?? data.response ?? {} }) }
+    }
+    if ((data.error !== undefined && data.error !== null) || data.type === "error") {
+      return { texts: [], done: false, error: event.data }
+    }
     if (reading.model === undefined && typeof data.model === "string" && data.model !== "") reading.model = data.model
     if (data.usage) {
       reading.input = Number(data.usage.prompt_tokens ?? reading.input)
