@@ -8,8 +8,12 @@
  * 4. walk the account chain in the same conversation (resumed by session id);
  * 5. walk the place chain: a new session at the next place, with the same settings.
  *
- * An agent that moved stays moved. Failover happens only before the first real content reaches
- * the caller; after that a failure surfaces with what was delivered and nothing is replayed.
+ * An agent that moved stays moved. Failover happens only while the caller has been handed
+ * nothing: a whole reply (`reply`, `ask`) until it ends, a streamed turn until its first real
+ * content. After that nothing is replayed: the turn is continued at the next place where it
+ * `continues` (an assistant prefill of what was delivered), else it ends as a {@link Cut} with
+ * what was delivered. A silent route (no first byte within the limit of its kind of place) is not
+ * asked again at the same place, and a context too long moves only to a larger window.
  * One budget bounds each turn: a deadline and a cap on attempts across retries, accounts and
  * places.
  *
