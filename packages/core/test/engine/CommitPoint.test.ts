@@ -9,7 +9,7 @@ import { Scripted } from "@fallback/testkit"
 import { Cause, Effect, Exit, Fiber, Stream } from "effect"
 import { TestClock } from "effect/testing"
 import { Agent, Backend } from "../../src/index.js"
-import { texts, world } from "./world.js"
+import { Heard, texts, world } from "./world.js"
 
 const [a, b, c] = ["claude/a", "codex/b", "gemini/c"]
 
@@ -136,6 +136,8 @@ describe("the commit point (issue 25)", () => {
         })
         expect((cut as Agent.Cut).continuation).toBeUndefined()
         expect((yield* Scripted.Scripted).seen(b).turns).toBe(0)
+        // nothing narrates a move that was not made
+        expect((yield* Heard).notices.map(({ notice }) => notice._tag)).toEqual([])
       }).pipe(Effect.provide(world({ script: { places: { [a]: [Scripted.die(2, "Unknown")] } }, chain: [a, b] }))))
 
     it.effect("inside a tool call it always ends as a Cut, even where the next place continues", () =>
