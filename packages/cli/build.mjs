@@ -67,6 +67,12 @@ const built = await build({
   // to this build (bin/load.js)
   banner: { js: `"use strict";/* fallback build ${randomUUID()} */` },
   metafile: true,
+  // the version the package is published as, written once: changesets bump package.json
+  define: {
+    FALLBACK_VERSION: JSON.stringify(
+      JSON.parse(readFileSync(new URL("package.json", import.meta.url), "utf8")).version
+    )
+  },
   plugins: [lazyBuiltin, absentPackages],
   logLevel: "warning"
 })

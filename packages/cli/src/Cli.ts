@@ -31,7 +31,9 @@ export const commandOf = (
   commands: readonly [Loaded, ...Array<Loaded>]
 ): Loaded => Command.make("fallback").pipe(Command.withDescription(description), Command.withSubcommands(commands))
 
-const version = "0.1.0"
+// set by the build from package.json; a run from the sources says so
+declare const FALLBACK_VERSION: string | undefined
+const version = typeof FALLBACK_VERSION === "string" ? FALLBACK_VERSION : "0.0.0-source"
 
 const entries: ReadonlyArray<Entry> = [
   {

@@ -61,6 +61,18 @@ describe("the command's start", () => {
     }
   }, 120_000)
 
+  it("--version says the version the package is published as", async () => {
+    const folder = copy()
+    try {
+      const { version } = JSON.parse(readFileSync(join(cli, "package.json"), "utf8"))
+      for (const replay of [true, false]) {
+        expect((await start(folder, ["--version"], { replay })).stdout.trim()).toBe(version)
+      }
+    } finally {
+      rmSync(folder, { recursive: true, force: true })
+    }
+  }, 120_000)
+
   it("leaves pages written for another build aside and starts the command line", async () => {
     const folder = copy()
     try {

@@ -162,23 +162,22 @@ const answered = (place: Place.Place, call: Call | undefined) =>
   const refused = filtered(response.finishReason, place) ?? broken(response.finishReason, place)
   if (refused !== undefined) return Effect.fail(refused)
   if (call !== undefined) call.response = response
-  return Effect.succeed([Backend.Event.Text({ text: response.text })])
+  // as Backend.Event.Text makes it, whose constructor V8 runs on its slow path (one for every kind)
+  const event: Backend.Event = { text: response.text, _tag: "Text" }
+  return Effect.succeed([event])
 }
 
 const whole = (lm: LanguageModel.LanguageModel, place: Place.Place, call: Call) =>
-  Effect.flatMap(
-    Effect.catch(
-      // The call's own requirements (its tools' handlers) come from the caller's context, where
-      // the attempt runs.
-      (call.kind === "object"
-        ? lm.generateObject(call.options)
-        : lm.generateText(call.options)) as unknown as Effect.Effect<
-          LanguageModel.GenerateTextResponse<any>,
-          unknown
-        >,
-      failed(place)
-    ),
-    answered(place, call)
+  Effect.matchEffect(
+    // The call's own requirements (its tools' handlers) come from the caller's context, where
+    // the attempt runs.
+    (call.kind === "object"
+      ? lm.generateObject(call.options)
+      : lm.generateText(call.options)) as unknown as Effect.Effect<
+        LanguageModel.GenerateTextResponse<any>,
+        unknown
+      >,
+    { onFailure: failed(place), onSuccess: answered(place, call) }
   )
 
 /**
@@ -225,10 +224,10 @@ const session = (lm: LanguageModel.LanguageModel, place: Place.Place, id: string
       if (call !== undefined) call.at = place
       const asked = call !== undefined && call.kind !== "stream"
         ? whole(lm, place, call)
-        : Effect.flatMap(
-          Effect.catch(lm.generateText({ prompt: promptOf(prompt) }), failed(place)),
-          answered(place, undefined)
-        )
+        : Effect.matchEffect(lm.generateText({ prompt: promptOf(prompt) }), {
+          onFailure: failed(place),
+          onSuccess: answered(place, undefined)
+        })
       if (!Number.isFinite(limits.by)) return asked
       const left = Math.max(0, limits.by - fiber.getRef(Clock.Clock).currentTimeMillisUnsafe())
       return Deadline.cutAt(asked, limits.by, late(place, left))

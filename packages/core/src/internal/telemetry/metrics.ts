@@ -131,3 +131,28 @@ export const record = <M extends Metric.Metric<number, unknown>>(
   key = "",
   value = ""
 ): void => series(family, place, key, value).updateUnsafe(amount, services)
+
+/** The series a bare landing updates, by the place object a held agent starts at on every turn. */
+const landings = new WeakMap<
+  Place.Place,
+  readonly [Metric.Counter<number>, Metric.Metric<number, unknown>, Metric.Metric<number, unknown>]
+>()
+
+/**
+ * The series of a bare landing at `place`: its attempt answered, its time to first content and
+ * its turn's duration, answered.
+ *
+ * @internal
+ */
+export const landing = (place: Place.Place) => {
+  let found = landings.get(place)
+  if (found === undefined) {
+    found = [
+      series(attempts, place, attribute.outcome, "answered"),
+      series(timeToFirstContent, place),
+      series(turnDuration, place, attribute.outcome, "answered")
+    ]
+    landings.set(place, found)
+  }
+  return found
+}

@@ -161,10 +161,11 @@ export const wholeTurn = <R>(
  */
 export const landed = (turn: Turn, place: Place.Place): void => {
   const services = servicesOf(turn)
-  metrics.record(services, metrics.attempts, 1, place, attribute.outcome, "answered")
+  const [answered, firstContent, duration] = metrics.landing(place)
+  answered.updateUnsafe(1, services)
   const took = secondsSince(turn)
-  metrics.record(services, metrics.timeToFirstContent, took, place)
-  metrics.record(services, metrics.turnDuration, took, place, attribute.outcome, "answered")
+  firstContent.updateUnsafe(took, services)
+  duration.updateUnsafe(took, services)
 }
 
 /**

@@ -16,7 +16,7 @@ import * as Backend from "../../Backend.js"
 import * as Failure from "../../Failure.js"
 import { Notice } from "../../Notice.js"
 import type * as Place from "../../Place.js"
-import { cutAt, joinBy } from "./deadline.js"
+import { cutAt, forkNow, joinBy } from "./deadline.js"
 import { answeredBy, type Delivered, type Kept } from "./kept.js"
 import * as State from "./state.js"
 
@@ -310,7 +310,7 @@ const afterContent = (bounds: Bounds, pull: EventPull): EventPull => {
   return Effect.suspend(() => {
     const failure = ended(clock.currentTimeMillisUnsafe())
     if (failure !== undefined) return Effect.fail(failure)
-    return Effect.flatMap(Effect.forkChild(pull, { startImmediately: true }), (fiber) => {
+    return Effect.flatMap(forkNow(pull), (fiber) => {
       const exit = fiber.pollUnsafe()
       if (exit === undefined) return waited(fiber)
       moved = clock.currentTimeMillisUnsafe()
@@ -324,11 +324,11 @@ const afterContent = (bounds: Bounds, pull: EventPull): EventPull => {
  * `self` starts at once on a fiber of its own, so one that ends without waiting starts no dog.
  */
 const beside = <A, E>(self: Effect.Effect<A, E>, dog: () => Effect.Effect<never, E>): Effect.Effect<A, E> =>
-  Effect.flatMap(Effect.forkChild(self, { startImmediately: true }), (fiber): Effect.Effect<A, E> => {
+  Effect.flatMap(forkNow(self), (fiber): Effect.Effect<A, E> => {
     const done = fiber.pollUnsafe()
     if (done !== undefined) return done
     return Effect.flatMap(
-      Effect.forkChild(dog(), { startImmediately: true }),
+      forkNow(dog()),
       (watching) =>
         Effect.raceFirst(Fiber.join(fiber), Fiber.join(watching)).pipe(
           Effect.onExit(() => Effect.andThen(Fiber.interrupt(watching), Fiber.interrupt(fiber)))

@@ -8,6 +8,16 @@ import * as Option from "effect/Option"
 export const longestTimer = 2_147_483_647
 
 /**
+ * `Effect.forkChild(self, { startImmediately: true })`, its options given once: called with the
+ * effect first, `forkChild` tells its two forms apart by asking whether the effect is one, a
+ * lookup V8 makes on its slow path (every kind of effect passes there), on every attempt.
+ *
+ * @internal
+ */
+export const forkNow: <A, E, R>(self: Effect.Effect<A, E, R>) => Effect.Effect<Fiber.Fiber<A, E>, never, R> = Effect
+  .forkChild({ startImmediately: true })
+
+/**
  * The fiber's result, or none at `at`. The last millisecond is waited for on its own, so whatever
  * else falls due at `at` (armed before that millisecond began) comes first, on every Clock.
  *
@@ -35,7 +45,7 @@ export const cutAt = <A, E, E2, R>(
   late: () => E2
 ): Effect.Effect<A, E | E2, R> =>
   Number.isFinite(at)
-    ? Effect.flatMap(Effect.forkChild(self, { startImmediately: true }), (fiber): Effect.Effect<A, E | E2> => {
+    ? Effect.flatMap(forkNow(self), (fiber): Effect.Effect<A, E | E2> => {
       const done = fiber.pollUnsafe()
       if (done !== undefined) return done
       return Effect.flatMap(
