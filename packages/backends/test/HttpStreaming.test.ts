@@ -214,6 +214,23 @@ describe("HTTP providers, issue 25", () => {
               expect(yield* settled(yield* NodeHttpClient.Dispatcher, 0)).toBe(0)
             }).pipe(Effect.provide(transport.layer)))
 
+          it.live("a reply keeps the engine's stall limit (`Limits.stall`) where it is shorter than the provider's idle", () =>
+            Effect.gen(function*() {
+              const mock = yield* MockProvider.make()
+              const now = Date.now()
+              const failed = yield* Effect.flip(taken(
+                transport,
+                "reply",
+                kind.provider(mock.url),
+                "m-fault-stall",
+                prompt,
+                { idle: "10 minutes" },
+                { by: now + 60_000, whole: now + 600_000, deadline: now + 600_000, stall: 200 }
+              ))
+              expect(failed._tag).toBe("Unresponsive")
+              expect(yield* settled(yield* NodeHttpClient.Dispatcher, 0)).toBe(0)
+            }).pipe(Effect.provide(transport.layer)))
+
           it.live("a reply's first byte is its first content: opening frames do not meet the first-byte limit", () =>
             Effect.gen(function*() {
               const mock = yield* MockProvider.make()

@@ -24,10 +24,6 @@ import { openAi } from "./openAi.js"
 import { type Call, events, ok, replied, whole } from "./response.js"
 import type { Wire } from "./wire.js"
 
-/** The engine's stall limit for a reply (millis), where its limits carry one. */
-const stallOf = (limits: Backend.Limits): number | undefined =>
-  (limits as { readonly stall?: number | undefined }).stall
-
 /** How long a provider's model list may take when a backend is made. */
 const listedWithin = 10_000
 
@@ -145,7 +141,7 @@ export const make = (
                     by: Math.min(limits.by, sent + firstByte),
                     whole: limits.whole,
                     content: true,
-                    stall: Math.min(idle, stallOf(limits) ?? Infinity),
+                    stall: Math.min(idle, limits.stall ?? Infinity),
                     stalled
                   }
                 )
