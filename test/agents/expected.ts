@@ -9,14 +9,33 @@ import * as MockProvider from "@fallback/testkit/MockProvider"
 export type Cli = "claude" | "codex" | "gemini" | "opencode"
 
 /**
+ * The HTTP crash test's faults (issue 25): proven against the HTTP providers by
+ * packages/backends/test/FaultsMatrix.test.ts and through `fallback run --json` by test/faults.test.ts,
+ * not through the agent CLIs (nor recorded for the replay test).
+ */
+const crash = [
+  "rate-limit-bare",
+  "content-filter",
+  "content-policy",
+  "no-prefill",
+  "flap",
+  "slow",
+  "slow-token",
+  "cut-mid-json"
+] as const
+
+/**
  * The faults a turn ends on by itself; `hang` and `stall` end only by a deadline (see kill.agents.ts),
  * and `think` (an answer that thinks first) is recorded for claude alone (see thinking.agents.ts).
  */
-export type Fault = Exclude<MockProvider.Fault, "hang" | "stall" | "think" | MockProvider.Malformed>
+export type Fault = Exclude<
+  MockProvider.Fault,
+  "hang" | "stall" | "think" | MockProvider.Malformed | typeof crash[number]
+>
 
-export const faults: ReadonlyArray<Fault> = MockProvider.faults.filter((fault): fault is Fault =>
-  fault !== "hang" && fault !== "stall" && fault !== "think" && !MockProvider.malformed.includes(fault)
-)
+const left: ReadonlySet<MockProvider.Fault> = new Set(["hang", "stall", "think", ...MockProvider.malformed, ...crash])
+
+export const faults: ReadonlyArray<Fault> = MockProvider.faults.filter((fault): fault is Fault => !left.has(fault))
 
 type Judged = Failure.Kind | "answer"
 
