@@ -72,7 +72,10 @@ describe("the installed fallback command", () => {
         ["retry", "claude/a", "--tries", "1", "--policy", "sometimes"],
         `--policy is one of none, constant, linear, exponential, exponential-jitter, fibonacci, not 'sometimes'; ${retry}`
       ],
-      [["run", "--preset", "nope", "claude/a", "hi"], "--preset is one of primary, escalating, breaker, api, not 'nope'"],
+      [
+        ["run", "--preset", "nope", "claude/a", "hi"],
+        "--preset is one of primary, escalating, breaker, api, not 'nope'"
+      ],
       [["accounts", "add", "claude"], "NAME is missing; usage: fallback accounts add CLI NAME"],
       [["--config", config, "list"], "--config goes after the command: fallback COMMAND --config FILE"],
       [
