@@ -33,8 +33,11 @@ export const margin = 250
  */
 const hardStop = 10_000
 
-/** How each turn ended. */
-export type Ending = "answered" | `failed ${Failure.Kind}` | "broken"
+/**
+ * How each turn ended: answered, failed, cut (`Agent.Cut`: its place failed after content reached
+ * the caller and no next place continued it; the kind is the place's failure), or broken.
+ */
+export type Ending = "answered" | `failed ${Failure.Kind}` | `cut ${Failure.Kind}` | "broken"
 
 /** What a trial saw: its turns' endings, the worst overrun past a deadline, and every broken invariant. */
 export interface Report {
@@ -233,10 +236,19 @@ export const trial = (seed: number, turns: number, stopAt = Infinity, wallClock 
           const failure = Cause.findErrorOption(exit.cause)
           if (Option.isSome(failure) && Failure.isFailure(failure.value)) {
             endings.push(`failed ${failure.value._tag}`)
+          } else if (Option.isSome(failure) && failure.value instanceof Agent.Cut) {
+            // A streamed turn that failed after its first content, not continued: it ended, with what it delivered.
+            const cut = failure.value
+            endings.push(`cut ${cut.failure._tag}`)
+            const text = events.flatMap((event) => event._tag === "Text" ? [event.text] : []).join("")
+            if (whole || content === undefined) wrong.push("a Cut where no content had reached the caller")
+            if (cut.delivered !== text) {
+              wrong.push(`a Cut that says ${JSON.stringify(cut.delivered)} was delivered, not ${JSON.stringify(text)}`)
+            }
           } else {
             endings.push("broken")
             wrong.push(
-              Option.isSome(failure)
+              Option.isSome(failure) && Cause.isTimeoutError(failure.value)
                 ? `the turn had not ended ${hardStop} ms past its ${deadline} ms bound`
                 : `the turn ended without a typed failure: ${Cause.pretty(exit.cause)}`
             )
