@@ -142,6 +142,17 @@ const toolCall = (asked: Asked, call: Call) => ({
   function: { name: call.name, arguments: JSON.stringify(call.input) }
 })
 
+/** A whole Chat Completions answer: its one choice's message, why it finished, and its usage. */
+const completion = (asked: Asked, message: object, finish: string, text?: string): Reply =>
+  json(200, {
+    id: `chatcmpl-${asked.id}`,
+    object: "chat.completion",
+    created: Math.floor(Date.now() / 1000),
+    model: asked.model,
+    choices: [{ index: 0, message, finish_reason: finish }],
+    usage: usage(asked, text)
+  })
+
 /** A Chat Completions answer that calls a tool. */
 const chatToolAnswer = (asked: Asked, call: Call): Reply =>
   asked.stream
@@ -150,18 +161,7 @@ const chatToolAnswer = (asked: Asked, call: Call): Reply =>
       chunk(asked, {}, "tool_calls"),
       event("[DONE]")
     ])
-    : json(200, {
-      id: `chatcmpl-${asked.id}`,
-      object: "chat.completion",
-      created: Math.floor(Date.now() / 1000),
-      model: asked.model,
-      choices: [{
-        index: 0,
-        message: { role: "assistant", content: null, tool_calls: [toolCall(asked, call)] },
-        finish_reason: "tool_calls"
-      }],
-      usage: usage(asked)
-    })
+    : completion(asked, { role: "assistant", content: null, tool_calls: [toolCall(asked, call)] }, "tool_calls")
 
 /** @internal */
 export const chat: Dialect = {
@@ -176,14 +176,7 @@ export const chat: Dialect = {
         usageChunk(asked),
         event("[DONE]")
       ])
-      : json(200, {
-        id: `chatcmpl-${asked.id}`,
-        object: "chat.completion",
-        created: Math.floor(Date.now() / 1000),
-        model: asked.model,
-        choices: [{ index: 0, message: { role: "assistant", content: asked.text }, finish_reason: "stop" }],
-        usage: usage(asked)
-      }),
+      : completion(asked, { role: "assistant", content: asked.text }, "stop"),
   error: (fault, asked) => errors[fault](asked),
   refusal: (asked) =>
     asked.stream
@@ -193,14 +186,7 @@ export const chat: Dialect = {
         usageChunk(asked, ""),
         event("[DONE]")
       ])
-      : json(200, {
-        id: `chatcmpl-${asked.id}`,
-        object: "chat.completion",
-        created: Math.floor(Date.now() / 1000),
-        model: asked.model,
-        choices: [{ index: 0, message: { role: "assistant", content: null }, finish_reason: "content_filter" }],
-        usage: usage(asked, "")
-      }),
+      : completion(asked, { role: "assistant", content: null }, "content_filter", ""),
   sentinel: "data: [DONE]",
   opening: (asked) =>
     sse([
