@@ -2,11 +2,9 @@
 // process, over the testkit mock on 127.0.0.1), for the rows whose waits are short enough to run
 // on the wall clock: the same table as packages/backends/test/FaultsMatrix.test.ts, asserting the
 // answer, the outcome line's model and usage (or the failure kind) and the requests per model.
-import { spawn } from "node:child_process"
 import { mkdtempSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { fileURLToPath } from "node:url"
 
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import * as MockProvider from "@fallback/testkit/MockProvider"
@@ -15,21 +13,7 @@ import { Schema } from "effect"
 import type { Cell, PresetName, Row } from "../packages/backends/test/faults/table.js"
 import { rows, text } from "../packages/backends/test/faults/table.js"
 import * as RunOutput from "../packages/cli/src/RunOutput.js"
-
-const root = fileURLToPath(new URL("..", import.meta.url))
-const bundle = join(root, "packages", "cli", "dist", "fallback.cjs")
-
-const fallback = (config: string, ...args: Array<string>) =>
-  new Promise<{ readonly code: number | null; readonly out: string; readonly err: string }>((resolve) => {
-    const child = spawn(process.execPath, [bundle, ...args], {
-      env: { PATH: process.env.PATH ?? "", HOME: tmpdir(), FALLBACK_CONFIG: config },
-      stdio: ["ignore", "pipe", "pipe"]
-    })
-    let [out, err] = ["", ""]
-    child.stdout.on("data", (chunk) => (out += chunk))
-    child.stderr.on("data", (chunk) => (err += chunk))
-    child.on("close", (code) => resolve({ code, out, err }))
-  })
+import { fallback } from "./support/fallback.js"
 
 /** The models asked, as runs: `a a b` → `[["a", 2], ["b", 1]]`. */
 const runsOf = (models: ReadonlyArray<string>) =>

@@ -1,37 +1,15 @@
 // Issue 25 at the command line: `fallback run` over an OpenAI-compatible provider (the testkit
 // mock, playing each fault by model name), as the bundle runs as a real process.
-import { spawn } from "node:child_process"
 import { mkdtempSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { fileURLToPath } from "node:url"
 
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import * as MockProvider from "@fallback/testkit/MockProvider"
 import { Schema } from "effect"
 
 import * as RunOutput from "../packages/cli/src/RunOutput.js"
-
-const root = fileURLToPath(new URL("..", import.meta.url))
-const bundle = join(root, "packages", "cli", "dist", "fallback.cjs")
-
-interface Ran {
-  readonly code: number | null
-  readonly out: string
-  readonly err: string
-}
-
-const fallback = (config: string, ...args: Array<string>) =>
-  new Promise<Ran>((resolve) => {
-    const child = spawn(process.execPath, [bundle, ...args], {
-      env: { PATH: process.env.PATH ?? "", HOME: tmpdir(), FALLBACK_CONFIG: config },
-      stdio: ["ignore", "pipe", "pipe"]
-    })
-    let [out, err] = ["", ""]
-    child.stdout.on("data", (chunk) => (out += chunk))
-    child.stderr.on("data", (chunk) => (err += chunk))
-    child.on("close", (code) => resolve({ code, out, err }))
-  })
+import { fallback } from "./support/fallback.js"
 
 const lines = (out: string) =>
   out.trim().split("\n").map((line) =>
