@@ -22,3 +22,8 @@ export * as FallbackAi from "./FallbackAi.js"
  * @since 0.1.0
  */
 export * as OpenAiLanguageModel from "./OpenAiLanguageModel.js"
+
+/**
+ * @since 1.1.0
+ */
+export * as Generation from "./Generation.js"

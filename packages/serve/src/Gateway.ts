@@ -1,0 +1,95 @@
+/**
+ * fallback as a gateway: the wires agent CLIs and SDKs speak, served from an `effect/http`
+ * router, each request answered through fallback's engine. A client points its base URL at it
+ * (`ANTHROPIC_BASE_URL`, an OpenAI base URL) and names a place, or an alias of one, as its model:
+ * - Anthropic Messages: `POST /v1/messages` (streamed and whole), `POST /v1/messages/count_tokens`;
+ * - OpenAI: `POST /v1/chat/completions`, `POST /v1/responses` (streamed and whole), `GET /v1/models`.
+ *
+ * A conversation (the client's session header, `prompt_cache_key`, or a hash of its first
+ * messages) keeps one agent: where a turn moved, by account or by place, the next turn starts.
+ * The caller's own key is passed through as the first account of a place of its own wire's family,
+ * before the accounts the config gives; a move to a place of the other wire translates the call
+ * and its answer. Failures before the first content are never seen by the client; a streamed
+ * answer cut after it is continued where the next place can, else closed with the wire's own
+ * error event. When every place is cooling the client gets its wire's rate-limit error with a
+ * `Retry-After` of the soonest.
+ *
+ * @since 1.0.0
+ */
+import type * as Provider from "@fallback/core/Provider"
+import type * as FallbackAi from "@fallback/ai/FallbackAi"
+import type * as Duration from "effect/Duration"
+import type * as Effect from "effect/Effect"
+import type * as HttpClient from "effect/http/HttpClient"
+import type * as HttpRouter from "effect/http/HttpRouter"
+import type * as Layer from "effect/Layer"
+import type * as Redacted from "effect/Redacted"
+import type * as Health from "@fallback/core/Health"
+import type * as Steps from "@fallback/core/Steps"
+
+import * as internal from "./internal/gateway/gateway.js"
+
+/**
+ * What a gateway serves: the providers its places run at (each a config file's `providers`
+ * entry, by name), model aliases (a name clients send, such as `claude-sonnet-4-5`, to the place
+ * it means), the bearer token clients must send (required when it listens beyond loopback),
+ * whether a caller's own key is passed through (yes unless `false`), the longest request body
+ * (32 MiB unless said), how many conversations it remembers and for how long idle (10,000; an
+ * hour), the chain's agent, and where each request's log line goes.
+ *
+ * @since 1.0.0
+ * @category models
+ */
+export interface Options {
+  readonly providers: Readonly<Record<string, Provider.Provider>>
+  readonly aliases?: Readonly<Record<string, string>> | undefined
+  readonly token?: Redacted.Redacted | undefined
+  readonly passThrough?: boolean | undefined
+  readonly bodyLimit?: number | undefined
+  readonly conversations?: { readonly capacity?: number | undefined; readonly idle?: Duration.Input | undefined } | undefined
+  readonly agent?: FallbackAi.Config | undefined
+  readonly log?: ((line: Logged) => Effect.Effect<void>) | undefined
+}
+
+/**
+ * One request, as its log line says it: when, which route, the model asked for, the place that
+ * answered and where it started, the moves between, the status, the usage and how long it took.
+ * Never a key, a token or a prompt.
+ *
+ * @since 1.0.0
+ * @category models
+ */
+export interface Logged {
+  readonly at: string
+  readonly method: string
+  readonly path: string
+  readonly status: number
+  readonly model?: string | undefined
+  readonly place?: string | undefined
+  readonly from?: string | undefined
+  readonly moves?: number | undefined
+  readonly conversation?: string | undefined
+  readonly stream?: boolean | undefined
+  readonly usage?: { readonly input: number; readonly output: number } | undefined
+  readonly ms: number
+  readonly error?: string | undefined
+}
+
+/**
+ * What the gateway's routes need: the steps and health every agent uses, and the `HttpClient`
+ * its places send with. Accounts and Notices are used when given.
+ *
+ * @since 1.0.0
+ * @category models
+ */
+export type Requirements = Steps.Steps | Health.Health | HttpClient.HttpClient
+
+/**
+ * The gateway's routes, added to the `HttpRouter` (serve it with `HttpRouter.serve` on a
+ * platform's server, `NodeHttpServer.layer` on Node).
+ *
+ * @since 1.0.0
+ * @category layers
+ */
+export const layer: (options: Options) => Layer.Layer<never, never, HttpRouter.HttpRouter | Requirements> =
+  internal.layer

@@ -1,0 +1,4 @@
+/**
+ * @since 1.0.0
+ */
+export * as Gateway from "./Gateway.js"
