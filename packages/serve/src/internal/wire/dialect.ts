@@ -83,6 +83,8 @@ export interface Failed {
     | "api_error"
   readonly message: string
   readonly retryAfter?: number | undefined
+  /** The request field a 400 names, where one does (from {@link Invalid}). */
+  readonly param?: string | undefined
 }
 
 /** One server-sent event: its `event:` line where the wire names events, and its data. */
@@ -112,7 +114,8 @@ export interface Dialect {
   readonly read: (body: unknown) => Result.Result<Call, Invalid>
   /** A whole answer's body, from the answer's parts (a `finish` part last, with the usage). */
   readonly whole: (parts: ReadonlyArray<Response.Part<any>>, answered: Answered) => unknown
-  readonly stream: (answered: Answered) => StreamWriter
+  /** A streamed answer's writer, for the call it answers (Chat sends a usage chunk only when the call asked). */
+  readonly stream: (answered: Answered, call: Call) => StreamWriter
   /** A whole error response's body (the status and `Retry-After` are the caller's to set). */
   readonly error: (failed: Failed) => unknown
 }
