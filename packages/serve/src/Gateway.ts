@@ -16,16 +16,16 @@
  *
  * @since 1.0.0
  */
-import type * as Provider from "@fallback/core/Provider"
 import type * as FallbackAi from "@fallback/ai/FallbackAi"
+import type * as Health from "@fallback/core/Health"
+import type * as Provider from "@fallback/core/Provider"
+import type * as Steps from "@fallback/core/Steps"
 import type * as Duration from "effect/Duration"
 import type * as Effect from "effect/Effect"
 import type * as HttpClient from "effect/http/HttpClient"
 import type * as HttpRouter from "effect/http/HttpRouter"
 import type * as Layer from "effect/Layer"
 import type * as Redacted from "effect/Redacted"
-import type * as Health from "@fallback/core/Health"
-import type * as Steps from "@fallback/core/Steps"
 
 import * as internal from "./internal/gateway/gateway.js"
 
@@ -46,15 +46,18 @@ export interface Options {
   readonly token?: Redacted.Redacted | undefined
   readonly passThrough?: boolean | undefined
   readonly bodyLimit?: number | undefined
-  readonly conversations?: { readonly capacity?: number | undefined; readonly idle?: Duration.Input | undefined } | undefined
+  readonly conversations?:
+    | { readonly capacity?: number | undefined; readonly idle?: Duration.Input | undefined }
+    | undefined
   readonly agent?: FallbackAi.Config | undefined
   readonly log?: ((line: Logged) => Effect.Effect<void>) | undefined
 }
 
 /**
  * One request, as its log line says it: when, which route, the model asked for, the place that
- * answered and where it started, the moves between, the status, the usage and how long it took.
- * Never a key, a token or a prompt.
+ * answered and where it started (`from`, when it moved), the conversation (a hash of what names
+ * it), the status, the usage, how long it took, and the error's kind when it failed. Never a key,
+ * a token or a prompt.
  *
  * @since 1.0.0
  * @category models
@@ -86,7 +89,32 @@ export type Requirements = Steps.Steps | Health.Health | HttpClient.HttpClient
 
 /**
  * The gateway's routes, added to the `HttpRouter` (serve it with `HttpRouter.serve` on a
- * platform's server, `NodeHttpServer.layer` on Node).
+ * platform's server, `NodeHttpServer.layer` on Node). The providers' backends, the conversations
+ * and their agents are made once, when the layer is built, and held as long as it is.
+ *
+ * @example
+ * ```ts
+ * import { NodeHttpClient, NodeHttpServer } from "@effect/platform-node"
+ * import { Health, Steps } from "@fallback/core"
+ * import { Gateway } from "@fallback/serve"
+ * import { Layer } from "effect"
+ * import { HttpRouter } from "effect/http"
+ * import * as http from "node:http"
+ *
+ * const gateway = HttpRouter.serve(
+ *   Gateway.layer({
+ *     providers: {
+ *       anthropic: { kind: "anthropic-messages", baseUrl: "https://api.anthropic.com", key: { fromEnv: "ANTHROPIC_API_KEY" } },
+ *       openai: { kind: "openai-compatible", baseUrl: "https://api.openai.com/v1", key: { fromEnv: "OPENAI_API_KEY" } }
+ *     },
+ *     aliases: { "claude-sonnet-4-5": "anthropic/claude-sonnet-4-5" }
+ *   })
+ * ).pipe(
+ *   Layer.provide(NodeHttpServer.layer(() => http.createServer(), { port: 4000, host: "127.0.0.1" })),
+ *   Layer.provide(Layer.mergeAll(Steps.Steps.layerFile("fallback.json"), Health.Health.layerMemory(), NodeHttpClient.layerUndici))
+ * )
+ * // Layer.launch(gateway) serves until interrupted
+ * ```
  *
  * @since 1.0.0
  * @category layers

@@ -1,0 +1,100 @@
+import * as Generation from "@fallback/ai/Generation"
+import type * as Response from "effect/ai/Response"
+import type * as Arr from "effect/Array"
+import * as Cause from "effect/Cause"
+import * as Clock from "effect/Clock"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as HttpServerResponse from "effect/http/HttpServerResponse"
+import * as Pull from "effect/Pull"
+import * as Scope from "effect/Scope"
+import * as Stream from "effect/Stream"
+
+import type { Failed } from "../wire/dialect.js"
+import { type Asked, logged, optionsOf, startName } from "./asked.js"
+import { failedOf } from "./failed.js"
+import { encode, failure, idFor, noteOf, placeHeaders, usageOf } from "./respond.js"
+import { gaveUp, modelFor } from "./served.js"
+
+const whereFrom = (note: ReturnType<typeof noteOf>, place: string) => ({
+  place: note?.place ?? place,
+  from: note?.moved === true ? note.from : undefined
+})
+
+const errorOf = (cause: Cause.Cause<unknown>): unknown => {
+  const found = Cause.findErrorOption(cause)
+  return found._tag === "Some" ? found.value : Cause.squash(cause)
+}
+
+/**
+ * A call answered as a stream. Its first part is pulled before anything is written, so a chain
+ * that gives up before its first content is answered with the wire's error and status; after it,
+ * the wire's frames, and a failure is the wire's in-stream error. The upstream request is held in
+ * a scope the response's body closes, so a client that hangs up ends it.
+ *
+ * @internal
+ */
+export const streamed = (asked: Asked): Effect.Effect<HttpServerResponse.HttpServerResponse> => {
+  const { begun, call, conversation, dialect, served, start } = asked
+  const base = { model: call.model, conversation: conversation.id.slice(0, 12), stream: true }
+  return Effect.gen(function*() {
+    const scope = yield* Scope.make()
+    type Pulled = Pull.Pull<Arr.NonEmptyReadonlyArray<Response.AnyPart>, unknown>
+    const opened: Exit.Exit<{ readonly pull: Pulled; readonly first: ReadonlyArray<Response.AnyPart> }, unknown> =
+      yield* Effect.gen(function*() {
+        const model = yield* modelFor(served, conversation).pipe(Scope.provide(scope))
+        const parts = model.streamText(optionsOf(call) as any).pipe(
+          Stream.provideService(Generation.Generation, call.generation)
+        ) as Stream.Stream<Response.AnyPart, unknown>
+        const pull: Pulled = yield* Stream.toPull(parts).pipe(Scope.provide(scope))
+        return { pull, first: yield* pull }
+      }).pipe(Effect.exit)
+    if (Exit.isFailure(opened)) {
+      yield* Scope.close(scope, Exit.void)
+      const failed: Failed = Pull.isDoneCause(opened.cause)
+        ? { status: 502, kind: "api_error", message: "the chain's answer ended before it began" }
+        : yield* gaveUp(served, start, errorOf(opened.cause))
+      yield* logged(served, begun, { ...base, status: failed.status, error: failed.kind })
+      return failure(dialect, failed)
+    }
+    const { first, pull } = opened.value
+    const note = noteOf(first)
+    const place = note?.place ?? startName(asked)
+    const created = Math.floor((yield* Clock.currentTimeMillis) / 1000)
+    const writer = dialect.stream({ model: place, id: idFor(dialect), created }, call)
+    const seen: Array<Response.AnyPart> = []
+    let error: string | undefined
+    const rest: Stream.Stream<Response.AnyPart, unknown> = Stream.fromPull(Effect.succeed(pull))
+    const body = Stream.concat(Stream.fromIterable(first), rest).pipe(
+      Stream.map((part) => {
+        if (part.type === "finish") seen.push(part)
+        return encode(writer.part(part as any))
+      }),
+      Stream.concat(Stream.fromEffect(Effect.sync(() => encode(writer.end())))),
+      Stream.catch((cause) =>
+        Effect.map(Clock.currentTimeMillis, (now) => {
+          const failed = failedOf(cause, now)
+          error = failed.kind
+          return encode(writer.failed(failed))
+        }).pipe(Stream.fromEffect)
+      ),
+      Stream.filter((bytes) => bytes.byteLength > 0),
+      Stream.onExit((exit) =>
+        Effect.andThen(
+          logged(served, begun, {
+            ...base,
+            status: 200,
+            ...whereFrom(noteOf(seen) ?? note, place),
+            usage: usageOf(seen),
+            error: Exit.isSuccess(exit) ? error : "the client went away"
+          }),
+          Scope.close(scope, Exit.void)
+        )
+      )
+    )
+    return HttpServerResponse.stream(body, {
+      contentType: "text/event-stream",
+      headers: { ...placeHeaders(note, startName(asked)), "cache-control": "no-cache" }
+    })
+  })
+}
