@@ -6,6 +6,28 @@
  * the `AiError` reason of its kind (a 429 a `RateLimitError` with its `retryAfter`, …), the kind
  * noted in `metadata.fallback`.
  *
+ * A call's `Generation` options (read on the caller's fiber as the call is made) are sent as
+ * `max_tokens` (the model's `maxTokens` where none is set), `temperature`, `top_p`,
+ * `stop_sequences` and `thinking: { type: "enabled", budget_tokens }`; while thinking, a length cap
+ * at or under the budget is raised to the budget plus the cap, and `temperature` (and a `top_p`
+ * under 0.95) is left out, as Anthropic asks.
+ *
+ * Thinking comes back as reasoning parts marked `{ fallback: { family: "anthropic" } }` in their
+ * metadata, with Anthropic's signature `{ anthropic: { signature } }` (a `redacted_thinking` block:
+ * `{ anthropic: { redactedData } }`, its text empty). In a stream the family is on the
+ * `reasoning-start` and `reasoning-end` parts, and the signature, which Anthropic sends last, on
+ * the `reasoning-end` part (a redacted block's data on both); `Prompt.fromResponseParts` merges
+ * them into the prompt part's options. A prompt's reasoning parts go back as `thinking` (or
+ * `redacted_thinking`) blocks, first in their assistant message, only where they carry an
+ * Anthropic signature that does not start `fallback:` and are marked `anthropic` or not at all;
+ * any other reasoning is left out (Anthropic refuses a block it did not sign).
+ * `options.anthropic.cacheControl` on a system message, a part or a message (its last block) is
+ * sent as its block's `cache_control`.
+ *
+ * A key that is a Claude OAuth token (`sk-ant-oat…`) is sent as `Authorization: Bearer`, with the
+ * `anthropic-beta: oauth-2025-04-20` Anthropic's SDK sends with such a token (added to any
+ * `anthropic-beta` the headers give); any other key as `x-api-key`.
+ *
  * @since 0.1.0
  */
 import type * as LanguageModel from "effect/ai/LanguageModel"

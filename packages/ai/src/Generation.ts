@@ -5,10 +5,37 @@
  * a chain carries it to every place the call reaches (a place's own length cap is used where none
  * is set). Unset values are left to the provider.
  *
+ * In each vendor's words:
+ *
+ * | option | Anthropic Messages | OpenAI Chat Completions | OpenAI Responses |
+ * | --- | --- | --- | --- |
+ * | `maxTokens` | `max_tokens` (else the model's cap) | `max_tokens` | `max_output_tokens` |
+ * | `temperature` | `temperature` (not while thinking) | `temperature` | `temperature` |
+ * | `topP` | `top_p` (while thinking only from 0.95) | `top_p` | `top_p` |
+ * | `stop` | `stop_sequences` | `stop` | not sent |
+ * | `thinking` | `thinking: { type: "enabled", budget_tokens }` | `reasoning_effort` | `reasoning: { effort }` |
+ *
+ * Anthropic wants `max_tokens` above the thinking budget: a cap at or under it is raised to the
+ * budget plus the cap. OpenAI's effort is `low` for a budget under 4,096 tokens, `medium` under
+ * 16,384, else `high`. An answer asked for as an object from Anthropic (a forced tool) is made
+ * without thinking, which Anthropic refuses there.
+ *
+ * @example
+ * ```ts
+ * import { LanguageModel } from "effect/ai"
+ * import { Generation } from "@fallback/ai"
+ *
+ * const answer = LanguageModel.generateText({ prompt: "Plan the move." }).pipe(
+ *   Generation.with({ maxTokens: 2048, thinking: { budgetTokens: 8000 } })
+ * )
+ * ```
+ *
  * @since 1.1.0
  */
-import * as Context from "effect/Context"
-import * as Effect from "effect/Effect"
+import type * as Context from "effect/Context"
+import type * as Effect from "effect/Effect"
+
+import * as internal from "./internal/generation.js"
 
 /**
  * What a call asks of the model's generation. `maxTokens` caps the answer; `thinking` asks for
@@ -27,14 +54,13 @@ export interface Options {
 }
 
 /**
- * The generation options of the calls in the current fiber: none unless set.
+ * The generation options of the calls in the current fiber: none unless set. Read when a call is
+ * made, on the caller's fiber, so a `FallbackAi` chain carries it to every place the call reaches.
  *
  * @since 1.1.0
- * @category references
+ * @category getters
  */
-export class Generation extends Context.Reference<Options>("@fallback/ai/Generation", {
-  defaultValue: (): Options => ({})
-}) {}
+export const Generation: Context.Reference<Options> = internal.reference
 
 /**
  * Runs `effect` with `options` as its calls' generation options.
@@ -45,10 +71,7 @@ export class Generation extends Context.Reference<Options>("@fallback/ai/Generat
 export const with_: {
   (options: Options): <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
   <A, E, R>(effect: Effect.Effect<A, E, R>, options: Options): Effect.Effect<A, E, R>
-} = ((...args: Array<any>) =>
-  args.length === 1
-    ? (effect: Effect.Effect<any, any, any>) => Effect.provideService(effect, Generation, args[0])
-    : Effect.provideService(args[0], Generation, args[1])) as any
+} = internal.with_
 
 export {
   /**

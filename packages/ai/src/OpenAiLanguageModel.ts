@@ -6,6 +6,14 @@
  * (register it with `AiPlace.make`). A refusal is read by the classifier every fallback backend
  * uses and fails as the `AiError` reason of its kind, the kind noted in `metadata.fallback`.
  *
+ * A call's `Generation` options (read on the caller's fiber as the call is made): Chat
+ * Completions sends `max_tokens` (which the compatible servers read), `temperature`, `top_p`,
+ * `stop` and a thinking budget as `reasoning_effort`; Responses sends `max_output_tokens`,
+ * `temperature`, `top_p` and `reasoning: { effort }` (it takes no stop sequences). A budget under
+ * 4,096 tokens is effort `low`, under 16,384 `medium`, else `high`. Reasoning comes back (Chat's
+ * `reasoning_content` or `reasoning`, Responses' reasoning summaries) as reasoning parts marked
+ * `{ fallback: { family: "openai" } }`; a prompt's reasoning parts are never sent.
+ *
  * @since 0.1.0
  */
 import type * as LanguageModel from "effect/ai/LanguageModel"

@@ -23,6 +23,7 @@ import * as Stream from "effect/Stream"
 import type * as AiPlace from "../AiPlace.js"
 import { filtered, toFailure } from "./aiFailure.js"
 import { type Call, callOn, carried, models, Passed, raised } from "./call.js"
+import { reference } from "./generation.js"
 import { held } from "./held.js"
 
 /** The failure an `effect/ai` error is; the error itself is kept (masked when it is handed back) for a chain that gives up. */
@@ -171,12 +172,16 @@ const whole = (lm: LanguageModel.LanguageModel, place: Place.Place, call: Call) 
   Effect.matchEffect(
     // The call's own requirements (its tools' handlers) come from the caller's context, where
     // the attempt runs.
-    (call.kind === "object"
-      ? lm.generateObject(call.options)
-      : lm.generateText(call.options)) as unknown as Effect.Effect<
-        LanguageModel.GenerateTextResponse<any>,
-        unknown
-      >,
+    Effect.provideService(
+      (call.kind === "object"
+        ? lm.generateObject(call.options)
+        : lm.generateText(call.options)) as unknown as Effect.Effect<
+          LanguageModel.GenerateTextResponse<any>,
+          unknown
+        >,
+      reference,
+      call.generation
+    ),
     { onFailure: failed(place), onSuccess: answered(place, call) }
   )
 
@@ -210,7 +215,11 @@ const session = (lm: LanguageModel.LanguageModel, place: Place.Place, id: string
         place,
         id,
         call !== undefined && call.kind === "stream"
-          ? lm.streamText(continued(call.options, prompt.prefill)) as Stream.Stream<Response.AnyPart, unknown>
+          ? Stream.provideService(
+            lm.streamText(continued(call.options, prompt.prefill)) as Stream.Stream<Response.AnyPart, unknown>,
+            reference,
+            call.generation
+          )
           : lm.streamText({ prompt: promptOf(prompt) }) as Stream.Stream<Response.AnyPart, unknown>
       )
       return Effect.succeed(

@@ -6,6 +6,8 @@ import type * as Response from "effect/ai/Response"
 import * as Context from "effect/Context"
 import type * as Fiber from "effect/Fiber"
 
+import type * as Generation from "../Generation.js"
+
 /**
  * One `LanguageModel` call a chain is answering: how it was made and with what options (passed
  * unchanged to each `effect/ai` place), and what the places it reached left for the caller.
@@ -15,6 +17,8 @@ import type * as Fiber from "effect/Fiber"
 export interface Call {
   readonly kind: "text" | "object" | "stream"
   readonly options: any
+  /** The generation options of the caller's fiber, for every place the call reaches. */
+  readonly generation: Generation.Options
   /** Where the last attempt was made: once the call answers, where it answered. */
   at: Place.Place | undefined
   /** The whole response an `effect/ai` place gave (`generateText`, `generateObject`). */

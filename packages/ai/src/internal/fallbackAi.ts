@@ -14,6 +14,7 @@ import type * as FallbackAi from "../FallbackAi.js"
 import { gaveUp } from "./aiFailure.js"
 import { annotated, modelOf, noteOf, onSpan, usageOf } from "./answer.js"
 import { type Call, currentCall, Passed, raised } from "./call.js"
+import { reference } from "./generation.js"
 import { flatten } from "./prompt.js"
 import { statelessBackends } from "./stateless.js"
 import { streamed } from "./streamed.js"
@@ -102,8 +103,16 @@ export const make = Effect.fnUntraced(function*(place: Place.Place | string, con
   // A whole reply hands nothing to its caller before it is whole: an answer that breaks off at a
   // place fails over as one that never began, and its part is not kept.
   const whole = (kind: "text" | "object", method: string) => (options: any): Effect.Effect<any, any> =>
-    Effect.flatMap(agent.at, (start) => {
-      const call: Call = { kind, options, at: undefined, response: undefined, asked: undefined, open: true }
+    Effect.flatMap(Effect.all([agent.at, Effect.service(reference)]), ([start, generation]) => {
+      const call: Call = {
+        kind,
+        options,
+        generation,
+        at: undefined,
+        response: undefined,
+        asked: undefined,
+        open: true
+      }
       return agent.reply(flatten(options.prompt)).pipe(
         Effect.matchCauseEffect({
           onFailure: (cause) => {

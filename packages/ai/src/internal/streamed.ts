@@ -8,6 +8,7 @@ import * as Stream from "effect/Stream"
 import type * as FallbackAi from "../FallbackAi.js"
 import { annotated, noteOf, onSpan, usageOf } from "./answer.js"
 import { type Call, carried, currentCall } from "./call.js"
+import { reference } from "./generation.js"
 import { flatten } from "./prompt.js"
 
 /** Parts that open a block of an answer, and the parts that close them. */
@@ -38,8 +39,16 @@ export const streamed = (
   options: any,
   failed: (cause: any) => Effect.Effect<never, unknown>
 ): Stream.Stream<any, any> =>
-  Stream.unwrap(Effect.map(agent.at, (start) => {
-    const call: Call = { kind: "stream", options, at: undefined, response: undefined, asked: undefined, open: true }
+  Stream.unwrap(Effect.map(Effect.all([agent.at, Effect.service(reference)]), ([start, generation]) => {
+    const call: Call = {
+      kind: "stream",
+      options,
+      generation,
+      at: undefined,
+      response: undefined,
+      asked: undefined,
+      open: true
+    }
     let texted = false
     let result: Backend.Event | undefined = undefined
     let model: string | undefined = undefined

@@ -1,75 +1,24 @@
 import type * as LanguageModel from "effect/ai/LanguageModel"
-import type * as Prompt from "effect/ai/Prompt"
 import type * as Response from "effect/ai/Response"
 import * as Config from "effect/Config"
 
 import type * as AnthropicLanguageModel from "../../AnthropicLanguageModel.js"
+import { generationOf, headersOf, messagesOf } from "./anthropicRequest.js"
 import * as languageModel from "./languageModel.js"
 import * as wire from "./wire.js"
 
-type Block = Record<string, unknown>
+/** How the reasoning parts of this family are marked (the board's `{ fallback: { family } }`). */
+const family = { fallback: { family: "anthropic" } }
 
-const fileBlock = (part: Prompt.FilePart): Block => {
-  const data = part.data
-  const source = data instanceof URL
-    ? { type: "url", url: data.toString() }
-    : typeof data === "string" && /^https?:\/\//.test(data)
-    ? { type: "url", url: data }
-    : {
-      type: "base64",
-      media_type: part.mediaType,
-      data: typeof data === "string" ? data : Buffer.from(data as Uint8Array).toString("base64")
-    }
-  return { type: part.mediaType.startsWith("image/") ? "image" : "document", source }
-}
-
-const blocksOf = (message: Prompt.Message): Array<Block> => {
-  if (message.role === "system") return []
-  const out: Array<Block> = []
-  for (const part of message.content as ReadonlyArray<Prompt.Part>) {
-    switch (part.type) {
-      case "text":
-        out.push({ type: "text", text: part.text })
-        break
-      case "file":
-        out.push(fileBlock(part))
-        break
-      case "tool-call":
-        if (!part.providerExecuted) out.push({ type: "tool_use", id: part.id, name: part.name, input: part.params })
-        break
-      case "tool-result":
-        if (!part.providerExecuted) {
-          out.push({
-            type: "tool_result",
-            tool_use_id: part.id,
-            content: wire.resultText(part.result),
-            is_error: part.isFailure
-          })
-        }
-        break
-    }
-  }
-  return out
-}
-
-/** The prompt as Anthropic's system blocks and alternating messages (a tool's results go as the user's). */
-const messagesOf = (prompt: Prompt.Prompt) => {
-  const system: Array<Block> = []
-  const messages: Array<{ role: string; content: Array<Block> }> = []
-  for (const message of prompt.content) {
-    if (message.role === "system") {
-      system.push({ type: "text", text: message.content })
-      continue
-    }
-    const role = message.role === "assistant" ? "assistant" : "user"
-    const content = blocksOf(message)
-    if (content.length === 0) continue
-    const last = messages[messages.length - 1]
-    if (last !== undefined && last.role === role) last.content.push(...content)
-    else messages.push({ role, content })
-  }
-  return { system, messages }
-}
+/** What a thinking block's parts carry: its family, and Anthropic's signature or redacted data where there is one. */
+const signed = (signature: unknown, redactedData?: unknown) => ({
+  ...family,
+  ...(typeof redactedData === "string"
+    ? { anthropic: { redactedData } }
+    : typeof signature === "string" && signature !== ""
+    ? { anthropic: { signature } }
+    : {})
+})
 
 const toolChoiceOf = (choice: LanguageModel.ToolChoice<string>, forced: string | undefined) => {
   if (forced !== undefined) return { type: "tool", name: forced }
@@ -114,8 +63,8 @@ const objectTool = (options: LanguageModel.ProviderOptions) => {
 export const anthropic: wire.Wire = {
   module: "AnthropicLanguageModel",
   path: "/v1/messages",
-  headers: (key) => ({ "anthropic-version": "2023-06-01", ...(key === undefined ? {} : { "x-api-key": key }) }),
-  body: (options, model, stream) => {
+  headers: headersOf,
+  body: (options, model, stream, generation) => {
     const { messages, system } = messagesOf(options.prompt)
     const object = objectTool(options)
     const tools = [
@@ -126,7 +75,7 @@ export const anthropic: wire.Wire = {
     ]
     return {
       model: model.model,
-      max_tokens: model.maxTokens,
+      ...generationOf(generation, model.maxTokens, object !== undefined),
       ...(system.length === 0 ? {} : { system }),
       messages,
       ...(tools.length === 0 ? {} : { tools, tool_choice: toolChoiceOf(options.toolChoice, object?.name) }),
@@ -138,8 +87,11 @@ export const anthropic: wire.Wire = {
     const parts: Array<Response.PartEncoded> = [wire.metadata(body.id, body.model)]
     for (const block of Array.isArray(body.content) ? body.content : []) {
       if (block.type === "text") parts.push({ type: "text", text: block.text })
-      else if (block.type === "thinking") parts.push({ type: "reasoning", text: block.thinking })
-      else if (block.type === "tool_use") {
+      else if (block.type === "thinking") {
+        parts.push({ type: "reasoning", text: block.thinking, metadata: signed(block.signature) })
+      } else if (block.type === "redacted_thinking") {
+        parts.push({ type: "reasoning", text: "", metadata: signed(undefined, block.data) })
+      } else if (block.type === "tool_use") {
         parts.push(
           object !== undefined && block.name === object.name
             ? { type: "text", text: JSON.stringify(block.input) }
@@ -156,7 +108,14 @@ export const anthropic: wire.Wire = {
     const object = objectTool(options)
     const blocks = new Map<
       number,
-      { kind: "text" | "reasoning" | "tool" | "object"; id: string; name: string; args: string }
+      {
+        kind: "text" | "reasoning" | "tool" | "object"
+        id: string
+        name: string
+        args: string
+        signature?: string
+        redacted?: string
+      }
     >()
     let input: number | undefined
     let output: number | undefined
@@ -176,9 +135,16 @@ export const anthropic: wire.Wire = {
             blocks.set(data.index, { kind: "text", id, name: "", args: "" })
             return { parts: [{ type: "text-start", id }] }
           }
-          if (block.type === "thinking") {
-            blocks.set(data.index, { kind: "reasoning", id, name: "", args: "" })
-            return { parts: [{ type: "reasoning-start", id }] }
+          if (block.type === "thinking" || block.type === "redacted_thinking") {
+            const redacted = block.type === "redacted_thinking" ? String(block.data ?? "") : undefined
+            blocks.set(data.index, {
+              kind: "reasoning",
+              id,
+              name: "",
+              args: "",
+              ...(redacted === undefined ? {} : { redacted })
+            })
+            return { parts: [{ type: "reasoning-start", id, metadata: signed(undefined, redacted) }] }
           }
           if (block.type === "tool_use") {
             if (object !== undefined && block.name === object.name) {
@@ -200,6 +166,10 @@ export const anthropic: wire.Wire = {
           if (delta.type === "thinking_delta") {
             return { parts: [{ type: "reasoning-delta", id: block.id, delta: delta.thinking }] }
           }
+          if (delta.type === "signature_delta") {
+            block.signature = (block.signature ?? "") + String(delta.signature ?? "")
+            return { parts: [] }
+          }
           if (delta.type === "input_json_delta") {
             block.args += delta.partial_json
             return {
@@ -217,7 +187,12 @@ export const anthropic: wire.Wire = {
           blocks.delete(data.index)
           if (block === undefined) return { parts: [] }
           if (block.kind === "tool") return { parts: wire.called(block.id, block.name, block.args) }
-          return { parts: [{ type: block.kind === "reasoning" ? "reasoning-end" : "text-end", id: block.id }] }
+          if (block.kind === "reasoning") {
+            return {
+              parts: [{ type: "reasoning-end", id: block.id, metadata: signed(block.signature, block.redacted) }]
+            }
+          }
+          return { parts: [{ type: "text-end", id: block.id }] }
         }
         case "message_delta":
           stop = data.delta?.stop_reason ?? stop

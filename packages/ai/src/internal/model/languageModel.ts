@@ -17,6 +17,7 @@ import * as Redacted from "effect/Redacted"
 import * as Stream from "effect/Stream"
 
 import { toReason, urlOf } from "../aiFailure.js"
+import { reference } from "../generation.js"
 import { held } from "../held.js"
 import type { Model, Wire } from "./wire.js"
 
@@ -104,35 +105,43 @@ export const make = Effect.fnUntraced(function*(wire: Wire, options: Options) {
     ? undefined
     : yield* held(Redacted.isRedacted(options.apiKey) ? Config.succeed(options.apiKey) : options.apiKey)
   const url = `${options.baseUrl.replace(/\/+$/, "")}${wire.path}`
-  const headers = { ...options.headers, ...wire.headers(key === undefined ? undefined : Redacted.value(key)) }
+  const headers = wire.headers(key === undefined ? undefined : Redacted.value(key), options.headers ?? {})
 
+  // the generation options are the calling fiber's, read as the call is made
   const send = (provider: LanguageModel.ProviderOptions, stream: boolean, method: string) =>
-    Effect.try({
-      try: () => wire.body(provider, options, stream),
-      // a tool's or an answer's schema that has no JSON Schema
-      catch: (error) =>
-        AiError.make({
-          module: wire.module,
-          method,
-          reason: new AiError.UnsupportedSchemaError({ description: Failure.said(String(error)) })
-        })
-    }).pipe(
-      Effect.flatMap((body) =>
-        client.execute(HttpClientRequest.post(url, { headers }).pipe(HttpClientRequest.bodyJsonUnsafe(body)))
-      ),
-      Effect.mapError((error) => AiError.isAiError(error) ? error : transport(wire, method)(error)),
-      Effect.flatMap((response) =>
-        response.status >= 200 && response.status < 300
-          ? Effect.succeed(response)
-          : Effect.flatMap(
-            headOf(response),
-            (head) =>
-              Effect.flip(
-                refused(wire, options, method, { status: response.status, headers: headersOf(response), ...head }, url)
-              )
-          )
-      )
-    )
+    Effect.flatMap(Effect.service(reference), (generation) =>
+      Effect.try({
+        try: () => wire.body(provider, options, stream, generation),
+        // a tool's or an answer's schema that has no JSON Schema
+        catch: (error) =>
+          AiError.make({
+            module: wire.module,
+            method,
+            reason: new AiError.UnsupportedSchemaError({ description: Failure.said(String(error)) })
+          })
+      }).pipe(
+        Effect.flatMap((body) =>
+          client.execute(HttpClientRequest.post(url, { headers }).pipe(HttpClientRequest.bodyJsonUnsafe(body)))
+        ),
+        Effect.mapError((error) => AiError.isAiError(error) ? error : transport(wire, method)(error)),
+        Effect.flatMap((response) =>
+          response.status >= 200 && response.status < 300
+            ? Effect.succeed(response)
+            : Effect.flatMap(
+              headOf(response),
+              (head) =>
+                Effect.flip(
+                  refused(
+                    wire,
+                    options,
+                    method,
+                    { status: response.status, headers: headersOf(response), ...head },
+                    url
+                  )
+                )
+            )
+        )
+      ))
 
   const generateText = (provider: LanguageModel.ProviderOptions) =>
     send(provider, false, "generateText").pipe(

@@ -1,7 +1,8 @@
 import type * as Prompt from "effect/ai/Prompt"
 import type * as Response from "effect/ai/Response"
 
-import { openAiWire } from "./openAiWire.js"
+import { effortOf } from "../generation.js"
+import { openAiWire, set } from "./openAiWire.js"
 import * as wire from "./wire.js"
 
 const messagesOf = (prompt: Prompt.Prompt): Array<Record<string, unknown>> => {
@@ -76,6 +77,15 @@ export const openAiChat: wire.Wire = openAiWire({
     response_format: { type: "json_schema", json_schema: { name: format.name, schema: format.schema, strict: false } }
   }),
   stream: { stream: true, stream_options: { include_usage: true } },
+  // `max_tokens`, not `max_completion_tokens`: the compatible servers read it
+  generation: (generation) =>
+    set({
+      max_tokens: generation.maxTokens,
+      temperature: generation.temperature,
+      top_p: generation.topP,
+      stop: generation.stop === undefined || generation.stop.length === 0 ? undefined : generation.stop,
+      reasoning_effort: generation.thinking === undefined ? undefined : effortOf(generation.thinking.budgetTokens)
+    }),
   parts: (body) => {
     const choice = Array.isArray(body.choices) ? body.choices[0] : undefined
     const message = choice?.message ?? {}

@@ -1,7 +1,8 @@
 import type * as Prompt from "effect/ai/Prompt"
 import type * as Response from "effect/ai/Response"
 
-import { openAiWire } from "./openAiWire.js"
+import { effortOf } from "../generation.js"
+import { openAiWire, set } from "./openAiWire.js"
 import * as wire from "./wire.js"
 
 const inputOf = (prompt: Prompt.Prompt): Array<Record<string, unknown>> => {
@@ -66,6 +67,14 @@ export const openAiResponses: wire.Wire = openAiWire({
     text: { format: { type: "json_schema", name: format.name, schema: format.schema, strict: false } }
   }),
   stream: { stream: true },
+  // Responses takes no stop sequences
+  generation: (generation) =>
+    set({
+      max_output_tokens: generation.maxTokens,
+      temperature: generation.temperature,
+      top_p: generation.topP,
+      reasoning: generation.thinking === undefined ? undefined : { effort: effortOf(generation.thinking.budgetTokens) }
+    }),
   parts: (body) => {
     const output = Array.isArray(body.output) ? body.output : []
     return [

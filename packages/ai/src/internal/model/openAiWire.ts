@@ -1,6 +1,7 @@
 import type * as LanguageModel from "effect/ai/LanguageModel"
 import type * as Prompt from "effect/ai/Prompt"
 
+import type * as Generation from "../../Generation.js"
 import * as wire from "./wire.js"
 
 /**
@@ -15,6 +16,8 @@ export interface Spelling extends Pick<wire.Wire, "path" | "parts" | "reader"> {
   readonly named: (name: string) => unknown
   readonly format: (format: NonNullable<ReturnType<typeof wire.formatOf>>) => Record<string, unknown>
   readonly stream: Record<string, unknown>
+  /** The generation options in the wire's words (each sent only where set). */
+  readonly generation: (generation: Generation.Options) => Record<string, unknown>
 }
 
 const toolChoiceOf = (choice: LanguageModel.ToolChoice<string>, named: (name: string) => unknown): unknown => {
@@ -32,13 +35,14 @@ const toolChoiceOf = (choice: LanguageModel.ToolChoice<string>, named: (name: st
 export const openAiWire = (spelling: Spelling): wire.Wire => ({
   module: "OpenAiLanguageModel",
   path: spelling.path,
-  headers: (key) => key === undefined ? {} : { authorization: `Bearer ${key}` },
-  body: (options, model, stream) => {
+  headers: (key, given) => key === undefined ? { ...given } : { ...given, authorization: `Bearer ${key}` },
+  body: (options, model, stream, generation) => {
     const tools = wire.toolsOf(options, spelling.tool)
     const format = wire.formatOf(options)
     return {
       model: model.model,
       ...spelling.prompt(options.prompt),
+      ...spelling.generation(generation),
       ...(tools.length === 0 ? {} : { tools, tool_choice: toolChoiceOf(options.toolChoice, spelling.named) }),
       ...(format === undefined ? {} : spelling.format(format)),
       ...(stream ? spelling.stream : {})
@@ -47,3 +51,10 @@ export const openAiWire = (spelling: Spelling): wire.Wire => ({
   parts: spelling.parts,
   reader: spelling.reader
 })
+
+/** The entries of `fields` that are set. @internal */
+export const set = (fields: Record<string, unknown>): Record<string, unknown> => {
+  const out: Record<string, unknown> = {}
+  for (const [name, value] of Object.entries(fields)) if (value !== undefined) out[name] = value
+  return out
+}

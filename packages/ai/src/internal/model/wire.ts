@@ -5,6 +5,8 @@ import * as Tool from "effect/ai/Tool"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 
+import type * as Generation from "../../Generation.js"
+
 /**
  * What a streamed answer's events came to: the parts they make, and whether the answer ended (the
  * vendor's end marker) or failed inside the stream (the error's data, to classify).
@@ -26,11 +28,14 @@ export interface Read {
 export interface Wire {
   readonly module: string
   readonly path: string
-  readonly headers: (key: string | undefined) => Record<string, string>
+  /** Every header a call is sent with: the key's, over the ones `given` (the model's own). */
+  readonly headers: (key: string | undefined, given: Readonly<Record<string, string>>) => Record<string, string>
+  /** A call's body, with the generation options of the fiber that made it. */
   readonly body: (
     options: LanguageModel.ProviderOptions,
     model: Model,
-    stream: boolean
+    stream: boolean,
+    generation: Generation.Options
   ) => Record<string, unknown>
   readonly parts: (body: any, options: LanguageModel.ProviderOptions) => Array<Response.PartEncoded>
   /** A reader for one stream: events in, parts out (it keeps what the stream told so far). */
