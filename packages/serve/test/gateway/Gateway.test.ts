@@ -175,6 +175,59 @@ describe("Gateway: what the client sees when it fails", () => {
       noSecretIn(String((error as Error).message))
     }))
 
+  it.live("a whole answer that moved says where in its model field and headers", () =>
+    Effect.gen(function*() {
+      const { url } = yield* served()
+      const { data, response } = yield* Effect.promise(() =>
+        anthropicClient(url, "key-fault-rate-limit-30").messages.create({
+          model: "anthropic/claude-x",
+          max_tokens: 10,
+          messages: [{ role: "user", content: "hi" }]
+        }).withResponse()
+      )
+      expect(data.model).toBe("openai/gpt-x")
+      expect(response.headers.get("x-fallback-place")).toBe("openai/gpt-x")
+      expect(response.headers.get("x-fallback-from")).toMatch(/^anthropic@caller-[0-9a-f]{8}\/claude-x$/)
+    }))
+
+  it.live("with passThrough false the caller's key is never sent upstream", () =>
+    Effect.gen(function*() {
+      const { mock, url } = yield* served({ passThrough: false })
+      yield* Effect.promise(() =>
+        anthropicClient(url).messages.create({
+          model: "anthropic/claude-x",
+          max_tokens: 10,
+          messages: [{ role: "user", content: "hi" }]
+        })
+      )
+      expect((yield* mock.requests).log.map((request) => request.key)).toEqual([secrets.ANTHROPIC_API_KEY])
+    }))
+
+  it.live("a stream cut after its first content, with nowhere to continue, ends in the wire's error event, never silently", () =>
+    Effect.gen(function*() {
+      const { url } = yield* served({ passThrough: false }, [])
+      const stream = anthropicClient(url).messages.stream({
+        model: "openai/gpt-fault-cut",
+        max_tokens: 10,
+        messages: [{ role: "user", content: "hi" }]
+      })
+      const error = yield* Effect.promise(() => stream.finalMessage().then(() => undefined, (error: unknown) => error))
+      expect(error).toBeInstanceOf(Anthropic.APIError)
+      noSecretIn(String((error as Error).message))
+    }))
+
+  it.live("a body the wire cannot read is 400 naming what is wrong", () =>
+    Effect.gen(function*() {
+      const { url } = yield* served()
+      const error = yield* Effect.promise(() =>
+        anthropicClient(url).messages.create({ model: "anthropic/claude-x" } as any).then(
+          () => undefined,
+          (error: unknown) => error
+        )
+      )
+      expect(error).toBeInstanceOf(Anthropic.BadRequestError)
+    }))
+
   it.live("an unknown model is 404 in the client's wire, naming the nearest", () =>
     Effect.gen(function*() {
       const { url } = yield* served()
@@ -261,6 +314,21 @@ describe("Gateway: safe by default", () => {
       yield* Effect.promise(() => sent)
       while ((yield* mock.requests).log[0]!.ended === "pending") yield* Effect.sleep("10 millis")
       expect((yield* mock.requests).log[0]!.ended).toBe("abandoned")
+    }))
+
+  it.live("conversations past the capacity are still answered, each by an agent of its own", () =>
+    Effect.gen(function*() {
+      const { lines, url } = yield* served({ conversations: { capacity: 1 } })
+      for (const session of ["one", "two", "three"]) {
+        const answer = yield* Effect.promise(() =>
+          openaiClient(url).chat.completions.create(
+            { model: "openai/gpt-x", messages: [{ role: "user", content: "hi" }] },
+            { headers: { "x-session-id": session } }
+          )
+        )
+        expect(answer.choices[0]!.message.content).toBe("the answer")
+      }
+      expect(new Set(lines.map((line) => line.conversation)).size).toBe(3)
     }))
 
   it.live("GET /v1/models lists places and aliases, in OpenAI's shape or Anthropic's", () =>
