@@ -1,4 +1,5 @@
 import * as Place from "@fallback/core/Place"
+import * as Secret from "@fallback/core/Secret"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import type * as HttpServerRequest from "effect/http/HttpServerRequest"
@@ -95,4 +96,12 @@ export const handler = (served: Served, dialect: Dialect) =>
     const conversation = new Conversation(conversationOf(request.headers, call), start, caller)
     const asked = { served, dialect, call, start, conversation, begun }
     return yield* (call.stream ? streamed(asked) : whole(asked))
-  })
+  }).pipe(
+    Effect.catchDefect((defect) =>
+      Effect.succeed(failure(dialect, {
+        status: 500,
+        kind: "api_error",
+        message: Secret.mask(`the gateway failed: ${String(defect)}`)
+      }))
+    )
+  )

@@ -71,12 +71,13 @@ export const streamed = (asked: Asked): Effect.Effect<HttpServerResponse.HttpSer
         return encode(writer.part(part as any))
       }),
       Stream.concat(Stream.fromEffect(Effect.sync(() => encode(writer.end())))),
-      Stream.catch((cause) =>
+      Stream.catchCause((cause) =>
         Effect.map(Clock.currentTimeMillis, (now) => {
-          const failed = failedOf(cause, now)
+          if (Cause.hasInterruptsOnly(cause)) return Effect.failCause(cause)
+          const failed = failedOf(errorOf(cause), now)
           error = failed.kind
-          return encode(writer.failed(failed))
-        }).pipe(Stream.fromEffect)
+          return Effect.succeed(encode(writer.failed(failed)))
+        }).pipe(Effect.flatten, Stream.fromEffect)
       ),
       Stream.filter((bytes) => bytes.byteLength > 0),
       Stream.onExit((exit) =>
