@@ -173,6 +173,17 @@ describe("Gateway: what the client sees when it fails", () => {
       expect(seconds).toBeGreaterThan(0)
       expect(seconds).toBeLessThanOrEqual(30)
       noSecretIn(String((error as Error).message))
+      // now every place is cooling: the next call is refused from health, nothing sent upstream
+      const asked = (yield* mock.requests).total
+      const again = yield* Effect.promise(() =>
+        client.messages.create({ model: "anthropic/claude-x", max_tokens: 10, messages: [{ role: "user", content: "hi" }] })
+          .then(() => undefined, (error: unknown) => error)
+      )
+      expect(again).toBeInstanceOf(Anthropic.RateLimitError)
+      const left = Number((again as InstanceType<typeof Anthropic.RateLimitError>).headers.get("retry-after"))
+      expect(left).toBeGreaterThan(0)
+      expect(left).toBeLessThanOrEqual(30)
+      expect((yield* mock.requests).total).toBe(asked)
     }))
 
   it.live("a whole answer that moved says where in its model field and headers", () =>
