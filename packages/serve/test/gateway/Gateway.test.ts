@@ -154,6 +154,47 @@ describe("Gateway: a conversation moves and stays moved", () => {
     }))
 })
 
+describe("Gateway: tool calls the other way", () => {
+  it.live("a tool call made at the Anthropic place reaches the OpenAI client, streamed, with its arguments", () =>
+    Effect.gen(function*() {
+      const { mock, url } = yield* served({ passThrough: false })
+      yield* mock.script([{
+        fault: "answer",
+        route: "anthropic",
+        tool: { name: "read_file", input: { path: "a.txt" } }
+      }])
+      const stream = yield* Effect.promise(() =>
+        openaiClient(url).chat.completions.create({
+          model: "anthropic/claude-x",
+          stream: true,
+          tools: [{
+            type: "function",
+            function: { name: "read_file", parameters: { type: "object", properties: { path: { type: "string" } } } }
+          }],
+          messages: [{ role: "user", content: "read a.txt" }]
+        })
+      )
+      let name = ""
+      let args = ""
+      let finish: string | null | undefined
+      yield* Effect.promise(async () => {
+        for await (const chunk of stream) {
+          const choice = chunk.choices[0]
+          for (const call of choice?.delta?.tool_calls ?? []) {
+            name += call.function?.name ?? ""
+            args += call.function?.arguments ?? ""
+          }
+          finish = choice?.finish_reason ?? finish
+        }
+      })
+      expect(name).toBe("read_file")
+      expect(JSON.parse(args)).toEqual({ path: "a.txt" })
+      expect(finish).toBe("tool_calls")
+      const sent = (yield* mock.requests).log[0]!.body as { readonly tools: ReadonlyArray<any> }
+      expect(sent.tools[0]).toMatchObject({ name: "read_file" })
+    }))
+})
+
 describe("Gateway: what the client sees when it fails", () => {
   it.live("every place cooling: the Anthropic SDK's RateLimitError with a Retry-After", () =>
     Effect.gen(function*() {
@@ -176,7 +217,11 @@ describe("Gateway: what the client sees when it fails", () => {
       // now every place is cooling: the next call is refused from health, nothing sent upstream
       const asked = (yield* mock.requests).total
       const again = yield* Effect.promise(() =>
-        client.messages.create({ model: "anthropic/claude-x", max_tokens: 10, messages: [{ role: "user", content: "hi" }] })
+        client.messages.create({
+          model: "anthropic/claude-x",
+          max_tokens: 10,
+          messages: [{ role: "user", content: "hi" }]
+        })
           .then(() => undefined, (error: unknown) => error)
       )
       expect(again).toBeInstanceOf(Anthropic.RateLimitError)
