@@ -91,7 +91,9 @@ export const openAiChat: wire.Wire = openAiWire({
     const message = choice?.message ?? {}
     const parts: Array<Response.PartEncoded> = [wire.metadata(body.id, body.model)]
     const reasoning = message.reasoning_content ?? message.reasoning
-    if (typeof reasoning === "string" && reasoning !== "") parts.push({ type: "reasoning", text: reasoning })
+    if (typeof reasoning === "string" && reasoning !== "") {
+      parts.push({ type: "reasoning", text: reasoning, metadata: wire.openAiFamily })
+    }
     if (typeof message.content === "string" && message.content !== "") {
       parts.push({ type: "text", text: message.content })
     }
@@ -105,10 +107,17 @@ export const openAiChat: wire.Wire = openAiWire({
     const calls = new Map<number, { id: string; name: string; args: string }>()
     let started = false
     let texting = false
+    let thinking = false
     let reason: unknown = undefined
     let input: number | undefined
     let output: number | undefined
+    const thought = (): Array<Response.StreamPartEncoded> => {
+      if (!thinking) return []
+      thinking = false
+      return [{ type: "reasoning-end", id: "reasoning-0", metadata: wire.openAiFamily }]
+    }
     const ending = (): Array<Response.StreamPartEncoded> => [
+      ...thought(),
       ...(texting ? [{ type: "text-end", id: "0" } as Response.StreamPartEncoded] : []),
       ...[...calls.values()].flatMap((call) => wire.called(call.id, call.name, call.args)),
       wire.finish(finishOf(reason), input, output)
@@ -129,8 +138,16 @@ export const openAiChat: wire.Wire = openAiWire({
       }
       const choice = Array.isArray(data.choices) ? data.choices[0] : undefined
       if (choice?.finish_reason) reason = choice.finish_reason
+      // compatible servers stream a reasoning model's thinking as `reasoning_content` or `reasoning`
+      const reasoning = choice?.delta?.reasoning_content ?? choice?.delta?.reasoning
+      if (typeof reasoning === "string" && reasoning !== "") {
+        if (!thinking) parts.push({ type: "reasoning-start", id: "reasoning-0", metadata: wire.openAiFamily })
+        thinking = true
+        parts.push({ type: "reasoning-delta", id: "reasoning-0", delta: reasoning })
+      }
       const text = choice?.delta?.content
       if (typeof text === "string" && text !== "") {
+        parts.push(...thought())
         if (!texting) parts.push({ type: "text-start", id: "0" })
         texting = true
         parts.push({ type: "text-delta", id: "0", delta: text })

@@ -47,7 +47,9 @@ const outputParts = (output: ReadonlyArray<any>): Array<Response.PartEncoded> =>
       return [wire.toolCall(item.call_id, item.name, wire.parseArgs(item.arguments ?? ""))]
     }
     if (item.type === "reasoning") {
-      return (item.summary ?? []).map((part: any) => ({ type: "reasoning", text: part.text }) as Response.PartEncoded)
+      return (item.summary ?? []).map((part: any) =>
+        ({ type: "reasoning", text: part.text, metadata: wire.openAiFamily }) as Response.PartEncoded
+      )
     }
     return []
   })
@@ -90,6 +92,7 @@ export const openAiResponses: wire.Wire = openAiWire({
   reader: () => {
     const calls = new Map<string, { id: string; name: string }>()
     const texts = new Set<string>()
+    const thoughts = new Set<string>()
     let calling = false
     const read: wire.Reader["read"] = (event) => {
       const data = wire.parse(event.data)
@@ -114,6 +117,19 @@ export const openAiResponses: wire.Wire = openAiWire({
           texts.add(id)
           return { parts: [...start, { type: "text-delta", id, delta: data.delta }] }
         }
+        case "response.reasoning_summary_text.delta": {
+          const id = `${data.item_id}:${data.summary_index ?? 0}`
+          const start = thoughts.has(id)
+            ? []
+            : [{ type: "reasoning-start", id, metadata: wire.openAiFamily } as Response.StreamPartEncoded]
+          thoughts.add(id)
+          return { parts: [...start, { type: "reasoning-delta", id, delta: data.delta }] }
+        }
+        case "response.reasoning_summary_text.done": {
+          const id = `${data.item_id}:${data.summary_index ?? 0}`
+          if (!thoughts.delete(id)) return { parts: [] }
+          return { parts: [{ type: "reasoning-end", id, metadata: wire.openAiFamily }] }
+        }
         case "response.function_call_arguments.delta": {
           const call = calls.get(data.item_id)
           return call === undefined
@@ -124,6 +140,11 @@ export const openAiResponses: wire.Wire = openAiWire({
           const item = data.item ?? {}
           if (item.type === "function_call") {
             return { parts: wire.called(item.call_id, item.name, item.arguments ?? "") }
+          }
+          if (item.type === "reasoning") {
+            const open = [...thoughts].filter((id) => id.startsWith(`${item.id}:`))
+            for (const id of open) thoughts.delete(id)
+            return { parts: open.map((id) => ({ type: "reasoning-end", id, metadata: wire.openAiFamily })) }
           }
           if (item.type === "message" && texts.has(String(item.id))) {
             return { parts: [{ type: "text-end", id: String(item.id) }] }

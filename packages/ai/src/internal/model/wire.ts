@@ -145,3 +145,6 @@ export const called = (id: string, name: unknown, args: string): Array<Response.
   { type: "tool-params-end", id },
   toolCall(id, name, parseArgs(args))
 ]
+
+/** How an OpenAI wire's reasoning parts are marked (the board's `{ fallback: { family } }`). @internal */
+export const openAiFamily = { fallback: { family: "openai" } } as const
