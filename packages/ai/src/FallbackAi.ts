@@ -4,8 +4,9 @@
  * {@link layer} instead of one provider's model:
  *
  * - the whole `Prompt` (system message, turns, tool calls and results, files) and the call's
- *   options (toolkit, schema, tool choice) reach each `effect/ai` place as they were given; a
- *   place that takes only text (an agent CLI, an HTTP provider) gets the conversation as text;
+ *   options (toolkit, schema, tool choice, and the caller's `Generation` options) reach each
+ *   `effect/ai` place as they were given; a place that takes only text (an agent CLI, an HTTP
+ *   provider) gets the conversation as text;
  * - `generateText` and `generateObject` are whole replies: nothing reaches the caller before the
  *   answer is whole, so a place whose answer breaks off (a cut, a stall, an error inside it) is
  *   failed over like one that never answered, its partial answer discarded;
@@ -15,7 +16,8 @@
  *   provider's `continues`), and otherwise, or inside a tool call, fails with an `AiError` whose
  *   reason notes what was delivered (`metadata.fallback.delivered`) beside the failure that cut
  *   it (a refused continuation is noted as `continuation`, never in its place);
- * - the answering place, its model and the usage are on the finish part ({@link Moved}) and on the
+ * - the answering place and its model are on the response-metadata part the answer commits with
+ *   (before its content) and on the finish part, with the usage ({@link Moved}), and on the
  *   call's span (`FallbackAi.generateText`, … with `gen_ai.response.model`, `gen_ai.usage.*`,
  *   `fallback.place`, `fallback.from`);
  * - answers per kind, account chains, the breaker, cooldowns, the budget and notices all apply as
@@ -45,12 +47,20 @@ import * as internal from "./internal/fallbackAi.js"
 import * as plan from "./internal/plan.js"
 
 /**
- * Where a call was answered: the finish part's `metadata.fallback` (typed on
- * `Response.FinishPartMetadata`), on every answer. `place` answered, `from` is where the call
- * started (`moved` when they differ), `model` the model that answered as its provider said it
+ * Where a call was answered: the `metadata.fallback` of the finish part and of the
+ * `response-metadata` part (typed on `Response.FinishPartMetadata` and
+ * `Response.ResponseMetadataPartMetadata`), on every answer. `place` answered, `from` is where the
+ * call started (`moved` when they differ), `model` the model that answered as its provider said it
  * (where it said); a streamed answer cut after content reached the caller and continued at
  * `place` from what was delivered says so in `continued` (the place it was cut at, and how many
  * characters of it had been delivered). The finish part's usage is the answering place's.
+ *
+ * A streamed answer's `response-metadata` part comes when the answer commits to a place, before
+ * any of its content (a place that speaks text only, which gives none, has one made for it before
+ * its text), so a caller that writes the answer on (a gateway) knows the answering place before
+ * it writes a byte of content; a continuation at another place after a cut brings that place's
+ * own, with `continued`. A whole answer's `response-metadata` part, where it has one, carries the
+ * same note as its finish part.
  *
  * @since 0.1.0
  * @category models
@@ -65,6 +75,9 @@ export interface Moved {
 
 declare module "effect/ai/Response" {
   interface FinishPartMetadata {
+    readonly fallback?: Moved | undefined
+  }
+  interface ResponseMetadataPartMetadata {
     readonly fallback?: Moved | undefined
   }
 }

@@ -10,7 +10,7 @@ import { Effect, Layer, Option, Redacted, Stream } from "effect"
 import { LanguageModel } from "effect/ai"
 
 import { AnthropicLanguageModel, FallbackAi, Generation, OpenAiLanguageModel } from "../src/index.js"
-import { anthropic, mocked, openai, withKeys } from "./world.js"
+import { anthropic, mocked, notices, openai, withKeys } from "./world.js"
 
 type Wire = "anthropic" | "responses" | "chat"
 
@@ -118,7 +118,7 @@ describe("Generation through a chain", () => {
   const chain = (url: string) =>
     FallbackAi.chain(["anthropic/claude-x", "openai/gpt-x"], [anthropic(url), openai(url)], {
       options: { firstByte: Option.none() }
-    }).pipe(Layer.provide(NodeHttpClient.layerUndici))
+    }).pipe(Layer.provide(Layer.merge(NodeHttpClient.layerUndici, notices)))
 
   it.live("a call's options reach the place it moves to, streamed and whole; each call its own", () =>
     Effect.gen(function*() {

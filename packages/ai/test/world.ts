@@ -52,7 +52,7 @@ export const openai = (url: string) =>
 /** The notices published, as a person reads them. */
 export const heard: Array<Notice.Notice> = []
 
-const notices = Layer.succeed(Notice.Notices, {
+export const notices = Layer.succeed(Notice.Notices, {
   publish: (notice) => Effect.sync(() => void heard.push(notice)),
   watch: Effect.die("not watched in tests")
 })

@@ -60,7 +60,7 @@ const modelIn = (events: ReadonlyArray<Backend.Event>): string | undefined => {
 const noted = (parts: ReadonlyArray<Response.AnyPart>, note: FallbackAi.Moved) =>
   Effect.as(
     onSpan(note, parts.find((part) => part.type === "finish")),
-    parts.map((part) => part.type === "finish" ? annotated(part, note) : part)
+    parts.map((part) => part.type === "finish" || part.type === "response-metadata" ? annotated(part, note) : part)
   )
 
 const answered = (call: Call, start: Place.Place, events: ReadonlyArray<Backend.Event>): Effect.Effect<any, any> => {

@@ -62,6 +62,17 @@ export const streamed = (
       const note = noteOf(start, call.at, model, continued)
       return annotated(part, note)
     }
+    let introduced = false
+    /** The answer's metadata part, which says where it is answered before any content does. */
+    const introduce = (part: Response.AnyPart): Response.AnyPart => {
+      introduced = true
+      return annotated(part, noteOf(start, call.at, model, continued))
+    }
+    /** A place that speaks text only gives no metadata part: one is made for it before its text. */
+    const introduction = (): ReadonlyArray<Response.AnyPart> =>
+      introduced
+        ? []
+        : [introduce(Response.makePart("response-metadata", { id: undefined, modelId: model, timestamp: undefined }))]
     const passed = (part: Response.AnyPart): Response.AnyPart => {
       const closes = closing[part.type]
       if (closes !== undefined) open.set((part as { id: string }).id, closes)
@@ -69,7 +80,7 @@ export const streamed = (
       if (part.type === "response-metadata" && part.modelId !== undefined) model = part.modelId
       if (part.type === "text-delta") delivered += part.delta
       if (!opening.has(part.type) && !(part.type === "text-delta" && part.delta === "")) shown = true
-      return part.type === "finish" ? finished(part) : part
+      return part.type === "finish" ? finished(part) : part.type === "response-metadata" ? introduce(part) : part
     }
     /** A cut answer continued at another place: the blocks it left open are closed first. */
     const movedOn = (event: Extract<Backend.Event, { _tag: "Moved" }>): ReadonlyArray<Response.AnyPart> => {
@@ -94,7 +105,7 @@ export const streamed = (
           if (texted) return [delta]
           texted = true
           open.set("0", "text-end")
-          return [Response.makePart("text-start", { id: "0" }), delta]
+          return [...introduction(), Response.makePart("text-start", { id: "0" }), delta]
         }
         case "Result": {
           result = event
@@ -103,6 +114,7 @@ export const streamed = (
           texted = true
           open.set("0", "text-end")
           return [
+            ...introduction(),
             Response.makePart("text-start", { id: "0" }),
             Response.makePart("text-delta", { id: "0", delta: event.text })
           ]
