@@ -10,7 +10,8 @@
  * `max_tokens` (the model's `maxTokens` where none is set), `temperature`, `top_p`,
  * `stop_sequences` and `thinking: { type: "enabled", budget_tokens }`; while thinking, a length cap
  * at or under the budget is raised to the budget plus the cap, and `temperature` (and a `top_p`
- * under 0.95) is left out, as Anthropic asks.
+ * under 0.95) is left out, as Anthropic asks; an answer asked for as an object (a forced tool) or
+ * continued from an assistant prefill is asked without thinking, which Anthropic refuses there.
  *
  * Thinking comes back as reasoning parts marked `{ fallback: { family: "anthropic" } }` in their
  * metadata, with Anthropic's signature `{ anthropic: { signature } }` (a `redacted_thinking` block:

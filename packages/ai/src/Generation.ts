@@ -17,8 +17,8 @@
  *
  * Anthropic wants `max_tokens` above the thinking budget: a cap at or under it is raised to the
  * budget plus the cap. OpenAI's effort is `low` for a budget under 4,096 tokens, `medium` under
- * 16,384, else `high`. An answer asked for as an object from Anthropic (a forced tool) is made
- * without thinking, which Anthropic refuses there.
+ * 16,384, else `high`. An answer asked of Anthropic as an object (a forced tool), or continued
+ * after a cut (an assistant prefill), is made without thinking, which Anthropic refuses there.
  *
  * @example
  * ```ts

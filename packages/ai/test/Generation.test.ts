@@ -6,7 +6,7 @@
 import { NodeHttpClient } from "@effect/platform-node"
 import { describe, expect, it } from "@effect/vitest"
 import { MockProvider } from "@fallback/testkit"
-import { Effect, Layer, Option, Redacted, Stream } from "effect"
+import { Effect, Layer, Option, Redacted, Schema, Stream } from "effect"
 import { LanguageModel } from "effect/ai"
 
 import { AnthropicLanguageModel, FallbackAi, Generation, OpenAiLanguageModel } from "../src/index.js"
@@ -78,6 +78,24 @@ describe("Generation: each wire sends the generation options in its vendor's wor
       expect(raised!.top_p).toBeUndefined()
       expect(kept!.max_tokens).toBe(8000)
       expect(kept).not.toHaveProperty("top_p")
+    }))
+
+  it.live("Anthropic: no thinking asked with an object's forced tool, nor with a prefill", () =>
+    Effect.gen(function*() {
+      const mock = yield* mocked([{ fault: "answer", route: "anthropic", json: { city: "Oslo" } }], { bodies: true })
+      const thinking = Generation.with({ thinking: { budgetTokens: 4000 } })
+      yield* LanguageModel.generateObject({
+        prompt: "Where?",
+        schema: Schema.Struct({ city: Schema.String })
+      }).pipe(thinking, Effect.provide(modelOf("anthropic", mock.url)))
+      yield* mock.script([])
+      yield* LanguageModel.generateText({
+        prompt: [{ role: "user", content: "Count" }, { role: "assistant", content: "1, 2," }]
+      }).pipe(thinking, Effect.provide(modelOf("anthropic", mock.url)))
+      for (const body of yield* sentBodies(mock)) {
+        expect(body).not.toHaveProperty("thinking")
+        expect(body.max_tokens).toBe(1000)
+      }
     }))
 
   it.live("OpenAI Chat: max_tokens, temperature, top_p, stop, and the thinking budget as reasoning_effort", () =>

@@ -7,12 +7,12 @@
 import { NodeHttpClient } from "@effect/platform-node"
 import { describe, expect, it } from "@effect/vitest"
 import { MockProvider } from "@fallback/testkit"
-import { Effect, Layer, Redacted, Stream } from "effect"
+import { Effect, Layer, Option, Redacted, Stream } from "effect"
 import { LanguageModel, Prompt, type Response } from "effect/ai"
 
-import { AnthropicLanguageModel, OpenAiLanguageModel } from "../src/index.js"
+import { AnthropicLanguageModel, FallbackAi, Generation, OpenAiLanguageModel } from "../src/index.js"
 import { served } from "./served.js"
-import { mocked } from "./world.js"
+import { anthropic, mocked, notices, openai, withKeys } from "./world.js"
 
 const claude = (url: string) =>
   AnthropicLanguageModel.layer({ model: "claude-x", baseUrl: url, apiKey: Redacted.make("sk-ant-api03-think") }).pipe(
@@ -164,6 +164,30 @@ describe("Anthropic thinking: the signature kept, and sent back", () => {
         { type: "redacted_thinking", data: "R" },
         { type: "text", text: "said first" }
       ])
+    }))
+})
+
+describe("thinking through a chain", () => {
+  it.live("a chain's streamed answer keeps the signature; the thinking budget reaches the Anthropic place", () =>
+    Effect.gen(function*() {
+      const mock = yield* mocked([{ fault: "think", route: "anthropic", thinking: "Weighing it up." }], {
+        bodies: true
+      })
+      const parts = yield* LanguageModel.streamText({ prompt: "Think first." }).pipe(
+        Stream.runCollect,
+        Generation.with({ thinking: { budgetTokens: 2048 } }),
+        Effect.provide(
+          FallbackAi.chain(["anthropic/claude-x", "openai/gpt-x"], [anthropic(mock.url), openai(mock.url)], {
+            options: { firstByte: Option.none() }
+          }).pipe(Layer.provide(Layer.merge(NodeHttpClient.layerUndici, notices)))
+        ),
+        withKeys
+      )
+      const reasoning = reasoningParts(parts)
+      expect(reasoning[0]).toEqual({ type: "reasoning-start", metadata: anthropicFamily })
+      expect((reasoning.at(-1)!.metadata as any).anthropic.signature).toEqual(expect.any(String))
+      const sent = (yield* mock.requests).log[0]!.body as any
+      expect(sent.thinking).toEqual({ type: "enabled", budget_tokens: 2048 })
     }))
 })
 

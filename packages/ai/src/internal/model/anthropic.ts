@@ -75,7 +75,8 @@ export const anthropic: wire.Wire = {
     ]
     return {
       model: model.model,
-      ...generationOf(generation, model.maxTokens, object !== undefined),
+      // a forced tool (an object's) and a prefill (a continued answer) are refused with thinking
+      ...generationOf(generation, model.maxTokens, object !== undefined || messages.at(-1)?.role === "assistant"),
       ...(system.length === 0 ? {} : { system }),
       messages,
       ...(tools.length === 0 ? {} : { tools, tool_choice: toolChoiceOf(options.toolChoice, object?.name) }),

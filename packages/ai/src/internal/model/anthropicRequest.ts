@@ -133,13 +133,14 @@ export const headersOf = (key: string | undefined, given: Readonly<Record<string
 /**
  * The generation options in Anthropic's words. Thinking asks for a length cap above its budget:
  * one at or under it is raised to the budget plus the cap; temperature is left out while thinking,
- * and so is a `top_p` under 0.95 (Anthropic refuses both). An answer asked for as an object is
- * made without thinking: it is asked through a forced tool, which Anthropic refuses to think with.
+ * and so is a `top_p` under 0.95 (Anthropic refuses both). An answer asked for as an object (a
+ * forced tool) and a continued one (an assistant prefill) are made without thinking, which
+ * Anthropic refuses with either.
  *
  * @internal
  */
-export const generationOf = (generation: Generation.Options, cap: number, forced: boolean) => {
-  const budget = forced ? undefined : generation.thinking?.budgetTokens
+export const generationOf = (generation: Generation.Options, cap: number, unthinking: boolean) => {
+  const budget = unthinking ? undefined : generation.thinking?.budgetTokens
   const max = generation.maxTokens ?? cap
   const thinking = budget !== undefined
   return {
