@@ -1,0 +1,253 @@
+/**
+ * The real agent CLIs pointed at the gateway (`fallback serve`'s routes) over the mock upstream,
+ * each with one variable or option, as a person points them: a turn that starts on the CLI's own
+ * rate-limited key moves to the gateway's second account, which is overloaded, then to a place of
+ * the other wire, where the answer calls one of the CLI's tools; the CLI runs it, the answer lands,
+ * and the CLI's next turn of that conversation (resumed) starts where the first one moved. What the
+ * mock was asked proves each move; nothing is bounded by the clock.
+ */
+import * as MockProvider from "@fallback/testkit/MockProvider"
+import * as fs from "node:fs"
+import * as os from "node:os"
+import * as path from "node:path"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+
+import * as Gateway from "./gateway.js"
+import { claude, codex, opencode, type Ran } from "./run.js"
+
+let mock: MockProvider.Running
+// outside the repository: the CLIs read the instructions and git state of the folders above them
+const home = fs.mkdtempSync(path.join(os.tmpdir(), "agents-serve-"))
+
+beforeAll(async () => {
+  mock = await MockProvider.start({ bodies: true })
+})
+afterAll(async () => {
+  await mock?.stop()
+  if (process.env.FALLBACK_AGENTS_KEEP === undefined) fs.rmSync(home, { recursive: true, force: true })
+})
+
+const said = "The meeting is at noon, in room 4."
+
+const folder = (name: string) => {
+  const made = path.join(home, name)
+  fs.mkdirSync(made, { recursive: true })
+  fs.writeFileSync(path.join(made, "notes.txt"), "The meeting is at noon.\n")
+  return made
+}
+
+/** The requests the mock got since `from`, as `route key model`. */
+const asked = (from: number) =>
+  mock.requests().log.slice(from).map((request) => ({
+    route: request.route,
+    key: request.key,
+    model: request.model,
+    fault: request.fault,
+    body: request.body as Record<string, unknown>
+  }))
+
+/** What the mock was asked, a line each (keys by whose they are), printed for whoever reads the run. */
+const story = (title: string, caller: string) => {
+  const whose = (key: string) =>
+    key === caller ? "caller's key" : Object.entries(Gateway.secrets).find(([, value]) => value === key)?.[0] ?? "?"
+  process.stdout.write(
+    `${title}\n${
+      asked(0).map((request) => `  ${request.route} ${request.model} (${whose(request.key)}): ${request.fault}`).join(
+        "\n"
+      )
+    }\n`
+  )
+}
+
+const shown = (ran: Ran) => `exit ${ran.code}${ran.signal ?? ""}\n${ran.out.slice(-3000)}\n${ran.err.slice(-2000)}`
+
+/** No key of the gateway's or the caller's reached what the CLI printed or the gateway logged. */
+const noSecretIn = (text: string, caller: string) => {
+  for (const secret of [...Object.values(Gateway.secrets), caller]) expect(text).not.toContain(secret)
+}
+
+describe("the real CLIs through the gateway", () => {
+  it("claude -p: a rate-limited key moves accounts, then to the OpenAI place, runs its tool there; --resume stays there", async () => {
+    const cwd = folder("claude")
+    const caller = "sk-ant-api03-callerCLAUDEsecretsecret0009"
+    const gateway = await Gateway.start({
+      upstream: mock.url,
+      chains: [["anthropic/claude-sonnet-4-5", "openai/gpt-4.1"]],
+      aliases: { "claude-sonnet-4-5": "anthropic/claude-sonnet-4-5" }
+    })
+    try {
+      mock.reset()
+      mock.script([
+        { route: "anthropic", key: caller, fault: "rate-limit", retryAfter: 30 },
+        { route: "anthropic", fault: "overloaded" },
+        {
+          route: "chat",
+          model: "gpt-4.1",
+          fault: "answer",
+          times: 1,
+          tool: { name: "Read", input: { file_path: path.join(cwd, "notes.txt") } }
+        },
+        { route: "chat", model: "gpt-4.1", fault: "answer", text: said }
+      ])
+      const first = await claude("When is the meeting? Read notes.txt.", { cwd, baseUrl: gateway.url, key: caller })
+      const result = first.events.find((event) => event.type === "result")
+      expect(result?.is_error, shown(first)).toBe(false)
+      expect(result?.result).toContain("noon")
+      const turn = asked(0)
+      // the caller's own key first, then the gateway's other account: both refused, then the other wire
+      expect(turn[0]).toMatchObject({ route: "anthropic", key: caller, fault: "rate-limit" })
+      const anthropic = turn.filter((request) => request.route === "anthropic")
+      expect(anthropic.length).toBeGreaterThanOrEqual(2)
+      expect(anthropic.length).toBeLessThanOrEqual(3)
+      expect(anthropic.every((request) => request.fault !== "answer")).toBe(true)
+      expect(new Set(anthropic.map((request) => request.key)).size).toBe(anthropic.length)
+      const chat = turn.filter((request) => request.route === "chat")
+      // the tool call answered at the OpenAI place, then its result sent there, in the same conversation
+      expect(chat.map((request) => request.model)).toEqual(["gpt-4.1", "gpt-4.1"])
+      expect(JSON.stringify(chat[1]!.body.messages)).toContain("The meeting is at noon.")
+      expect(turn.indexOf(chat[0]!)).toBeGreaterThan(turn.indexOf(anthropic.at(-1)!))
+      expect(gateway.lines[0]).toMatchObject({ status: 200, place: "openai/gpt-4.1" })
+
+      const session = first.events.find((event) => event.type === "system")?.session_id
+      expect(typeof session).toBe("string")
+      const before = mock.requests().total
+      const next = await claude("And where?", {
+        cwd,
+        baseUrl: gateway.url,
+        key: caller,
+        extra: ["--resume", String(session)]
+      })
+      const resumed = next.events.find((event) => event.type === "result")
+      expect(resumed?.is_error, shown(next)).toBe(false)
+      expect(resumed?.result).toContain("room 4")
+      // moved stays moved: the next turn starts at the OpenAI place, the rate-limited key not asked again
+      expect(asked(before).map((request) => request.route)).toEqual(["chat"])
+      story("claude -p, then --resume", caller)
+      noSecretIn(first.out + first.err + next.out + next.err + JSON.stringify(gateway.lines), caller)
+    } finally {
+      await gateway.stop()
+    }
+  })
+
+  it("codex exec: a rate-limited key moves accounts, then to the Anthropic place, runs its tool there; exec resume stays there", async () => {
+    const cwd = folder("codex")
+    const caller = "sk-proj-callerCODEXsecretsecretsecret0011"
+    const gateway = await Gateway.start({
+      upstream: mock.url,
+      chains: [["openai/gpt-5.5", "anthropic/claude-opus-4-1"]],
+      aliases: { "gpt-5.5": "openai/gpt-5.5" }
+    })
+    try {
+      mock.reset()
+      mock.script([
+        { route: "chat", key: caller, fault: "rate-limit", retryAfter: 30 },
+        { route: "chat", fault: "overloaded" },
+        {
+          route: "anthropic",
+          model: "claude-opus-4-1",
+          fault: "answer",
+          times: 1,
+          tool: { name: "exec_command", input: { cmd: "cat notes.txt" } }
+        },
+        { route: "anthropic", model: "claude-opus-4-1", fault: "answer", text: said }
+      ])
+      const first = await codex("When is the meeting? Read notes.txt.", {
+        cwd,
+        baseUrl: `${gateway.url}/v1`,
+        key: caller
+      })
+      expect(first.events.some((event) => event.type === "turn.completed"), shown(first)).toBe(true)
+      const answer = (ran: Ran) =>
+        ran.events.flatMap((event) => {
+          const item = event.item as { type?: string; text?: string } | undefined
+          return event.type === "item.completed" && item?.type === "agent_message" ? [item.text ?? ""] : []
+        }).join("\n")
+      expect(answer(first)).toContain("noon")
+      const turn = asked(0)
+      expect(turn[0]).toMatchObject({ route: "chat", key: caller, fault: "rate-limit" })
+      const openai = turn.filter((request) => request.route === "chat")
+      expect(openai.length).toBeGreaterThanOrEqual(2)
+      expect(openai.length).toBeLessThanOrEqual(3)
+      expect(openai.every((request) => request.fault !== "answer")).toBe(true)
+      const anthropic = turn.filter((request) => request.route === "anthropic")
+      expect(anthropic.map((request) => request.model)).toEqual(["claude-opus-4-1", "claude-opus-4-1"])
+      // the shell's output went back as a tool_result at the Anthropic place
+      expect(JSON.stringify(anthropic[1]!.body.messages)).toContain("The meeting is at noon.")
+
+      const thread = first.events.find((event) => event.type === "thread.started")?.thread_id
+      expect(typeof thread).toBe("string")
+      const before = mock.requests().total
+      const next = await codex("And where?", { cwd, baseUrl: `${gateway.url}/v1`, key: caller, resume: String(thread) })
+      expect(next.events.some((event) => event.type === "turn.completed"), shown(next)).toBe(true)
+      expect(answer(next)).toContain("room 4")
+      expect(asked(before).map((request) => request.route)).toEqual(["anthropic"])
+      story("codex exec, then exec resume", caller)
+      noSecretIn(first.out + first.err + next.out + next.err + JSON.stringify(gateway.lines), caller)
+    } finally {
+      await gateway.stop()
+    }
+  })
+
+  it("opencode run through Chat Completions: the same moves, its title call answered beside; --session stays there", async () => {
+    const cwd = folder("opencode")
+    const caller = "sk-proj-callerOPENCODEsecretsecret0013"
+    const gateway = await Gateway.start({
+      upstream: mock.url,
+      chains: [["openai/mock-model", "anthropic/claude-haiku-4-5"]],
+      aliases: { "mock-model": "openai/mock-model", "mock-small": "openai/mock-small" }
+    })
+    try {
+      mock.reset()
+      mock.script([
+        { route: "chat", model: "mock-model", key: caller, fault: "rate-limit", retryAfter: 30 },
+        { route: "chat", model: "mock-model", fault: "overloaded" },
+        { route: "chat", model: "mock-small", fault: "answer", text: "Meeting time" },
+        {
+          route: "anthropic",
+          model: "claude-haiku-4-5",
+          fault: "answer",
+          times: 1,
+          tool: { name: "read", input: { filePath: path.join(cwd, "notes.txt") } }
+        },
+        { route: "anthropic", model: "claude-haiku-4-5", fault: "answer", text: said }
+      ])
+      const text = (ran: Ran) =>
+        ran.events.flatMap((event) =>
+          event.type === "text" ? [String((event.part as { text?: string } | undefined)?.text ?? "")] : []
+        ).join("")
+      const first = await opencode("When is the meeting? Read notes.txt.", {
+        cwd,
+        baseUrl: `${gateway.url}/v1`,
+        key: caller
+      })
+      expect(first.events.some((event) => event.type === "error"), shown(first)).toBe(false)
+      expect(text(first)).toContain("noon")
+      const turn = asked(0).filter((request) => request.model !== "mock-small")
+      expect(turn[0]).toMatchObject({ route: "chat", key: caller, fault: "rate-limit" })
+      const openai = turn.filter((request) => request.route === "chat")
+      expect(openai.length).toBeGreaterThanOrEqual(2)
+      expect(openai.length).toBeLessThanOrEqual(3)
+      const anthropic = turn.filter((request) => request.route === "anthropic")
+      expect(anthropic.map((request) => request.model)).toEqual(["claude-haiku-4-5", "claude-haiku-4-5"])
+      expect(JSON.stringify(anthropic[1]!.body.messages)).toContain("The meeting is at noon.")
+
+      const session = first.events.find((event) => typeof event.sessionID === "string")?.sessionID
+      expect(typeof session).toBe("string")
+      const before = mock.requests().total
+      const next = await opencode("And where?", {
+        cwd,
+        baseUrl: `${gateway.url}/v1`,
+        key: caller,
+        session: String(session)
+      })
+      expect(next.events.some((event) => event.type === "error"), shown(next)).toBe(false)
+      expect(text(next)).toContain("room 4")
+      expect(asked(before).filter((request) => request.model !== "mock-small").map((request) => request.route))
+        .toEqual(["anthropic"])
+      story("opencode run, then --session", caller)
+      noSecretIn(first.out + first.err + next.out + next.err + JSON.stringify(gateway.lines), caller)
+    } finally {
+      await gateway.stop()
+    }
+  })
+})
