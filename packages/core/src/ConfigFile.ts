@@ -147,6 +147,19 @@ export const AnswerSettings: typeof schema.AnswerSettings = schema.AnswerSetting
 export const RunSettings: typeof schema.RunSettings = schema.RunSettings
 
 /**
+ * Model names clients send, each mapped to the place it is sent to: `fallback serve` answers a
+ * request for `claude-sonnet-4-5` at `anthropic/claude-sonnet-4-5` when the file says
+ * `"aliases": { "claude-sonnet-4-5": "anthropic/claude-sonnet-4-5" }`. Each value is a place
+ * (`PROVIDER/MODEL`, or `CLI[@ACCOUNT]/MODEL`), kept as written; one that is not is refused with
+ * the form it should take, and one whose provider or account the file does not know is refused
+ * as a step's would be.
+ *
+ * @since 1.1.0
+ * @category schemas
+ */
+export const Aliases: typeof schema.Aliases = schema.Aliases
+
+/**
  * The limits on a turn a file sets for every agent the command makes: `send`, the ceiling on one
  * attempt in seconds (the escalating preset's 600 s when not said).
  *

@@ -46,6 +46,22 @@ export const check = (
       return Result.fail(new UnknownCli({ place: `${section}.${cli}`, cli, known, ...where }))
     }
   }
+  for (const [alias, target] of Object.entries(document.aliases ?? {}).sort(([a], [b]) => a < b ? -1 : 1)) {
+    const place = Result.getOrThrow(Place.parse(target))
+    const problem = placeProblem(place)
+    if (Option.isSome(problem)) {
+      return Result.fail(
+        problem.value._tag === "UnknownCli"
+          ? new UnknownCli({
+            place: `aliases[${JSON.stringify(alias)}] (${target})`,
+            cli: problem.value.cli,
+            known: problem.value.known,
+            ...where
+          })
+          : problem.value
+      )
+    }
+  }
   for (const { place, to } of bookOf(document).values()) {
     if (to !== undefined && String(to) === String(place)) return Result.fail(new SelfStep({ place, ...where }))
     const problem = Option.orElse(placeProblem(place), () => to === undefined ? Option.none() : placeProblem(to))

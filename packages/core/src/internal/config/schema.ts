@@ -113,6 +113,26 @@ export const RunSettings = Schema.Struct({
   answers: Schema.optionalKey(Schema.Struct(answersFields))
 }).annotate({ identifier: "RunSettings" })
 
+const aliasAdvice =
+  "write the place it is sent to, PROVIDER/MODEL or CLI[@ACCOUNT]/MODEL, such as \"anthropic/claude-sonnet-4-5\""
+
+/**
+ * A model name clients send (`claude-sonnet-4-5`), mapped to the place it is sent to, kept as
+ * written: a value that is not a place is refused with what it should be.
+ *
+ * @internal
+ */
+export const Aliases = Schema.Record(
+  Schema.String,
+  Schema.String.check(Schema.makeFilter((target: string) => {
+    const parsed = Place.parse(target)
+    return Result.isSuccess(parsed) || `${parsed.failure.message}; ${aliasAdvice}`
+  }, { toJsonSchema: () => ({ pattern: Place.pattern.source }) }))
+).annotate({
+  identifier: "Aliases",
+  description: "model names clients send, each mapped to the place it is sent to (fallback serve)"
+})
+
 /** @internal */
 export const Limits = Schema.Struct({
   send: Schema.optionalKey(Policy.Seconds)
@@ -137,6 +157,7 @@ export const Document = Schema.Struct({
   ),
   providers: byCli(Provider.Provider),
   clis: byCli(CliSettings),
+  aliases: Schema.optionalKey(Aliases),
   limits: Schema.optionalKey(Limits),
   health: Schema.optionalKey(HealthStore),
   run: Schema.optionalKey(RunSettings)
