@@ -5,7 +5,7 @@
 import type * as Response from "effect/ai/Response"
 
 import { read, usageAsked } from "./chatRead.js"
-import type { Answered, Call, Dialect, Failed, Frame, StreamWriter } from "./dialect.js"
+import type { Answered, Dialect, Failed, Frame, StreamWriter } from "./dialect.js"
 import * as o from "./openAi.js"
 
 const finishOf = (reason: Response.FinishReason, called: boolean): string => {
@@ -126,14 +126,14 @@ export const writer = (answered: Answered, usage: boolean): StreamWriter => {
 }
 
 /**
- * OpenAI Chat Completions. Its stream writer sends the usage chunk only when the call asked for it;
- * `stream` finds that by the call it is given (the reader remembers it by the call's prompt).
+ * OpenAI Chat Completions. Its stream writer sends the usage chunk only when the call asked for it
+ * (the reader remembers that by the call's prompt).
  */
-export const chat: Dialect & { readonly stream: (answered: Answered, call?: Call) => StreamWriter } = {
+export const chat: Dialect = {
   name: "openai-chat",
   family: "openai",
   read,
   whole,
-  stream: (answered: Answered, call?: Call) => writer(answered, call !== undefined && usageAsked.has(call.prompt)),
+  stream: (answered, call) => writer(answered, usageAsked.has(call.prompt)),
   error: o.errorBody
 }

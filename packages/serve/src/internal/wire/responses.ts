@@ -1,0 +1,265 @@
+/**
+ * OpenAI Responses, `POST /v1/responses`, as Codex and the `openai` SDK speak it: a `response`
+ * object whole; streamed, `response.created` and `response.in_progress`, then each output item
+ * added, its deltas, done — one item open at a time — and `response.completed` (or
+ * `response.incomplete`) with the whole response last.
+ */
+import type * as Response from "effect/ai/Response"
+
+import type { Answered, Dialect, Failed, Frame, StreamWriter } from "./dialect.js"
+import * as o from "./openAi.js"
+import { read } from "./responsesRead.js"
+
+type Item = Record<string, unknown>
+
+const usageBody = (usage: o.Usage) => ({
+  input_tokens: usage.input,
+  input_tokens_details: { cached_tokens: usage.cached ?? 0 },
+  output_tokens: usage.output,
+  output_tokens_details: { reasoning_tokens: usage.reasoning ?? 0 },
+  total_tokens: usage.input + usage.output
+})
+
+/** Length and content filter end a response `incomplete`, as OpenAI's do. */
+const incompleteOf = (reason: Response.FinishReason): string | undefined =>
+  reason === "length" ? "max_output_tokens" : reason === "content-filter" ? "content_filter" : undefined
+
+const responseOf = (answered: Answered, fields: {
+  readonly status: string
+  readonly output: ReadonlyArray<Item>
+  readonly usage?: o.Usage | undefined
+  readonly incomplete?: string | undefined
+  readonly error?: { readonly code: string; readonly message: string } | undefined
+}) => ({
+  id: answered.id,
+  object: "response",
+  created_at: answered.created,
+  status: fields.status,
+  error: fields.error ?? null,
+  incomplete_details: fields.incomplete === undefined ? null : { reason: fields.incomplete },
+  instructions: null,
+  max_output_tokens: null,
+  model: answered.model,
+  output: fields.output,
+  parallel_tool_calls: true,
+  previous_response_id: null,
+  reasoning: { effort: null, summary: null },
+  store: false,
+  temperature: null,
+  text: { format: { type: "text" } },
+  tool_choice: "auto",
+  tools: [],
+  top_p: null,
+  truncation: "disabled",
+  usage: fields.usage === undefined ? null : usageBody(fields.usage),
+  metadata: {}
+})
+
+const message = (id: string, text: string, status: string): Item => ({
+  type: "message",
+  id,
+  status,
+  role: "assistant",
+  content: status === "in_progress" ? [] : [{ type: "output_text", text, annotations: [], logprobs: [] }]
+})
+
+const reasoningItem = (id: string, text: string): Item => ({
+  type: "reasoning",
+  id,
+  summary: text === "" ? [] : [{ type: "summary_text", text }]
+})
+
+const functionCall = (id: string, call: o.Called, status: string): Item => ({
+  type: "function_call",
+  id,
+  call_id: call.id,
+  name: call.name,
+  arguments: call.arguments,
+  status
+})
+
+const statusOf = (reason: Response.FinishReason) => incompleteOf(reason) === undefined ? "completed" : "incomplete"
+
+const whole = (parts: ReadonlyArray<Response.Part<any>>, answered: Answered) => {
+  const answer = o.gather(parts)
+  const id = o.suffixOf(answered.id)
+  const output: Array<Item> = [
+    ...(answer.reasoning === "" ? [] : [reasoningItem(`rs_${id}_0`, answer.reasoning)]),
+    ...(answer.text === "" ? [] : [message(`msg_${id}_0`, answer.text, "completed")]),
+    ...answer.calls.map((call, i) => functionCall(`fc_${id}_${i}`, call, "completed"))
+  ]
+  return responseOf(answered, {
+    status: statusOf(answer.reason),
+    output,
+    usage: answer.usage,
+    incomplete: incompleteOf(answer.reason)
+  })
+}
+
+/** The item open in the stream: what it is, where it is, what it holds so far. */
+interface Open {
+  readonly kind: "message" | "reasoning" | "function_call"
+  readonly index: number
+  readonly id: string
+  readonly call?: { readonly id: string; readonly name: string } | undefined
+  text: string
+}
+
+export const writer = (answered: Answered): StreamWriter => {
+  const suffix = o.suffixOf(answered.id)
+  const output: Array<Item> = []
+  const called = new Set<string>()
+  let sequence = 0
+  let started = false
+  let open: Open | undefined
+  const event = (type: string, fields: Record<string, unknown>): Frame => ({
+    event: type,
+    data: JSON.stringify({ type, sequence_number: sequence++, ...fields })
+  })
+  const at = (o: Open) => ({ item_id: o.id, output_index: o.index })
+  const start = (): Array<Frame> => {
+    if (started) return []
+    started = true
+    const response = responseOf(answered, { status: "in_progress", output: [] })
+    return [event("response.created", { response }), event("response.in_progress", { response })]
+  }
+  const close = (): Array<Frame> => {
+    const item = open
+    if (item === undefined) return []
+    open = undefined
+    let done: Item
+    const frames: Array<Frame> = []
+    if (item.kind === "message") {
+      const part = { type: "output_text", text: item.text, annotations: [], logprobs: [] }
+      frames.push(
+        event("response.output_text.done", { ...at(item), content_index: 0, text: item.text, logprobs: [] }),
+        event("response.content_part.done", { ...at(item), content_index: 0, part })
+      )
+      done = message(item.id, item.text, "completed")
+    } else if (item.kind === "reasoning") {
+      const part = { type: "summary_text", text: item.text }
+      frames.push(
+        event("response.reasoning_summary_text.done", { ...at(item), summary_index: 0, text: item.text }),
+        event("response.reasoning_summary_part.done", { ...at(item), summary_index: 0, part })
+      )
+      done = reasoningItem(item.id, item.text)
+    } else {
+      frames.push(event("response.function_call_arguments.done", { ...at(item), arguments: item.text }))
+      done = functionCall(item.id, { ...item.call!, arguments: item.text }, "completed")
+    }
+    output.push(done)
+    return [...frames, event("response.output_item.done", { output_index: item.index, item: done })]
+  }
+  const begin = (kind: Open["kind"], call?: Open["call"]): Array<Frame> => {
+    const frames = close()
+    const index = output.length
+    const prefix = kind === "message" ? "msg" : kind === "reasoning" ? "rs" : "fc"
+    const item: Open = { kind, index, id: `${prefix}_${suffix}_${index}`, call, text: "" }
+    open = item
+    const added = kind === "message"
+      ? message(item.id, "", "in_progress")
+      : kind === "reasoning"
+      ? reasoningItem(item.id, "")
+      : functionCall(item.id, { ...call!, arguments: "" }, "in_progress")
+    frames.push(event("response.output_item.added", { output_index: index, item: added }))
+    if (kind === "message") {
+      frames.push(event("response.content_part.added", {
+        ...at(item),
+        content_index: 0,
+        part: { type: "output_text", text: "", annotations: [], logprobs: [] }
+      }))
+    } else if (kind === "reasoning") {
+      frames.push(event("response.reasoning_summary_part.added", {
+        ...at(item),
+        summary_index: 0,
+        part: { type: "summary_text", text: "" }
+      }))
+    }
+    return frames
+  }
+  /** Opens an item of `kind` unless one is open already. */
+  const ensure = (kind: "message" | "reasoning"): Array<Frame> => open?.kind === kind ? [] : begin(kind)
+  const frames = (part: Response.StreamPart<any>): Array<Frame> => {
+    switch (part.type) {
+      case "text-start":
+        return ensure("message")
+      case "reasoning-start":
+        return ensure("reasoning")
+      case "text-delta":
+      case "reasoning-delta": {
+        if (part.delta === "") return []
+        const kind = part.type === "text-delta" ? "message" : "reasoning"
+        const frames = ensure(kind)
+        open!.text += part.delta
+        const type = kind === "message" ? "response.output_text.delta" : "response.reasoning_summary_text.delta"
+        const fields = kind === "message" ? { content_index: 0, logprobs: [] } : { summary_index: 0 }
+        return [...frames, event(type, { ...at(open!), ...fields, delta: part.delta })]
+      }
+      case "text-end":
+      case "reasoning-end":
+        return close()
+      case "tool-params-start":
+        if (part.providerExecuted || called.has(part.id)) return []
+        called.add(part.id)
+        return begin("function_call", { id: part.id, name: part.name })
+      case "tool-params-delta":
+        if (open?.call?.id !== part.id || part.delta === "") return []
+        open.text += part.delta
+        return [event("response.function_call_arguments.delta", { ...at(open), delta: part.delta })]
+      case "tool-params-end":
+        return open?.call?.id === part.id ? close() : []
+      case "tool-call": {
+        if (part.providerExecuted) return []
+        if (called.has(part.id)) return open?.call?.id === part.id ? close() : []
+        called.add(part.id)
+        const call = o.callOf(part)
+        const frames = begin("function_call", call)
+        open!.text = call.arguments
+        return [
+          ...frames,
+          event("response.function_call_arguments.delta", { ...at(open!), delta: call.arguments }),
+          ...close()
+        ]
+      }
+      case "finish": {
+        const frames = close()
+        const incomplete = incompleteOf(part.reason)
+        const response = responseOf(answered, {
+          status: statusOf(part.reason),
+          output,
+          usage: o.usageOf(part),
+          incomplete
+        })
+        return [...frames, event(incomplete === undefined ? "response.completed" : "response.incomplete", { response })]
+      }
+      default:
+        return []
+    }
+  }
+  return {
+    part: (part) => [...start(), ...frames(part)],
+    end: () => [],
+    // The `openai` SDK throws an APIError at an `error` event; Codex reads `response.failed`'s
+    // `response.error` (and backs off by the "try again in" of a rate limit). Both, in that order.
+    failed: (failed: Failed) => {
+      const { code } = o.kinds[failed.kind]
+      const message = o.messageOf(failed)
+      const error = { code: failed.kind === "rate_limit" ? "rate_limit_exceeded" : "server_error", message }
+      return [
+        ...start(),
+        event("error", { code, message, param: null }),
+        event("response.failed", { response: responseOf(answered, { status: "failed", output, error }) })
+      ]
+    }
+  }
+}
+
+/** OpenAI Responses. */
+export const responses: Dialect = {
+  name: "openai-responses",
+  family: "openai",
+  read,
+  whole,
+  stream: (answered) => writer(answered),
+  error: o.errorBody
+}
