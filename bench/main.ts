@@ -1,6 +1,6 @@
 /**
  * The benchmarks, this project beside its peers in one run: B1 happy path, B2 failover, B3 scale,
- * B4 cold start, B5 HTTP, B6 @effect/ai, B7 health stores. Prints the figures, then each target beside its figure
+ * B4 cold start, B5 HTTP, B6 @effect/ai, B7 health stores, B8 the gateway (`fallback serve`). Prints the figures, then each target beside its figure
  * (met or not, and what the last run read), and adds the run to the history in `bench/results.json`.
  *
  *   npm run bench                 every bench
@@ -21,6 +21,7 @@ import { type Figure, history, repetitions, save, table, verdicts } from "./figu
 import { health } from "./health.js"
 import { http } from "./http.js"
 import { scale } from "./scale.js"
+import { serveBench } from "./serve.js"
 import { read } from "./targets.js"
 import { failover, happy } from "./turns.js"
 
@@ -31,7 +32,8 @@ const benches: ReadonlyArray<readonly [string, () => Promise<Array<Figure>> | Ar
   ["B4", cold],
   ["B5", http],
   ["B6", effectAi],
-  ["B7", health]
+  ["B7", health],
+  ["B8", serveBench]
 ]
 
 /** The commit measured, with `+dirty` when the working tree differs from it. */

@@ -115,7 +115,43 @@ const commands = [
   "doctor"
 ]
 
-/** Issue 24's targets, on Effect 4. */
+/** Issue 26's: what the gateway adds over calling the provider directly (Anthropic Messages to an Anthropic place). */
+const gateway: Array<Target> = [
+  over(
+    "B8",
+    "gateway, c=1, p50",
+    "Messages through the gateway: p50 at concurrency 1",
+    "Messages direct: p50 at concurrency 1",
+    1,
+    "ms"
+  ),
+  over(
+    "B8",
+    "gateway, c=1, p99",
+    "Messages through the gateway: p99 at concurrency 1",
+    "Messages direct: p99 at concurrency 1",
+    5,
+    "ms"
+  ),
+  ratio(
+    "B8",
+    "gateway, c=50",
+    "Messages through the gateway: at concurrency 50",
+    "Messages direct: at concurrency 50",
+    0.8,
+    true
+  ),
+  over(
+    "B8",
+    "gateway, streamed first byte",
+    "Messages streamed through the gateway: first byte p50",
+    "Messages streamed direct: first byte p50",
+    1,
+    "ms"
+  )
+]
+
+/** Issue 24's targets, on Effect 4, and issue 26's. */
 export const targets: Array<Target> = [
   ratio("B1", "landing turn, whole", "fallback Agent.ask (held agent)", "cockatiel retry+breaker", 1),
   ratio("B1", "landing turn, streamed", "fallback agent.turn, streamed", "fallback's session stream (bare)", 1.3),
@@ -154,7 +190,8 @@ export const targets: Array<Target> = [
     "ExecutionPlan (Layer steps)",
     1
   ),
-  atMost("B7", "a cooldown seen by another process, p99", cooldownSeen, 250, "ms")
+  atMost("B7", "a cooldown seen by another process, p99", cooldownSeen, 250, "ms"),
+  ...gateway
 ]
 
 /** The targets read from a run's figures; those whose figures the run does not have are left out. */

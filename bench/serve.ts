@@ -1,0 +1,241 @@
+/**
+ * B8 gateway: what `fallback serve`'s routes (`Gateway.layer`, served by `NodeHttpServer` in the
+ * bench's process) add over calling the mock provider directly. Anthropic Messages to an Anthropic
+ * place, whole and streamed: p50 and p99 at concurrency 1, req/s at concurrency 50, time to the
+ * first byte of a streamed answer. Chat Completions to an OpenAI-compatible place, not streamed,
+ * beside the Portkey gateway (B5's peer) doing the same. Direct and through the gateway are
+ * measured in turn within each repetition, so a busy spell falls on both.
+ */
+import { NodeHttpClient, NodeHttpServer } from "@effect/platform-node"
+import * as Undici from "@effect/platform-node/Undici"
+import { Accounts, ConfigFile, Health, Notice, Steps } from "@fallback/core"
+import { Gateway } from "@fallback/serve"
+import { MockProvider } from "@fallback/testkit"
+import * as ConfigProvider from "effect/ConfigProvider"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import { HttpRouter, HttpServer } from "effect/http"
+import * as Layer from "effect/Layer"
+import * as Scope from "effect/Scope"
+import * as Stream from "effect/Stream"
+import * as nodeHttp from "node:http"
+import { against, type Figure, figure, repetitions } from "./figures.js"
+import * as Portkey from "./portkey.js"
+
+const sequential = Number(process.env.BENCH_SERVE_TURNS ?? 500)
+const parallel = Number(process.env.BENCH_SERVE_PARALLEL_TURNS ?? 1_000)
+const lanes = 50
+
+/** The client of every row: undici's keep-alive Agent, as B5's direct client. */
+const client = new Undici.Agent()
+
+const conversation = [{ role: "user", content: "hi" }, { role: "assistant", content: "ok" }, {
+  role: "user",
+  content: "hi"
+}]
+
+/** One request; resolves with the ms to its first body byte. */
+type Call = () => Promise<number>
+
+const call = (url: string, path: string, body: object, headers: Record<string, string>): Call => {
+  const { origin } = new URL(url)
+  const sent = JSON.stringify(body)
+  const all = { "content-type": "application/json", ...headers }
+  return async () => {
+    const start = performance.now()
+    const response = await client.request({ origin, path, method: "POST", headers: all, body: sent })
+    let first = 0
+    let text = ""
+    for await (const chunk of response.body) {
+      if (first === 0) first = performance.now() - start
+      text += chunk
+    }
+    if (response.statusCode >= 300) throw new Error(`${response.statusCode} ${text.slice(0, 300)}`)
+    return first
+  }
+}
+
+const messages = (url: string, model: string, stream: boolean) =>
+  call(url, "/v1/messages", { model, max_tokens: 100, stream, messages: conversation }, {
+    "x-api-key": "sk-ant-api03-benchbenchbench0001",
+    "anthropic-version": "2023-06-01"
+  })
+
+const chat = (url: string, model: string, headers: Record<string, string> = {}) =>
+  call(url, "/v1/chat/completions", { model, stream: false, messages: conversation }, {
+    authorization: "Bearer sk-proj-benchbenchbench0002",
+    ...headers
+  })
+
+const quantile = (sorted: ReadonlyArray<number>, q: number) =>
+  sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!
+
+/** One repetition at concurrency 1: p50 and p99 of the whole request, p50 of its first byte. */
+const oneAtATime = async (request: Call) => {
+  const took: Array<number> = []
+  const firsts: Array<number> = []
+  for (let i = 0; i < sequential; i++) {
+    const start = performance.now()
+    firsts.push(await request())
+    took.push(performance.now() - start)
+  }
+  took.sort((a, b) => a - b)
+  firsts.sort((a, b) => a - b)
+  return { p50: quantile(took, 0.5), p99: quantile(took, 0.99), first: quantile(firsts, 0.5) }
+}
+
+/** Requests a second with `lanes` in flight. */
+const throughput = async (request: Call) => {
+  let next = 0
+  const start = performance.now()
+  await Promise.all(Array.from({ length: lanes }, async () => {
+    while (next++ < parallel) await request()
+  }))
+  return (parallel * 1000) / (performance.now() - start)
+}
+
+/** The gateway over the mock: places anthropic/claude-x and openai/gpt-x, each with the caller's key first. */
+const serve = async (upstream: string) => {
+  const store = Layer.mergeAll(Steps.Steps.layer, Accounts.Accounts.layer).pipe(
+    Layer.provide(ConfigFile.Store.layerMemory())
+  )
+  const silent = Layer.succeed(Notice.Notices, { publish: () => Effect.void, watch: Effect.succeed(Stream.empty) })
+  const gateway = HttpRouter.serve(
+    Gateway.layer({
+      providers: {
+        anthropic: { kind: "anthropic-messages", baseUrl: upstream, key: { fromEnv: "ANTHROPIC_API_KEY" } },
+        openai: { kind: "openai-compatible", baseUrl: `${upstream}/v1`, key: { fromEnv: "OPENAI_API_KEY" } }
+      }
+    }),
+    { disableLogger: true, disableListenLog: true }
+  ).pipe(
+    Layer.provideMerge(NodeHttpServer.layer(() => nodeHttp.createServer(), { port: 0, host: "127.0.0.1" })),
+    Layer.provideMerge(Layer.mergeAll(store, Health.Health.layerMemory(), NodeHttpClient.layerUndici, silent)),
+    Layer.provide(Layer.succeed(
+      ConfigProvider.ConfigProvider,
+      ConfigProvider.fromUnknown({ ANTHROPIC_API_KEY: "sk-ant-api03-own0003", OPENAI_API_KEY: "sk-proj-own0004" })
+    ))
+  )
+  const scope = Effect.runSync(Scope.make())
+  const context = await Effect.runPromise(Layer.buildWithScope(gateway, scope))
+  const address = Context.get(context, HttpServer.HttpServer).address as { readonly port: number }
+  return { url: `http://127.0.0.1:${address.port}`, stop: () => Effect.runPromise(Scope.close(scope, Exit.void)) }
+}
+
+interface Row {
+  readonly name: string
+  readonly request: Call
+  readonly p50: Array<number>
+  readonly p99: Array<number>
+  readonly first: Array<number>
+  readonly rate: Array<number>
+}
+
+const row = (name: string, request: Call): Row => ({ name, request, p50: [], p99: [], first: [], rate: [] })
+
+/** Every row once a repetition, in turn; a warm-up round first. */
+const measure = async (rows: ReadonlyArray<Row>) => {
+  for (const each of rows) await throughput(each.request)
+  for (let r = 0; r < repetitions; r++) {
+    for (const each of rows) {
+      const { first, p50, p99 } = await oneAtATime(each.request)
+      each.p50.push(p50)
+      each.p99.push(p99)
+      each.first.push(first)
+      each.rate.push(await throughput(each.request))
+    }
+  }
+}
+
+/** B8's figures. */
+export const serveBench = async (): Promise<Array<Figure>> => {
+  const mock = await MockProvider.start({ lifetime: 30 * 60_000, text: "ok" })
+  const gateway = await serve(mock.url)
+  const rows = [
+    row("Messages direct", messages(mock.url, "claude-x", false)),
+    row("Messages through the gateway", messages(gateway.url, "anthropic/claude-x", false)),
+    row("Messages streamed direct", messages(mock.url, "claude-x", true)),
+    row("Messages streamed through the gateway", messages(gateway.url, "anthropic/claude-x", true)),
+    row("Chat direct", chat(mock.url, "gpt-x")),
+    row("Chat through the gateway", chat(gateway.url, "openai/gpt-x"))
+  ]
+  let portkey = "not measured"
+  const peer = await Portkey.start().catch((error: Error) => {
+    portkey = `did not start: ${error.message}`
+    return undefined
+  })
+  if (peer !== undefined) rows.push(row("Chat through Portkey", chat(peer.url, "gpt-x", Portkey.headers(mock.url))))
+  // BENCH_SERVE_ROWS="streamed through": only the rows whose names contain one of these (for a profiler)
+  const only = process.env.BENCH_SERVE_ROWS?.split(",")
+  try {
+    await measure(only === undefined ? rows : rows.filter((each) => only.some((part) => each.name.includes(part))))
+    if (peer !== undefined) portkey = "measured"
+  } finally {
+    await peer?.stop()
+    await gateway.stop()
+    await mock.stop()
+    await client.close()
+  }
+  const of = (name: string) => rows.find((each) => each.name === name)!
+  const rowsOf = (names: ReadonlyArray<string>) => names.flatMap((name) => rows.filter((each) => each.name === name))
+  const whole = rowsOf(["Messages direct", "Messages through the gateway"])
+  const streamed = rowsOf(["Messages streamed direct", "Messages streamed through the gateway"])
+  const chats = rows.filter((each) => each.name.startsWith("Chat"))
+  const latency = (list: ReadonlyArray<Row>, baseline: string) => [
+    ...against(
+      list.map((each) => figure("B8", `${each.name}: p50 at concurrency 1`, "ms", each.p50)),
+      `${baseline}: p50 at concurrency 1`
+    ),
+    ...against(
+      list.map((each) => figure("B8", `${each.name}: p99 at concurrency 1`, "ms", each.p99)),
+      `${baseline}: p99 at concurrency 1`
+    ),
+    ...against(
+      list.map((each) => figure("B8", `${each.name}: at concurrency 50`, "req/s", each.rate)),
+      `${baseline}: at concurrency 50`
+    )
+  ]
+  const added = (subject: string, baseline: string, what: "p50" | "p99" | "first") =>
+    of(subject)[what].map((value, i) => value - of(baseline)[what][i]!)
+  return [
+    ...latency(whole, "Messages direct"),
+    ...latency(streamed, "Messages streamed direct"),
+    ...against(
+      streamed.map((each) => figure("B8", `${each.name}: first byte p50`, "ms", each.first)),
+      "Messages streamed direct: first byte p50"
+    ),
+    ...latency(chats, "Chat direct"),
+    figure(
+      "B8",
+      "added by the gateway, Messages: p50",
+      "ms",
+      added("Messages through the gateway", "Messages direct", "p50")
+    ),
+    figure(
+      "B8",
+      "added by the gateway, Messages: p99",
+      "ms",
+      added("Messages through the gateway", "Messages direct", "p99")
+    ),
+    figure(
+      "B8",
+      "added by the gateway, Messages streamed: first byte",
+      "ms",
+      added("Messages streamed through the gateway", "Messages streamed direct", "first")
+    ),
+    figure("B8", "added by the gateway, Chat: p50", "ms", added("Chat through the gateway", "Chat direct", "p50")),
+    ...(portkey === "measured"
+      ? [
+        figure(
+          "B8",
+          "added by Portkey, Chat not streamed: p50",
+          "ms",
+          added("Chat through Portkey", "Chat direct", "p50")
+        )
+      ]
+      : [figure("B8", "Portkey gateway", "", [0], portkey)]),
+    figure("B8", "LiteLLM, as stated: added latency", "ms", [3.25], "stated by LiteLLM, not measured here"),
+    figure("B8", "Portkey, as stated: added latency", "ms", [1], "stated as \"under 1 ms\", not measured here")
+  ]
+}
