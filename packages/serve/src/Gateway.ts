@@ -35,7 +35,9 @@ import * as internal from "./internal/gateway/gateway.js"
  * it means), the bearer token clients must send (required when it listens beyond loopback),
  * whether a caller's own key is passed through (yes unless `false`), the longest request body
  * (32 MiB unless said), how many conversations it remembers and for how long idle (10,000; an
- * hour), the chain's agent, and where each request's log line goes.
+ * hour: at capacity the least recently used one no request is answering right now is forgotten to
+ * make room, and only when every one is answering a request does a new conversation's turn get an
+ * agent for itself alone, not kept), the chain's agent, and where each request's log line goes.
  *
  * @since 1.0.0
  * @category models
@@ -55,9 +57,11 @@ export interface Options {
 
 /**
  * One request, as its log line says it: when, which route, the model asked for, the place that
- * answered and where it started (`from`, when it moved), the conversation (a hash of what names
- * it), the status, the usage, how long it took, and the error's kind when it failed. Never a key,
- * a token or a prompt.
+ * answered, whether the answer moved (by account or by place) and where it started (`from`, when
+ * it moved), the conversation (a 12-hex hash of what names it) and whether its agent is `kept` for
+ * its next turn (`false` only when every conversation slot was answering a request at once: this
+ * turn then had an agent of its own), the status, the usage, how long it took, and the error's
+ * kind when it failed. Never a key, a token or a prompt.
  *
  * @since 1.0.0
  * @category models
@@ -69,9 +73,10 @@ export interface Logged {
   readonly status: number
   readonly model?: string | undefined
   readonly place?: string | undefined
+  readonly moved?: boolean | undefined
   readonly from?: string | undefined
-  readonly moves?: number | undefined
   readonly conversation?: string | undefined
+  readonly kept?: boolean | undefined
   readonly stream?: boolean | undefined
   readonly usage?: { readonly input: number; readonly output: number } | undefined
   readonly ms: number

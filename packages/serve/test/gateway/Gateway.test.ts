@@ -372,7 +372,7 @@ describe("Gateway: safe by default", () => {
       expect((yield* mock.requests).log[0]!.ended).toBe("abandoned")
     }))
 
-  it.live("conversations past the capacity are still answered, each by an agent of its own", () =>
+  it.live("past the capacity, a new conversation takes the slot of the least recent idle one and is kept", () =>
     Effect.gen(function*() {
       const { lines, url } = yield* served({ conversations: { capacity: 1 } })
       for (const session of ["one", "two", "three"]) {
@@ -385,6 +385,43 @@ describe("Gateway: safe by default", () => {
         expect(answer.choices[0]!.message.content).toBe("the answer")
       }
       expect(new Set(lines.map((line) => line.conversation)).size).toBe(3)
+      expect(lines.map((line) => line.kept)).toEqual([true, true, true])
+    }))
+
+  it.live("only while every slot is answering a request is a new conversation's turn answered by an agent not kept", () =>
+    Effect.gen(function*() {
+      const { lines, mock, url } = yield* served({ conversations: { capacity: 1 } })
+      const abort = new AbortController()
+      const held = fetch(`${url}/v1/chat/completions`, {
+        method: "POST",
+        signal: abort.signal,
+        headers: { "content-type": "application/json", "x-session-id": "busy" },
+        body: JSON.stringify({
+          model: "openai/gpt-fault-slow-token-600000",
+          stream: true,
+          messages: [{ role: "user", content: "hi" }]
+        })
+      }).catch(() => undefined)
+      while ((yield* mock.requests).total === 0) yield* Effect.sleep("10 millis")
+      const answer = yield* Effect.promise(() =>
+        openaiClient(url).chat.completions.create(
+          { model: "openai/gpt-x", messages: [{ role: "user", content: "hi" }] },
+          { headers: { "x-session-id": "new" } }
+        )
+      )
+      expect(answer.choices[0]!.message.content).toBe("the answer")
+      expect(lines[0]).toMatchObject({ status: 200, kept: false })
+      abort.abort()
+      yield* Effect.promise(() => held)
+      while (lines.length < 2) yield* Effect.sleep("10 millis")
+      // the busy one given back, the next new conversation takes its slot
+      yield* Effect.promise(() =>
+        openaiClient(url).chat.completions.create(
+          { model: "openai/gpt-x", messages: [{ role: "user", content: "hi" }] },
+          { headers: { "x-session-id": "new" } }
+        )
+      )
+      expect(lines[2]).toMatchObject({ status: 200, kept: true })
     }))
 
   it.live("GET /v1/models lists places and aliases, in OpenAI's shape or Anthropic's", () =>

@@ -9,20 +9,24 @@ import type * as LanguageModel from "effect/ai/LanguageModel"
 import type * as Prompt from "effect/ai/Prompt"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
-import * as Equal from "effect/Equal"
-import * as Hash from "effect/Hash"
 import type * as Headers from "effect/http/Headers"
 import * as Option from "effect/Option"
-import * as RcMap from "effect/RcMap"
 import type * as Scope from "effect/Scope"
 
 import type * as Gateway from "../../Gateway.js"
 import type { Call } from "../wire/dialect.js"
 import { sha256 } from "./credentials.js"
+import * as Lru from "./lru.js"
 
-/** The headers a client names its session by, in the order they are read. */
+/**
+ * The headers a client names its session by, in the order they are read: Claude Code's, Codex's
+ * (`session-id`, `thread-id`, as it sends them; the underscored forms as older versions and other
+ * clients do), opencode's, and the gateway's own.
+ */
 const sessionHeaders = [
   "x-claude-code-session-id",
+  "session-id",
+  "thread-id",
   "session_id",
   "conversation_id",
   "x-session-id",
@@ -60,7 +64,7 @@ export const conversationOf = (headers: Headers.Headers, call: Call): string => 
  *
  * @internal
  */
-export class Conversation implements Equal.Equal {
+export class Conversation {
   readonly id: string
   constructor(
     named: string,
@@ -68,12 +72,6 @@ export class Conversation implements Equal.Equal {
     readonly caller: Account.Account | undefined
   ) {
     this.id = sha256(`${Place.format(start)}\n${caller?.name ?? ""}\n${named}`).slice(0, 32)
-  }
-  [Equal.symbol](that: unknown): boolean {
-    return that instanceof Conversation && that.id === this.id
-  }
-  [Hash.symbol](): number {
-    return Hash.string(this.id)
   }
 }
 
@@ -115,7 +113,7 @@ const accountsFor = (
 }
 
 /** @internal */
-export type Conversations = RcMap.RcMap<
+export type Conversations = Lru.Lru<
   Conversation,
   LanguageModel.LanguageModel,
   Agent.SettingsRefused | Place.InvalidPlace
@@ -123,7 +121,9 @@ export type Conversations = RcMap.RcMap<
 
 /**
  * The conversations a gateway keeps: one chain's `LanguageModel` each, made at the place it
- * started, whose agent stays where it moved; held while used and for the idle time after.
+ * started, whose agent stays where it moved; held while used and for the idle time after. At
+ * capacity the least recently used conversation that no request is answering right now is closed
+ * to make room.
  *
  * @internal
  */
@@ -132,11 +132,12 @@ export const make = (
   backends: Backend.Service,
   context: Context.Context<Steps.Steps>
 ): Effect.Effect<Conversations, never, Scope.Scope> =>
-  RcMap.make({
+  Lru.make({
     lookup: (conversation: Conversation) => open(conversation, options, backends, context),
-    idleTimeToLive: options.conversations?.idle ?? "1 hour",
+    keyOf: (conversation) => conversation.id,
+    idle: options.conversations?.idle ?? "1 hour",
     capacity: options.conversations?.capacity ?? 10_000
-  }) as any
+  })
 
 /** A conversation's model (its agent's context: the gateway's backends, and the caller's account first where it has one). @internal */
 export const open = (

@@ -27,6 +27,15 @@ export const noteOf = (parts: ReadonlyArray<Response.AnyPart>): FallbackAi.Moved
   return undefined
 }
 
+/** Where an answer came from, as its log line says it. @internal */
+export const whereFrom = (
+  note: FallbackAi.Moved | undefined,
+  start: string
+): { readonly place: string; readonly moved: boolean; readonly from?: string | undefined } =>
+  note?.moved === true
+    ? { place: note.place, moved: true, from: note.from }
+    : { place: note?.place ?? start, moved: false }
+
 /** The headers that say where an answer came from. @internal */
 export const placeHeaders = (
   note: FallbackAi.Moved | undefined,

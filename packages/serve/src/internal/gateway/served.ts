@@ -4,12 +4,10 @@ import type * as Health from "@fallback/core/Health"
 import * as Place from "@fallback/core/Place"
 import type * as Steps from "@fallback/core/Steps"
 import type * as LanguageModel from "effect/ai/LanguageModel"
-import * as Cause from "effect/Cause"
 import * as Clock from "effect/Clock"
 import type * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import * as RcMap from "effect/RcMap"
 import type * as Scope from "effect/Scope"
 
 import type * as Gateway from "../../Gateway.js"
@@ -31,21 +29,29 @@ export interface Served {
 }
 
 /**
- * A conversation's model for the scope: the one it keeps, or, when the gateway already keeps as
- * many as it may, one for this request alone.
+ * A conversation's model for the scope, and whether it is the one the conversation keeps: at
+ * capacity the least recently used idle conversation makes room; only when every slot answers a
+ * request right now is this one's model made for this request alone (`kept: false`), so its next
+ * turn starts at its start again.
  *
  * @internal
  */
 export const modelFor = (
   served: Served,
   conversation: Conversation
-): Effect.Effect<LanguageModel.LanguageModel, unknown, Scope.Scope> =>
-  RcMap.get(served.conversations, conversation).pipe(
-    Effect.catchIf(
-      Cause.isExceededCapacityError,
-      () => open(conversation, served.options, served.backends, served.context) as Effect.Effect<any, unknown, any>
-    )
-  ) as Effect.Effect<LanguageModel.LanguageModel, unknown, Scope.Scope>
+): Effect.Effect<{ readonly model: LanguageModel.LanguageModel; readonly kept: boolean }, unknown, Scope.Scope> =>
+  served.conversations.get(conversation).pipe(
+    Effect.map((model) => ({ model, kept: true })),
+    Effect.catchTag("Full", () =>
+      Effect.map(
+        open(conversation, served.options, served.backends, served.context) as Effect.Effect<
+          LanguageModel.LanguageModel,
+          unknown,
+          Scope.Scope
+        >,
+        (model) => ({ model, kept: false })
+      ))
+  )
 
 /** Every place a conversation's turn may go: its start, its CLI's accounts after it, and the chain's places. */
 const placesOf = (served: Served, start: Place.Place): Effect.Effect<ReadonlyArray<Place.Place>> =>

@@ -13,13 +13,8 @@ import * as Stream from "effect/Stream"
 import type { Failed } from "../wire/dialect.js"
 import { type Asked, logged, optionsOf, startName } from "./asked.js"
 import { failedOf } from "./failed.js"
-import { encode, failure, idFor, noteOf, placeHeaders, usageOf } from "./respond.js"
+import { encode, failure, idFor, noteOf, placeHeaders, usageOf, whereFrom } from "./respond.js"
 import { gaveUp, modelFor } from "./served.js"
-
-const whereFrom = (note: ReturnType<typeof noteOf>, place: string) => ({
-  place: note?.place ?? place,
-  from: note?.moved === true ? note.from : undefined
-})
 
 const errorOf = (cause: Cause.Cause<unknown>): unknown => {
   const found = Cause.findErrorOption(cause)
@@ -37,65 +32,75 @@ const errorOf = (cause: Cause.Cause<unknown>): unknown => {
 export const streamed = (asked: Asked): Effect.Effect<HttpServerResponse.HttpServerResponse> => {
   const { begun, call, conversation, dialect, served, start } = asked
   const base = { model: call.model, conversation: conversation.id.slice(0, 12), stream: true }
-  return Effect.gen(function*() {
-    const scope = yield* Scope.make()
-    type Pulled = Pull.Pull<Arr.NonEmptyReadonlyArray<Response.AnyPart>, unknown>
-    const opened: Exit.Exit<{ readonly pull: Pulled; readonly first: ReadonlyArray<Response.AnyPart> }, unknown> =
-      yield* Effect.gen(function*() {
-        const model = yield* modelFor(served, conversation).pipe(Scope.provide(scope))
-        const parts = model.streamText(optionsOf(call) as any).pipe(
-          Stream.provideService(Generation.Generation, call.generation)
-        ) as Stream.Stream<Response.AnyPart, unknown>
-        const pull: Pulled = yield* Stream.toPull(parts).pipe(Scope.provide(scope))
-        return { pull, first: yield* pull }
-      }).pipe(Effect.exit)
-    if (Exit.isFailure(opened)) {
-      yield* Scope.close(scope, Exit.void)
-      const failed: Failed = Pull.isDoneCause(opened.cause)
-        ? { status: 502, kind: "api_error", message: "the chain's answer ended before it began" }
-        : yield* gaveUp(served, start, errorOf(opened.cause))
-      yield* logged(served, begun, { ...base, status: failed.status, error: failed.kind })
-      return failure(dialect, failed)
-    }
-    const { first, pull } = opened.value
-    const note = noteOf(first)
-    const place = note?.place ?? startName(asked)
-    const created = Math.floor((yield* Clock.currentTimeMillis) / 1000)
-    const writer = dialect.stream({ model: place, id: idFor(dialect), created }, call)
-    const seen: Array<Response.AnyPart> = []
-    let error: string | undefined
-    const rest: Stream.Stream<Response.AnyPart, unknown> = Stream.fromPull(Effect.succeed(pull))
-    const body = Stream.concat(Stream.fromIterable(first), rest).pipe(
-      Stream.map((part) => {
-        if (part.type === "finish") seen.push(part)
-        return encode(writer.part(part as any))
-      }),
-      Stream.concat(Stream.fromEffect(Effect.sync(() => encode(writer.end())))),
-      Stream.catchCause((cause) =>
-        Effect.map(Clock.currentTimeMillis, (now) => {
-          if (Cause.hasInterruptsOnly(cause)) return Effect.failCause(cause)
-          const failed = failedOf(errorOf(cause), now)
-          error = failed.kind
-          return Effect.succeed(encode(writer.failed(failed)))
-        }).pipe(Effect.flatten, Stream.fromEffect)
-      ),
-      Stream.filter((bytes) => bytes.byteLength > 0),
-      Stream.onExit((exit) =>
-        Effect.andThen(
-          logged(served, begun, {
-            ...base,
-            status: 200,
-            ...whereFrom(noteOf(seen) ?? note, place),
-            usage: usageOf(seen),
-            error: Exit.isSuccess(exit) ? error : "the client went away"
-          }),
-          Scope.close(scope, Exit.void)
+  return Effect.uninterruptibleMask((restore) =>
+    Effect.gen(function*() {
+      const scope = yield* Scope.make()
+      type Pulled = Pull.Pull<Arr.NonEmptyReadonlyArray<Response.AnyPart>, unknown>
+      type Opened = { readonly pull: Pulled; readonly first: ReadonlyArray<Response.AnyPart>; readonly kept: boolean }
+      // Interruptible only while it waits on the chain: a client gone before the first part still closes the scope.
+      const opened: Exit.Exit<Opened, unknown> = yield* restore(
+        Effect.gen(function*() {
+          const { kept, model } = yield* modelFor(served, conversation).pipe(Scope.provide(scope))
+          const parts = model.streamText(optionsOf(call) as any).pipe(
+            Stream.provideService(Generation.Generation, call.generation)
+          ) as Stream.Stream<Response.AnyPart, unknown>
+          const pull: Pulled = yield* Stream.toPull(parts).pipe(Scope.provide(scope))
+          return { pull, first: yield* pull, kept }
+        })
+      ).pipe(Effect.exit)
+      if (Exit.isFailure(opened)) {
+        yield* Scope.close(scope, Exit.void)
+        if (Cause.hasInterruptsOnly(opened.cause)) {
+          yield* logged(served, begun, { ...base, status: 499, error: "the client went away" })
+          return yield* Effect.interrupt
+        }
+        const failed: Failed = Pull.isDoneCause(opened.cause)
+          ? { status: 502, kind: "api_error", message: "the chain's answer ended before it began" }
+          : yield* gaveUp(served, start, errorOf(opened.cause))
+        yield* logged(served, begun, { ...base, status: failed.status, error: failed.kind })
+        return failure(dialect, failed)
+      }
+      const { first, kept, pull } = opened.value
+      const note = noteOf(first)
+      const place = note?.place ?? startName(asked)
+      const created = Math.floor((yield* Clock.currentTimeMillis) / 1000)
+      const writer = dialect.stream({ model: place, id: idFor(dialect), created }, call)
+      const seen: Array<Response.AnyPart> = []
+      let error: string | undefined
+      const rest: Stream.Stream<Response.AnyPart, unknown> = Stream.fromPull(Effect.succeed(pull))
+      const body = Stream.concat(Stream.fromIterable(first), rest).pipe(
+        Stream.map((part) => {
+          if (part.type === "finish") seen.push(part)
+          return encode(writer.part(part as any))
+        }),
+        Stream.concat(Stream.fromEffect(Effect.sync(() => encode(writer.end())))),
+        Stream.catchCause((cause) =>
+          Effect.map(Clock.currentTimeMillis, (now) => {
+            if (Cause.hasInterruptsOnly(cause)) return Effect.failCause(cause)
+            const failed = failedOf(errorOf(cause), now)
+            error = failed.kind
+            return Effect.succeed(encode(writer.failed(failed)))
+          }).pipe(Effect.flatten, Stream.fromEffect)
+        ),
+        Stream.filter((bytes) => bytes.byteLength > 0),
+        Stream.onExit((exit) =>
+          Effect.andThen(
+            logged(served, begun, {
+              ...base,
+              status: 200,
+              ...whereFrom(noteOf(seen) ?? note, place),
+              kept,
+              usage: usageOf(seen),
+              error: Exit.isSuccess(exit) ? error : "the client went away"
+            }),
+            Scope.close(scope, Exit.void)
+          )
         )
       )
-    )
-    return HttpServerResponse.stream(body, {
-      contentType: "text/event-stream",
-      headers: { ...placeHeaders(note, startName(asked)), "cache-control": "no-cache" }
+      return HttpServerResponse.stream(body, {
+        contentType: "text/event-stream",
+        headers: { ...placeHeaders(note, startName(asked)), "cache-control": "no-cache" }
+      })
     })
-  })
+  )
 }

@@ -4,14 +4,14 @@ import * as Effect from "effect/Effect"
 import * as HttpServerResponse from "effect/http/HttpServerResponse"
 
 import { type Asked, logged, optionsOf, startName } from "./asked.js"
-import { failure, idFor, noteOf, placeHeaders, usageOf } from "./respond.js"
+import { failure, idFor, noteOf, placeHeaders, usageOf, whereFrom } from "./respond.js"
 import { gaveUp, modelFor } from "./served.js"
 
 /** A call answered whole: the chain's answer in the wire's body, or its failure in the wire's error. @internal */
 export const whole = (asked: Asked): Effect.Effect<HttpServerResponse.HttpServerResponse> => {
   const { begun, call, conversation, dialect, served, start } = asked
   return Effect.gen(function*() {
-    const model = yield* modelFor(served, conversation)
+    const { kept, model } = yield* modelFor(served, conversation)
     const response = yield* model.generateText(optionsOf(call) as any).pipe(Generation.with(call.generation))
     const parts = response.content
     const note = noteOf(parts)
@@ -20,9 +20,9 @@ export const whole = (asked: Asked): Effect.Effect<HttpServerResponse.HttpServer
     yield* logged(served, begun, {
       status: 200,
       model: call.model,
-      place: note?.place ?? startName(asked),
-      from: note?.moved === true ? note.from : undefined,
+      ...whereFrom(note, startName(asked)),
       conversation: conversation.id.slice(0, 12),
+      kept,
       stream: false,
       usage: usageOf(parts)
     })
