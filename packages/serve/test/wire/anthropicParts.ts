@@ -1,9 +1,16 @@
 /** Response parts as the engine gives them, and the Anthropic events a writer wrote, for the Anthropic wire's tests. */
+import { Result } from "effect"
 import { Response } from "effect/ai"
 
-import type { Frame } from "../../src/internal/wire/dialect.js"
+import { anthropic } from "../../src/internal/wire/anthropic.js"
+import type { Call, Frame } from "../../src/internal/wire/dialect.js"
 
 export const answered = { model: "anthropic/claude-sonnet-4-5", id: "msg_gateway_1", created: 1_800_000_000 }
+
+/** The call a streamed answer is for (the Anthropic writer writes the same whatever it asked). */
+export const call: Call = Result.getOrThrow(
+  anthropic.read({ model: "claude-sonnet-4-5", max_tokens: 1024, messages: [{ role: "user", content: "hi" }] })
+)
 
 export const metadata = () =>
   Response.makePart("response-metadata", { id: "up_1", modelId: "claude", timestamp: undefined })

@@ -9,7 +9,7 @@ import { countTokens } from "../../src/internal/wire/countTokens.js"
 import type { Call } from "../../src/internal/wire/dialect.js"
 
 const fixtures = join(import.meta.dirname, "../fixtures/anthropic")
-const recorded = join(import.meta.dirname, "../fixtures/wire/anthropic-messages")
+const recorded = join(import.meta.dirname, "../../../../test/fixtures/wire/anthropic-messages")
 const fixture = (name: string) => JSON.parse(readFileSync(join(fixtures, name), "utf8"))
 
 const read = (body: unknown): Call => {
@@ -48,6 +48,59 @@ const rows = (prompt: Prompt.Prompt) =>
           }
         })
       }
+  )
+
+/** What a request says, in order: its system text, each block's text, tool calls and results, thinking and signature. */
+const asked = (body: any): Array<string> => {
+  const system = typeof body.system === "string"
+    ? [`system:${body.system}`]
+    : (body.system ?? []).map((b: any) => `system:${b.text}`)
+  const blocks = body.messages.flatMap((message: any) => {
+    const content = typeof message.content === "string" ? [{ type: "text", text: message.content }] : message.content
+    return content.map((b: any) => {
+      switch (b.type) {
+        case "text":
+          return `text:${b.text}`
+        case "tool_use":
+          return `call:${b.id}:${b.name}:${JSON.stringify(b.input)}`
+        case "tool_result":
+          return `result:${b.tool_use_id}:${b.is_error === true}`
+        case "thinking":
+          return `thinking:${b.thinking}:${b.signature}`
+        case "redacted_thinking":
+          return `redacted:${b.data}`
+        default:
+          return `file:${b.source.type}`
+      }
+    })
+  })
+  return [...system, ...blocks]
+}
+
+/** The same of a read prompt. */
+const said = (prompt: Prompt.Prompt): Array<string> =>
+  prompt.content.flatMap((message) =>
+    message.role === "system" ? [`system:${message.content}`] : (message.content as ReadonlyArray<Prompt.Part>).map(
+      (part) => {
+        const anthropic = (part.options as any).anthropic
+        switch (part.type) {
+          case "text":
+            return `text:${part.text}`
+          case "tool-call":
+            return `call:${part.id}:${part.name}:${JSON.stringify(part.params)}`
+          case "tool-result":
+            return `result:${part.id}:${part.isFailure}`
+          case "reasoning":
+            return anthropic?.redactedData === undefined
+              ? `thinking:${part.text}:${anthropic?.signature}`
+              : `redacted:${anthropic.redactedData}`
+          case "file":
+            return `file:${part.data instanceof URL ? "url" : part.mediaType === "text/plain" ? "text" : "base64"}`
+          default:
+            return part.type
+        }
+      }
+    )
   )
 
 const base = { model: "claude-sonnet-4-5", max_tokens: 100, messages: [{ role: "user", content: "hi" }] }
@@ -169,19 +222,30 @@ describe("anthropic.read", () => {
     })
   })
 
-  it("every recorded request of the real claude CLI reads into a call", () => {
-    const names = (() => {
-      try {
-        return readdirSync(recorded).filter((name) => name.endsWith(".json"))
-      } catch {
-        return []
-      }
-    })()
-    for (const name of names) {
-      const recording = JSON.parse(readFileSync(join(recorded, name), "utf8"))
-      const body = recording.body ?? recording.request?.body ?? recording
-      const call = read(typeof body === "string" ? JSON.parse(body) : body)
-      expect(call.prompt.content.length, name).toBeGreaterThan(0)
+  it("every request, recorded from the real claude CLI or written here, reads into a call saying what it said", () => {
+    const bodies = [
+      ...readdirSync(recorded).filter((name) => name.endsWith(".json")).flatMap((name) => {
+        const recording = JSON.parse(readFileSync(join(recorded, name), "utf8"))
+        return recording.method === "POST" && String(recording.path).startsWith("/v1/messages")
+          ? [{ name, body: recording.body, session: recording.headers["x-claude-code-session-id"] }]
+          : []
+      }),
+      {
+        name: "request-agent.json",
+        body: fixture("request-agent.json"),
+        session: "3a2b1c0d-9e8f-47a6-b5c4-d3e2f1a0b9c8"
+      },
+      { name: "request-files.json", body: fixture("request-files.json"), session: undefined }
+    ]
+    expect(bodies.length).toBeGreaterThanOrEqual(7)
+    for (const { body, name, session } of bodies) {
+      const call = read(body)
+      expect(said(call.prompt), name).toEqual(asked(body))
+      expect(call.conversation, name).toBe(session)
+      expect(call.stream, name).toBe(body.stream === true)
+      expect(call.tools.map((tool) => tool.name), name).toEqual((body.tools ?? []).map((tool: any) => tool.name))
+      expect(call.generation.maxTokens, name).toBe(body.max_tokens)
+      expect(call.generation.thinking?.budgetTokens, name).toBe(body.thinking?.budget_tokens)
     }
   })
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Schema } from "effect"
-import type { Response } from "effect/ai"
+import type { Response as AiResponse } from "effect/ai"
 import { readFileSync } from "node:fs"
 import { join } from "node:path"
 
@@ -11,8 +11,8 @@ const fixtures = join(import.meta.dirname, "../fixtures/anthropic")
 const fixture = (name: string) => readFileSync(join(fixtures, name), "utf8")
 
 /** What the writer writes of `parts`, closed by `end()`, as events. */
-const written = (parts: ReadonlyArray<Response.StreamPart<any>>) => {
-  const writer = anthropic.stream(P.answered)
+const written = (parts: ReadonlyArray<AiResponse.StreamPart<any>>) => {
+  const writer = anthropic.stream(P.answered, P.call)
   return P.events(P.sse([...parts.flatMap((part) => writer.part(part)), ...writer.end()]))
 }
 
@@ -141,7 +141,7 @@ describe("anthropic.stream", () => {
   })
 
   it("stops the open block and writes Anthropic's error event when the answer fails after the commit point", () => {
-    const writer = anthropic.stream(P.answered)
+    const writer = anthropic.stream(P.answered, P.call)
     const frames = [
       ...writer.part(P.textDelta("t", "half")),
       ...writer.failed({ status: 529, kind: "overloaded", message: "every place is overloaded" }),
@@ -174,7 +174,7 @@ describe("anthropic.stream", () => {
     "any parts the engine can give, in any interleaving of their blocks, make a well-ordered stream with their content",
     { script: Script },
     ({ script }) => {
-      const sequences = script.blocks.map((block, i): Array<Response.StreamPart<any>> => {
+      const sequences = script.blocks.map((block, i): Array<AiResponse.StreamPart<any>> => {
         const id = `b${i}`
         switch (block.kind) {
           case "text":
@@ -200,7 +200,7 @@ describe("anthropic.stream", () => {
             return [P.toolCall(id, "t", { chunks: block.chunks })]
         }
       })
-      const parts: Array<Response.StreamPart<any>> = [P.metadata()]
+      const parts: Array<AiResponse.StreamPart<any>> = [P.metadata()]
       const left = sequences.map((sequence) => [...sequence])
       let k = 0
       while (left.some((sequence) => sequence.length > 0)) {
@@ -273,7 +273,8 @@ describe("anthropic.whole and anthropic.error", () => {
       { type: "thinking", thinking: "theirs", signature: "fallback:openai:" }
     ])
     expect(body.stop_reason).toBe("max_tokens")
-    const stop = (reason: Response.FinishReason) => (anthropic.whole([P.finish(reason)], P.answered) as any).stop_reason
+    const stop = (reason: AiResponse.FinishReason) =>
+      (anthropic.whole([P.finish(reason)], P.answered) as any).stop_reason
     expect([stop("stop"), stop("content-filter"), stop("tool-calls"), stop("unknown")]).toEqual([
       "end_turn",
       "refusal",

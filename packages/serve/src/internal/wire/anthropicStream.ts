@@ -11,7 +11,7 @@
 import type * as Response from "effect/ai/Response"
 
 import * as write from "./anthropicWrite.js"
-import type { Answered, Failed, Frame, StreamWriter } from "./dialect.js"
+import type { Answered, Call, Failed, Frame, StreamWriter } from "./dialect.js"
 
 type Part = Response.StreamPart<any>
 
@@ -48,8 +48,8 @@ const frame = (event: string, data: Record<string, unknown>): Frame => ({
   data: JSON.stringify({ type: event, ...data })
 })
 
-/** A writer of one streamed answer's Anthropic events. */
-export const stream = (answered: Answered): StreamWriter => {
+/** A writer of one streamed answer's Anthropic events (the same whatever the call asked). */
+export const stream = (answered: Answered, _call?: Call): StreamWriter => {
   let out: Array<Frame> = []
   let started = false
   let stopped = false
