@@ -344,6 +344,14 @@ describe("countTokens", () => {
     expect(agent).toBeGreaterThan(small)
   })
 
+  it("counts each recorded claude request, more for a longer history", () => {
+    const count = (name: string) =>
+      Result.getOrThrow(countTokens(JSON.parse(readFileSync(join(recorded, name), "utf8")).body)).input_tokens
+    const first = count("claude-first-turn.json")
+    expect(first).toBeGreaterThan(1000)
+    expect(count("claude-tool-result.json")).toBeGreaterThan(first)
+  })
+
   it("refuses a body without model or messages, naming the field", () => {
     const missing = countTokens({ model: "m" })
     expect(Result.isFailure(missing) && missing.failure.param).toBe("messages")

@@ -28,8 +28,8 @@ const characters = (value: unknown): number => {
   if (typeof value === "object") {
     let sum = 0
     for (const [key, item] of Object.entries(value)) {
-      // the block's kind and its cache marks are not read as text
-      if (key === "type" || key === "cache_control") continue
+      // the block's kind, its cache marks and a thinking block's signature are not read as text
+      if (key === "type" || key === "cache_control" || key === "signature") continue
       sum += characters(item)
     }
     return sum
