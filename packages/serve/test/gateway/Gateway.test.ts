@@ -40,7 +40,11 @@ describe("Gateway: each wire, whole and streamed, over the mock upstream", () =>
       expect(log.map((request) => request.route)).toEqual(["chat", "chat"])
       // the caller's own key went first, as the first account of the place of its own wire
       expect(log[0]!.key).toBe("sk-proj-CALLERsecretsecretsecret0010")
-      expect(lines.map((line) => line.status)).toEqual([200, 200])
+      expect(lines.map((line) => [line.status, line.moved, line.from])).toEqual([[200, false, undefined], [
+        200,
+        false,
+        undefined
+      ]])
       noSecretIn(JSON.stringify(lines))
     }))
 
@@ -107,7 +111,7 @@ describe("Gateway: a conversation moves and stays moved", () => {
         ["anthropic", "key-fault-overloaded"],
         ["chat", secrets.OPENAI_API_KEY]
       ])
-      expect(lines[0]).toMatchObject({ status: 200, place: "openai/gpt-x", stream: true })
+      expect(lines[0]).toMatchObject({ status: 200, place: "openai/gpt-x", moved: true, stream: true })
       expect(lines[0]!.from).toMatch(/^anthropic@caller-[0-9a-f]{8}\/claude-x$/)
 
       const { data, response } = yield* Effect.promise(() =>

@@ -41,8 +41,8 @@ const textOf = (message: Prompt.Message | undefined): string => {
 
 /**
  * What names a conversation: the client's session header, else what its body names it by
- * (`prompt_cache_key`…), else a hash of its system prompt and first user message (the same on
- * every turn of it).
+ * (`prompt_cache_key`…), else a hash of its wire, system prompt and first user message (the same
+ * on every turn of it).
  *
  * @internal
  */
@@ -55,7 +55,7 @@ export const conversationOf = (headers: Headers.Headers, call: Call): string => 
   const messages = call.prompt.content
   const system = messages.filter((message) => message.role === "system").map(textOf).join("\n")
   const first = textOf(messages.find((message) => message.role === "user"))
-  return `hash:${sha256(JSON.stringify([system, first])).slice(0, 32)}`
+  return `hash:${sha256(JSON.stringify([call.wire, system, first])).slice(0, 32)}`
 }
 
 /**

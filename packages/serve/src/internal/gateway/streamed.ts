@@ -13,8 +13,17 @@ import * as Stream from "effect/Stream"
 import type { Failed } from "../wire/dialect.js"
 import { type Asked, logged, optionsOf, startName } from "./asked.js"
 import { failedOf } from "./failed.js"
+import { joiner } from "./joined.js"
 import { encode, failure, idFor, noteOf, placeHeaders, usageOf, whereFrom } from "./respond.js"
 import { gaveUp, modelFor } from "./served.js"
+
+const concat = (a: Uint8Array, b: Uint8Array): Uint8Array => {
+  if (a.byteLength === 0) return b
+  const out = new Uint8Array(a.byteLength + b.byteLength)
+  out.set(a)
+  out.set(b, a.byteLength)
+  return out
+}
 
 const errorOf = (cause: Cause.Cause<unknown>): unknown => {
   const found = Cause.findErrorOption(cause)
@@ -65,21 +74,24 @@ export const streamed = (asked: Asked): Effect.Effect<HttpServerResponse.HttpSer
       const place = note?.place ?? startName(asked)
       const created = Math.floor((yield* Clock.currentTimeMillis) / 1000)
       const writer = dialect.stream({ model: place, id: idFor(dialect), created }, call)
+      const joined = joiner()
+      const write = (parts: ReadonlyArray<Response.AnyPart>) =>
+        encode(parts.flatMap((part) => writer.part(part as any)))
       const seen: Array<Response.AnyPart> = []
       let error: string | undefined
       const rest: Stream.Stream<Response.AnyPart, unknown> = Stream.fromPull(Effect.succeed(pull))
       const body = Stream.concat(Stream.fromIterable(first), rest).pipe(
         Stream.map((part) => {
           if (part.type === "finish") seen.push(part)
-          return encode(writer.part(part as any))
+          return write(joined.part(part))
         }),
-        Stream.concat(Stream.fromEffect(Effect.sync(() => encode(writer.end())))),
+        Stream.concat(Stream.fromEffect(Effect.sync(() => concat(write(joined.flush()), encode(writer.end()))))),
         Stream.catchCause((cause) =>
           Effect.map(Clock.currentTimeMillis, (now) => {
             if (Cause.hasInterruptsOnly(cause)) return Effect.failCause(cause)
             const failed = failedOf(errorOf(cause), now)
             error = failed.kind
-            return Effect.succeed(encode(writer.failed(failed)))
+            return Effect.succeed(concat(write(joined.flush()), encode(writer.failed(failed))))
           }).pipe(Effect.flatten, Stream.fromEffect)
         ),
         Stream.filter((bytes) => bytes.byteLength > 0),
