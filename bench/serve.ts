@@ -3,8 +3,9 @@
  * bench's process) add over calling the mock provider directly. Anthropic Messages to an Anthropic
  * place, whole and streamed: p50 and p99 at concurrency 1, req/s at concurrency 50, time to the
  * first byte of a streamed answer. Chat Completions to an OpenAI-compatible place, not streamed,
- * beside the Portkey gateway (B5's peer) doing the same. Direct and through the gateway are
- * measured in turn within each repetition, so a busy spell falls on both.
+ * beside the Portkey gateway (B5's peer) doing the same. The gateway also as a person runs it: the
+ * bundle's `fallback serve` in a process of its own (when the bundle is built). Every row is
+ * measured in turn within each repetition, so a busy spell falls on all alike.
  */
 import { NodeHttpClient, NodeHttpServer } from "@effect/platform-node"
 import * as Undici from "@effect/platform-node/Undici"
@@ -19,7 +20,11 @@ import { HttpRouter, HttpServer } from "effect/http"
 import * as Layer from "effect/Layer"
 import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
+import { spawn } from "node:child_process"
+import * as fs from "node:fs"
 import * as nodeHttp from "node:http"
+import * as os from "node:os"
+import * as path from "node:path"
 import { against, type Figure, figure, repetitions } from "./figures.js"
 import * as Portkey from "./portkey.js"
 
@@ -123,6 +128,60 @@ const serve = async (upstream: string) => {
   return { url: `http://127.0.0.1:${address.port}`, stop: () => Effect.runPromise(Scope.close(scope, Exit.void)) }
 }
 
+const bundle = path.resolve(import.meta.dirname, "../packages/cli/bin/fallback.js")
+
+/** The bundle's `fallback serve --port 0 --json` over the mock, the same places; undefined when the bundle is not built. */
+const served = async (upstream: string) => {
+  if (!fs.existsSync(path.resolve(import.meta.dirname, "../packages/cli/dist/fallback.cjs"))) return undefined
+  const home = fs.mkdtempSync(path.join(os.tmpdir(), "bench-serve-"))
+  const config = path.join(home, "config.json")
+  fs.writeFileSync(
+    config,
+    JSON.stringify({
+      providers: {
+        anthropic: { kind: "anthropic-messages", baseUrl: upstream, key: { fromEnv: "ANTHROPIC_API_KEY" } },
+        openai: { kind: "openai-compatible", baseUrl: `${upstream}/v1`, key: { fromEnv: "OPENAI_API_KEY" } }
+      }
+    })
+  )
+  const child = spawn(process.execPath, [bundle, "serve", "--port", "0", "--json", "--config", config], {
+    env: {
+      PATH: process.env.PATH ?? "",
+      HOME: home,
+      ANTHROPIC_API_KEY: "sk-ant-api03-own0003",
+      OPENAI_API_KEY: "sk-proj-own0004"
+    },
+    stdio: ["ignore", "pipe", "ignore"]
+  })
+  let out = ""
+  const url = await new Promise<string>((resolve, reject) => {
+    const read = (chunk: Buffer) => {
+      out += chunk
+      const listening = /"url":"(http:\/\/127\.0\.0\.1:\d+)"/.exec(out)
+      if (listening !== null) {
+        child.stdout.off("data", read)
+        // its log lines are read and dropped, as a terminal would take them
+        child.stdout.on("data", () => {})
+        resolve(listening[1]!)
+      }
+    }
+    child.stdout.on("data", read)
+    child.once("exit", (code) => reject(new Error(`fallback serve exited ${code}`)))
+  })
+  return {
+    url,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        child.removeAllListeners("exit")
+        child.once("exit", () => {
+          fs.rmSync(home, { recursive: true, force: true })
+          resolve()
+        })
+        child.kill("SIGTERM")
+      })
+  }
+}
+
 interface Row {
   readonly name: string
   readonly request: Call
@@ -160,6 +219,13 @@ export const serveBench = async (): Promise<Array<Figure>> => {
     row("Chat direct", chat(mock.url, "gpt-x")),
     row("Chat through the gateway", chat(gateway.url, "openai/gpt-x"))
   ]
+  const own = await served(mock.url).catch(() => undefined)
+  if (own !== undefined) {
+    rows.push(
+      row("Messages through fallback serve", messages(own.url, "anthropic/claude-x", false)),
+      row("Messages streamed through fallback serve", messages(own.url, "anthropic/claude-x", true))
+    )
+  }
   let portkey = "not measured"
   const peer = await Portkey.start().catch((error: Error) => {
     portkey = `did not start: ${error.message}`
@@ -173,14 +239,19 @@ export const serveBench = async (): Promise<Array<Figure>> => {
     if (peer !== undefined) portkey = "measured"
   } finally {
     await peer?.stop()
+    await own?.stop()
     await gateway.stop()
     await mock.stop()
     await client.close()
   }
   const of = (name: string) => rows.find((each) => each.name === name)!
   const rowsOf = (names: ReadonlyArray<string>) => names.flatMap((name) => rows.filter((each) => each.name === name))
-  const whole = rowsOf(["Messages direct", "Messages through the gateway"])
-  const streamed = rowsOf(["Messages streamed direct", "Messages streamed through the gateway"])
+  const whole = rowsOf(["Messages direct", "Messages through the gateway", "Messages through fallback serve"])
+  const streamed = rowsOf([
+    "Messages streamed direct",
+    "Messages streamed through the gateway",
+    "Messages streamed through fallback serve"
+  ])
   const chats = rows.filter((each) => each.name.startsWith("Chat"))
   const latency = (list: ReadonlyArray<Row>, baseline: string) => [
     ...against(
@@ -225,6 +296,20 @@ export const serveBench = async (): Promise<Array<Figure>> => {
       added("Messages streamed through the gateway", "Messages streamed direct", "first")
     ),
     figure("B8", "added by the gateway, Chat: p50", "ms", added("Chat through the gateway", "Chat direct", "p50")),
+    ...(own === undefined ? [] : [
+      figure(
+        "B8",
+        "added by fallback serve, Messages: p50",
+        "ms",
+        added("Messages through fallback serve", "Messages direct", "p50")
+      ),
+      figure(
+        "B8",
+        "added by fallback serve, Messages streamed: first byte",
+        "ms",
+        added("Messages streamed through fallback serve", "Messages streamed direct", "first")
+      )
+    ]),
     ...(portkey === "measured"
       ? [
         figure(
