@@ -49,6 +49,12 @@ const entries: ReadonlyArray<Entry> = [
     load: () => import("./internal/run.js").then((m) => m.run)
   },
   {
+    name: "serve",
+    usage: "fallback serve [--port N] [--host ADDR --token-env VAR] [--json] [--no-pass-through] [--demo]",
+    summary: "a gateway on 127.0.0.1 for Claude Code, Codex, opencode and SDKs, with failover",
+    load: () => import("./internal/serve.js").then((m) => m.serve)
+  },
+  {
     name: "point",
     usage: "fallback point FROM TO",
     summary: "send FROM's turns to TO when FROM fails",

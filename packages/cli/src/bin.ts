@@ -9,6 +9,7 @@ import * as os from "node:os"
 import { main } from "./Cli.js"
 import { colourful, withoutColour } from "./internal/colour.js"
 import { CutShort, TrialFailed, Unanswered } from "./internal/outcome.js"
+import { stopsOnSignal, Unprotected } from "./internal/serveErrors.js"
 
 // A command that succeeded has nothing left running: its scopes are closed. Exiting once stdout
 // and stderr have taken what was written, rather than when the event loop empties, spares the wait
@@ -25,7 +26,8 @@ for (const signal of ["SIGINT", "SIGTERM", "SIGHUP", "SIGQUIT"] as const) {
     if (signal === "SIGHUP" || signal === "SIGQUIT") process.emit("SIGTERM" as NodeJS.Signals, "SIGTERM")
   })
 }
-const signalStatus = () => signalled === undefined ? undefined : 128 + os.constants.signals[signalled]
+const signalStatus = () =>
+  signalled === undefined ? undefined : stopsOnSignal.cleanly ? 0 : 128 + os.constants.signals[signalled]
 
 // A failure the commands did not tell (a defect) still gets its one line: what went wrong, masked.
 const untold = (cause: Cause.Cause<unknown>) => {
@@ -49,7 +51,8 @@ main(process.argv).pipe(
             signalStatus() ?? Option.match(Cause.findErrorOption(exit.cause), {
               onNone: () => Cause.hasInterruptsOnly(exit.cause) ? 130 : 1,
               onSome: (error) =>
-                error instanceof Unanswered || error instanceof TrialFailed || error instanceof CutShort
+                error instanceof Unanswered || error instanceof TrialFailed || error instanceof CutShort ||
+                  error instanceof Unprotected
                   ? error.status
                   : 1
             })

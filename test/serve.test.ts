@@ -1,0 +1,209 @@
+// Issue 26 at the command line: `fallback serve` from the bundle, as a real process on 127.0.0.1,
+// over the testkit mock as the upstream, driven with fetch and the official SDKs.
+import Anthropic from "@anthropic-ai/sdk"
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "@effect/vitest"
+import * as MockProvider from "@fallback/testkit/MockProvider"
+
+import OpenAI from "../packages/serve/node_modules/openai/index.mjs"
+import { configFile, serve, serveEnds, stopAll } from "./serveProcess.js"
+
+const keys = {
+  ANTHROPIC_API_KEY: "sk-ant-api03-DEFAULTsecretsecretsecret000",
+  WORK_KEY: "sk-ant-api03-WORKsecretsecretsecret0001",
+  SPARE_KEY: "sk-ant-api03-SPAREsecretsecretsecret0002",
+  OPENAI_KEY: "sk-proj-OPENAIsecretsecretsecret0003"
+}
+const caller = "sk-ant-api03-CALLERsecretsecretsecret0009"
+
+const noKeyIn = (text: string) => {
+  for (const key of [...Object.values(keys), caller]) expect(text).not.toContain(key)
+}
+
+let mock: MockProvider.Running
+beforeAll(async () => {
+  mock = await MockProvider.start({ bodies: true, text: "the answer" })
+})
+afterAll(() => mock.stop())
+afterEach(stopAll)
+
+/** Anthropic's two accounts, then an OpenAI-compatible place; the name Claude Code sends an alias of the first. */
+const config = (more: Record<string, unknown> = {}) =>
+  configFile({
+    steps: {
+      "anthropic/claude-x": { to: "openai/gpt-x" },
+      "anthropic@work/claude-x": { to: "openai/gpt-x" }
+    },
+    accounts: {
+      anthropic: [
+        { name: "work", env: { ANTHROPIC_API_KEY: { fromEnv: "WORK_KEY" } } },
+        { name: "spare", env: { ANTHROPIC_API_KEY: { fromEnv: "SPARE_KEY" } } }
+      ]
+    },
+    providers: {
+      anthropic: {
+        kind: "anthropic-messages",
+        baseUrl: mock.url,
+        key: { fromEnv: "ANTHROPIC_API_KEY" },
+        models: [{ name: "claude-x" }]
+      },
+      openai: {
+        kind: "openai-compatible",
+        baseUrl: `${mock.url}/v1`,
+        key: { fromEnv: "OPENAI_KEY" },
+        models: [{ name: "gpt-x" }]
+      }
+    },
+    aliases: { "claude-sonnet-4-5": "anthropic/claude-x", "claude-at-work": "anthropic@work/claude-x" },
+    ...more
+  })
+
+const keysAsked = (from: number) => mock.requests().log.slice(from).map((request) => request.key)
+
+describe("fallback serve: the bundle as a gateway on 127.0.0.1", () => {
+  it("answers the official SDKs; a rate-limited key moves to the next account within the conversation, which stays moved; a JSON line per request, no key in any", async () => {
+    mock.reset()
+    mock.script([{ fault: "rate-limit", key: caller, retryAfter: 30 }])
+    const served = await serve(config(), keys, ["--port", "0", "--json"])
+    const anthropic = new Anthropic({ baseURL: served.url, apiKey: caller, maxRetries: 0 })
+    const conversation = { "x-claude-code-session-id": "conversation-1" }
+    const first = await anthropic.messages.create(
+      { model: "claude-sonnet-4-5", max_tokens: 100, messages: [{ role: "user", content: "hi" }] },
+      { headers: conversation }
+    )
+    expect(first.content).toEqual([expect.objectContaining({ type: "text", text: "the answer" })])
+    expect(first.model).toBe("anthropic@work/claude-x")
+    // the caller's own key first (rate-limited), then the next account
+    expect(keysAsked(0)).toEqual([caller, keys.WORK_KEY])
+    const second = await anthropic.messages.stream(
+      { model: "claude-sonnet-4-5", max_tokens: 100, messages: [{ role: "user", content: "hi" }] },
+      { headers: conversation }
+    ).finalMessage()
+    expect(second.content).toEqual([expect.objectContaining({ type: "text", text: "the answer" })])
+    // moved stays moved: the next turn starts at the work account
+    expect(keysAsked(2)).toEqual([keys.WORK_KEY])
+
+    const openai = new OpenAI({ baseURL: `${served.url}/v1`, apiKey: "sk-proj-no-key-of-its-own-here", maxRetries: 0 })
+    const chat = await openai.chat.completions.create({
+      model: "openai/gpt-x",
+      messages: [{ role: "user", content: "hi" }]
+    })
+    expect(chat.choices[0]!.message.content).toBe("the answer")
+    const listed = await fetch(`${served.url}/v1/models`).then((response) => response.json()) as {
+      readonly data: ReadonlyArray<{ readonly id: string }>
+    }
+    expect(listed.data.map((model) => model.id)).toContain("claude-sonnet-4-5")
+
+    const ended = await served.stop()
+    expect(ended.code).toBe(0)
+    const requests = served.lines().filter((line) => line.type === "request")
+    expect(requests.map((line) => [line.method, line.path, line.status])).toEqual([
+      ["POST", "/v1/messages", 200],
+      ["POST", "/v1/messages", 200],
+      ["POST", "/v1/chat/completions", 200],
+      ["GET", "/v1/models", 200]
+    ])
+    expect(requests[0]).toMatchObject({ model: "claude-sonnet-4-5", place: "anthropic@work/claude-x" })
+    expect(served.lines().some((line) => line.type === "notice" && line.notice === "Moving")).toBe(true)
+    noKeyIn(ended.out)
+    noKeyIn(ended.err)
+  })
+
+  it("an outage of both Anthropic accounts moves the Anthropic client to the OpenAI-compatible place, said on stderr", async () => {
+    mock.reset()
+    mock.script([
+      { fault: "rate-limit", key: keys.WORK_KEY, retryAfter: 30 },
+      { fault: "quota", key: keys.SPARE_KEY }
+    ])
+    const served = await serve(config(), keys, ["--port", "0", "--no-pass-through"])
+    const anthropic = new Anthropic({ baseURL: served.url, apiKey: caller, maxRetries: 0 })
+    const answer = await anthropic.messages.create({
+      model: "claude-at-work",
+      max_tokens: 100,
+      messages: [{ role: "user", content: "hi" }]
+    })
+    expect(answer.model).toBe("openai/gpt-x")
+    expect(answer.content).toEqual([expect.objectContaining({ type: "text", text: "the answer" })])
+    // the caller's key was never sent: --no-pass-through
+    expect(keysAsked(0)).toEqual([keys.WORK_KEY, keys.SPARE_KEY, keys.OPENAI_KEY])
+    const ended = await served.stop()
+    expect(ended.code).toBe(0)
+    expect(ended.err).toMatch(/anthropic@work is rate-limited.*carrying on as spare\n/)
+    expect(ended.err).toMatch(/anthropic@spare has no quota left.*carrying on at openai\/gpt-x\n/)
+    expect(ended.err).toMatch(
+      /POST \/v1\/messages claude-at-work → openai\/gpt-x \(moved from anthropic@work\/claude-x\): 200/
+    )
+    noKeyIn(ended.out + ended.err)
+  })
+
+  it("refuses a non-loopback address without --token-env (exit 2, nothing bound), and with a token refuses a client that does not send it", async () => {
+    const refused = await serveEnds(config(), keys, ["--host", "0.0.0.0", "--port", "0"])
+    expect(refused.code).toBe(2)
+    expect(refused.out).toBe("")
+    expect(refused.err).toMatch(
+      /^fallback: --host 0\.0\.0\.0 listens beyond this machine's loopback, so it needs --token-env VAR/
+    )
+    const unset = await serveEnds(config(), keys, ["--host", "0.0.0.0", "--port", "0", "--token-env", "NOT_SET"])
+    expect(unset.err).toContain("--token-env NOT_SET: the variable NOT_SET is not set or empty")
+
+    mock.reset()
+    const token = "a-token-of-the-teams-0123456789abcdef"
+    const served = await serve(config(), { ...keys, TEAM_TOKEN: token }, [
+      "--port",
+      "0",
+      "--json",
+      "--token-env",
+      "TEAM_TOKEN"
+    ])
+    const asked = (headers: Record<string, string>) =>
+      fetch(`${served.url}/v1/chat/completions`, {
+        method: "POST",
+        headers: { "content-type": "application/json", ...headers },
+        body: JSON.stringify({ model: "openai/gpt-x", messages: [{ role: "user", content: "hi" }] })
+      })
+    expect((await asked({})).status).toBe(401)
+    expect(mock.requests().total).toBe(0)
+    const allowed = await asked({ authorization: `Bearer ${token}` })
+    expect(allowed.status).toBe(200)
+    const ended = await served.stop()
+    expect(ended.out + ended.err).not.toContain(token)
+  })
+
+  it("a port in use is said with the port, not a stack trace", async () => {
+    const first = await serve(config(), keys, ["--port", "0", "--json"])
+    const port = new URL(first.url).port
+    const second = await serveEnds(config(), keys, ["--port", port])
+    expect(second.code).toBe(1)
+    expect(second.err.trim()).toBe(
+      `fallback: --port ${port}: 127.0.0.1:${port} is taken (another fallback serve?); give another port with --port N, or --port 0 for any free one`
+    )
+    await first.stop()
+  })
+
+  it("--demo answers with no keys and no config: the rate-limited account moved, then the other vendor", async () => {
+    const served = await serve(configFile({}), {}, ["--demo", "--port", "0", "--json"])
+    const anthropic = new Anthropic({ baseURL: served.url, apiKey: "anything", maxRetries: 0 })
+    const places: Array<string> = []
+    for (let turn = 0; turn < 4; turn++) {
+      const answer = await anthropic.messages.create(
+        { model: "claude-sonnet-4-5", max_tokens: 100, messages: [{ role: "user", content: "hi" }] },
+        { headers: { "x-claude-code-session-id": "demo" } }
+      )
+      places.push(answer.model)
+    }
+    expect(places).toEqual([
+      "anthropic@spare/claude-sonnet-4-5",
+      "anthropic@spare/claude-sonnet-4-5",
+      "anthropic@spare/claude-sonnet-4-5",
+      "openai/gpt-5.5"
+    ])
+    const codex = new OpenAI({ baseURL: `${served.url}/v1`, apiKey: "anything", maxRetries: 0 })
+    const answered = await codex.responses.create({ model: "gpt-5.5", input: "hi" })
+    expect(answered.output_text).toContain("the other vendor")
+    const ended = await served.stop()
+    expect(ended.code).toBe(0)
+    const moves = served.lines().filter((line) => line.type === "notice" && line.notice === "Moving")
+    expect(moves.map((line) => line.to)).toEqual(
+      expect.arrayContaining(["anthropic@spare/claude-sonnet-4-5", "openai/gpt-5.5"])
+    )
+  })
+})
