@@ -10,8 +10,8 @@
  * The caller's own key is passed through as the first account of a place of its own wire's family,
  * before the accounts the config gives; a move to a place of the other wire translates the call
  * and its answer. Failures before the first content are never seen by the client; a streamed
- * answer cut after it is continued where the next place can, else closed with the wire's own
- * error event. When every place is cooling the client gets its wire's rate-limit error with a
+ * answer cut after it is continued where the next place can (its text still one block), else
+ * closed with the wire's own error event. When every place is cooling the client gets its wire's rate-limit error with a
  * `Retry-After` of the soonest.
  *
  * @since 1.0.0
@@ -60,8 +60,9 @@ export interface Options {
  * answered, whether the answer moved (by account or by place) and where it started (`from`, when
  * it moved), the conversation (a 12-hex hash of what names it) and whether its agent is `kept` for
  * its next turn (`false` only when every conversation slot was answering a request at once: this
- * turn then had an agent of its own), the status, the usage, how long it took, and the error's
- * kind when it failed. Never a key, a token or a prompt.
+ * turn then had an agent of its own), the status (499 when the client went away before its answer
+ * began), the usage, how long it took, and the error's kind when it failed. Never a key, a token
+ * or a prompt.
  *
  * @since 1.0.0
  * @category models

@@ -3,6 +3,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { Effect, Redacted } from "effect"
 import OpenAI from "openai"
 
+import type * as Gateway from "../../src/Gateway.js"
 import { secrets, served } from "./world.js"
 
 const anthropicClient = (url: string, apiKey = "sk-ant-api03-CALLERsecretsecret0009") =>
@@ -276,6 +277,32 @@ describe("Gateway: what the client sees when it fails", () => {
       noSecretIn(String((error as Error).message))
     }))
 
+  it.live("a defect while answering is the wire's 500, its message masked, with its log line", () =>
+    Effect.gen(function*() {
+      const lines: Array<Gateway.Logged> = []
+      const caller = "sk-proj-CALLERsecretsecretsecret0010"
+      const token = "gw-token-0123456789"
+      const { url } = yield* served({
+        token: Redacted.make(token),
+        // the log line of the answer breaks, naming the caller's key and the gateway's token
+        log: (line) =>
+          line.status === 200
+            ? Effect.die(new Error(`broke at ${caller} ${token}`))
+            : Effect.sync(() => void lines.push(line))
+      })
+      const error = yield* Effect.promise(() =>
+        openaiClient(url, token).chat.completions.create({
+          model: "openai/gpt-x",
+          messages: [{ role: "user", content: "hi" }]
+        }, { headers: { "x-api-key": caller } }).then(() => undefined, (error: unknown) => error)
+      )
+      expect(error).toBeInstanceOf(OpenAI.InternalServerError)
+      expect(String((error as Error).message)).toContain("the gateway failed")
+      noSecretIn(String((error as Error).message))
+      expect(String((error as Error).message)).not.toContain(token)
+      expect(lines).toEqual([expect.objectContaining({ status: 500, model: "openai/gpt-x", error: "api_error" })])
+    }))
+
   it.live("a body the wire cannot read is 400 naming what is wrong", () =>
     Effect.gen(function*() {
       const { url } = yield* served()
@@ -357,7 +384,7 @@ describe("Gateway: safe by default", () => {
 
   it.live("a client that hangs up ends the upstream request", () =>
     Effect.gen(function*() {
-      const { mock, url } = yield* served()
+      const { lines, mock, url } = yield* served()
       const abort = new AbortController()
       const sent = fetch(`${url}/v1/chat/completions`, {
         method: "POST",
@@ -374,6 +401,8 @@ describe("Gateway: safe by default", () => {
       yield* Effect.promise(() => sent)
       while ((yield* mock.requests).log[0]!.ended === "pending") yield* Effect.sleep("10 millis")
       expect((yield* mock.requests).log[0]!.ended).toBe("abandoned")
+      while (lines.length === 0) yield* Effect.sleep("10 millis")
+      expect(lines[0]).toMatchObject({ status: 499, error: "the client went away" })
     }))
 
   it.live("past the capacity, a new conversation takes the slot of the least recent idle one and is kept", () =>

@@ -2,6 +2,7 @@ import * as AiPlace from "@fallback/ai/AiPlace"
 import * as Accounts from "@fallback/core/Accounts"
 import * as Backend from "@fallback/core/Backend"
 import * as Health from "@fallback/core/Health"
+import * as Secret from "@fallback/core/Secret"
 import * as Steps from "@fallback/core/Steps"
 import * as Effect from "effect/Effect"
 import * as HttpRouter from "effect/http/HttpRouter"
@@ -9,6 +10,7 @@ import type * as HttpServerRequest from "effect/http/HttpServerRequest"
 import * as HttpServerResponse from "effect/http/HttpServerResponse"
 import type * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
+import * as Redacted from "effect/Redacted"
 import * as Result from "effect/Result"
 
 import type * as Gateway from "../../Gateway.js"
@@ -65,6 +67,8 @@ export const layer = (
 ): Layer.Layer<never, never, HttpRouter.HttpRouter | Gateway.Requirements> =>
   HttpRouter.use((router) =>
     Effect.gen(function*() {
+      // held so no message the gateway writes can carry it
+      if (options.token !== undefined) Secret.hold(String(Redacted.value(options.token)))
       const context = yield* Effect.context<Gateway.Requirements>()
       const made = yield* Effect.forEach(
         Object.entries(options.providers),

@@ -69,6 +69,17 @@ const startOf = (served: Served, dialect: Dialect, place: Place.Place, key: stri
   return { start: new Place.Place({ cli: place.cli, account: caller.name, model: place.model }), caller }
 }
 
+/** A defect while answering: the wire's 500, its message masked, and its log line. */
+const broke = (served: Served, dialect: Dialect, begun: Begun, model: string | undefined) => (defect: unknown) =>
+  Effect.as(
+    logged(served, begun, { status: 500, model, error: "api_error" }),
+    failure(dialect, {
+      status: 500,
+      kind: "api_error",
+      message: Secret.mask(`the gateway failed: ${String(defect)}`)
+    })
+  )
+
 /** The handler of one wire's call route: read, routed, answered whole or streamed. @internal */
 export const handler = (served: Served, dialect: Dialect) =>
 (
@@ -80,22 +91,26 @@ export const handler = (served: Served, dialect: Dialect) =>
     const { begun, body, key } = opened.success
     const refuse = (failed: Failed, model?: string) =>
       Effect.as(logged(served, begun, { status: failed.status, model, error: failed.kind }), failure(dialect, failed))
-    const read = dialect.read(body)
-    if (Result.isFailure(read)) {
-      return yield* refuse({
-        status: 400,
-        kind: "invalid_request",
-        message: read.failure.message,
-        ...(read.failure.param === undefined ? {} : { param: read.failure.param })
-      })
-    }
-    const call = read.success
-    const place = placeOf(call.model, served.routes)
-    if (Result.isFailure(place)) return yield* refuse(place.failure, call.model)
-    const { caller, start } = startOf(served, dialect, place.success, key)
-    const conversation = new Conversation(conversationOf(request.headers, call), start, caller)
-    const asked = { served, dialect, call, start, conversation, begun }
-    return yield* (call.stream ? streamed(asked) : whole(asked))
+    let model: string | undefined
+    return yield* Effect.gen(function*() {
+      const read = dialect.read(body)
+      if (Result.isFailure(read)) {
+        return yield* refuse({
+          status: 400,
+          kind: "invalid_request",
+          message: read.failure.message,
+          ...(read.failure.param === undefined ? {} : { param: read.failure.param })
+        })
+      }
+      const call = read.success
+      model = call.model
+      const place = placeOf(call.model, served.routes)
+      if (Result.isFailure(place)) return yield* refuse(place.failure, call.model)
+      const { caller, start } = startOf(served, dialect, place.success, key)
+      const conversation = new Conversation(conversationOf(request.headers, call), start, caller)
+      const asked = { served, dialect, call, start, conversation, begun }
+      return yield* (call.stream ? streamed(asked) : whole(asked))
+    }).pipe(Effect.catchDefect((defect) => broke(served, dialect, begun, model)(defect)))
   }).pipe(
     Effect.catchDefect((defect) =>
       Effect.succeed(failure(dialect, {
