@@ -1,9 +1,12 @@
+import Anthropic from "@anthropic-ai/sdk"
 import { NodeHttpClient, NodeHttpServer } from "@effect/platform-node"
+import { expect } from "@effect/vitest"
 import { Accounts, Answer, ConfigFile, Health, Notice, Steps } from "@fallback/core"
 import { MockProvider } from "@fallback/testkit"
 import { ConfigProvider, Context, Duration, Effect, Layer } from "effect"
 import { HttpRouter, HttpServer } from "effect/http"
 import * as http from "node:http"
+import OpenAI from "openai"
 
 import * as Gateway from "../../src/Gateway.js"
 
@@ -90,3 +93,17 @@ export const served = (
     const address = server.address as { readonly port: number }
     return { url: `http://127.0.0.1:${address.port}`, mock, lines } satisfies Served
   })
+
+/** The Anthropic SDK pointed at the gateway, with the caller's key. */
+export const anthropicClient = (url: string, apiKey = "sk-ant-api03-CALLERsecretsecret0009") =>
+  new Anthropic({ baseURL: url, apiKey, maxRetries: 0 })
+/** The openai SDK pointed at the gateway, with the caller's key. */
+export const openaiClient = (url: string, apiKey = "sk-proj-CALLERsecretsecretsecret0010") =>
+  new OpenAI({ baseURL: `${url}/v1`, apiKey, maxRetries: 0 })
+
+/** No key of the tests (but the mock's fault names) in a text. */
+export const noSecretIn = (text: string) => {
+  for (const secret of [...Object.values(secrets), "CALLERsecret"]) {
+    if (!secret.startsWith("key-fault")) expect(text).not.toContain(secret)
+  }
+}

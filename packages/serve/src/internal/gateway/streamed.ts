@@ -6,6 +6,7 @@ import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as HttpServerResponse from "effect/http/HttpServerResponse"
+import * as Option from "effect/Option"
 import * as Pull from "effect/Pull"
 import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
@@ -44,6 +45,9 @@ export const streamed = (asked: Asked): Effect.Effect<HttpServerResponse.HttpSer
   return Effect.uninterruptibleMask((restore) =>
     Effect.gen(function*() {
       const scope = yield* Scope.make()
+      // The request's own scope closes once its response is sent, or when it never is: the upstream with it.
+      const request = yield* Effect.serviceOption(Scope.Scope)
+      if (Option.isSome(request)) yield* Scope.addFinalizer(request.value, Scope.close(scope, Exit.void))
       type Pulled = Pull.Pull<Arr.NonEmptyReadonlyArray<Response.AnyPart>, unknown>
       type Opened = { readonly pull: Pulled; readonly first: ReadonlyArray<Response.AnyPart>; readonly kept: boolean }
       // Interruptible only while it waits on the chain: a client gone before the first part still closes the scope.

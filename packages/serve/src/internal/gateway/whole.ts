@@ -29,6 +29,15 @@ export const whole = (asked: Asked): Effect.Effect<HttpServerResponse.HttpServer
     return HttpServerResponse.jsonUnsafe(body, { headers: placeHeaders(note, startName(asked)) })
   }).pipe(
     Effect.scoped,
+    Effect.onInterrupt(() =>
+      logged(served, begun, {
+        status: 499,
+        model: call.model,
+        conversation: conversation.id.slice(0, 12),
+        stream: false,
+        error: "the client went away"
+      })
+    ),
     Effect.catch((error) =>
       Effect.flatMap(gaveUp(served, start, error), (failed) =>
         Effect.as(
