@@ -2,7 +2,12 @@
 // over the testkit mock as the upstream, driven with fetch and the official SDKs.
 import Anthropic from "@anthropic-ai/sdk"
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "@effect/vitest"
+import * as ConfigFile from "@fallback/core/ConfigFile"
 import * as MockProvider from "@fallback/testkit/MockProvider"
+import { Result } from "effect"
+import { readFileSync } from "node:fs"
+import { join } from "node:path"
+import { fileURLToPath } from "node:url"
 
 import OpenAI from "../packages/serve/node_modules/openai/index.mjs"
 import { configFile, serve, serveEnds, stopAll } from "./serveProcess.js"
@@ -205,5 +210,47 @@ describe("fallback serve: the bundle as a gateway on 127.0.0.1", () => {
     expect(moves.map((line) => line.to)).toEqual(
       expect.arrayContaining(["anthropic@spare/claude-sonnet-4-5", "openai/gpt-5.5"])
     )
+  })
+})
+
+/** The README's section on fallback serve, and the first block of a kind after a line in it. */
+const readme = () => {
+  const text = readFileSync(join(fileURLToPath(new URL("..", import.meta.url)), "README.md"), "utf8")
+  const start = text.indexOf("### `fallback serve`")
+  return text.slice(start, text.indexOf("\n### ", start + 1))
+}
+const blockAfter = (section: string, line: string, kind: string) => {
+  const found = new RegExp("```" + kind + "\\n([\\s\\S]*?)```").exec(section.slice(section.indexOf(line)))
+  if (found === null) throw new Error(`no ${kind} block after ${line}`)
+  return found[1]!.replace(/^ {2}/gm, "")
+}
+
+describe("the README's fallback serve section, as written", () => {
+  it("its aliases config reads, and serve over it lists the aliases; its non-loopback command listens with the token set", async () => {
+    const section = readme()
+    const json = blockAfter(section, "**Aliases.**", "json")
+    const file = configFile(JSON.parse(json))
+    expect(Result.isSuccess(ConfigFile.decode(file, json, ConfigFile.builtinClis))).toBe(true)
+    const token = "a-token-of-the-readme-0123456789abcdef"
+    const command = blockAfter(section, "**Safe by default.**", "sh").split("\n").find((line) =>
+      line.startsWith("fallback")
+    )!
+    expect(command).toBe("fallback serve --host 0.0.0.0 --token-env FALLBACK_TOKEN")
+    const served = await serve(file, { FALLBACK_TOKEN: token }, [
+      ...command.split(" ").slice(2),
+      "--port",
+      "0",
+      "--json"
+    ])
+    const url = served.url.replace("0.0.0.0", "127.0.0.1")
+    const listed = await fetch(`${url}/v1/models`, { headers: { authorization: `Bearer ${token}` } })
+      .then((response) => response.json()) as { readonly data: ReadonlyArray<{ readonly id: string }> }
+    expect(listed.data.map((model) => model.id)).toEqual(
+      expect.arrayContaining(["claude-sonnet-4-5", "gpt-5.5", "anthropic/claude-sonnet-4-5", "openai/gpt-5.5"])
+    )
+    expect((await fetch(`${url}/v1/models`)).status).toBe(401)
+    expect((await served.stop()).code).toBe(0)
+    const opencode = JSON.parse(blockAfter(section, "- opencode", "json"))
+    expect(opencode.provider.fallback.options.baseURL).toBe("http://127.0.0.1:4000/v1")
   })
 })

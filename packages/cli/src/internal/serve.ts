@@ -53,7 +53,7 @@ const description = [
   "the chains, accounts, aliases, health and limits of the config, as `fallback run` uses them. Point a client",
   "at it with one variable and name a place (PROVIDER/MODEL) or an alias (the config's \"aliases\") as its model:",
   "  Claude Code   ANTHROPIC_BASE_URL=http://127.0.0.1:4000 claude",
-  "  Codex         OPENAI_BASE_URL=http://127.0.0.1:4000/v1 codex",
+  "  Codex         codex -c openai_base_url=\"http://127.0.0.1:4000/v1\"",
   "Routes: POST /v1/messages, /v1/messages/count_tokens (Anthropic), POST /v1/chat/completions, /v1/responses",
   "and GET /v1/models (OpenAI). A client's own key is sent first (unless --no-pass-through), then the config's",
   "accounts; a conversation stays where it moved. Moves, retries and cooling are told on stderr (with --json,",

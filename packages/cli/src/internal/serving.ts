@@ -159,11 +159,11 @@ const startLine = (url: string, json: boolean) =>
       type: "listening",
       url,
       claude: `ANTHROPIC_BASE_URL=${url}`,
-      codex: `OPENAI_BASE_URL=${url}/v1`,
+      codex: `codex -c openai_base_url="${url}/v1"`,
       openai: `${url}/v1`
     })
     : `fallback serve: listening on ${url}; Claude Code: ANTHROPIC_BASE_URL=${url} claude; ` +
-      `Codex: OPENAI_BASE_URL=${url}/v1 codex; SDKs: base URL ${url} (Anthropic), ${url}/v1 (OpenAI)`
+      `Codex: codex -c openai_base_url="${url}/v1"; SDKs: base URL ${url} (Anthropic), ${url}/v1 (OpenAI)`
 
 /** @internal */
 export const serving = (flags: ServeFlags) =>
