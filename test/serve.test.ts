@@ -181,7 +181,15 @@ describe("fallback serve: the bundle as a gateway on 127.0.0.1", () => {
     expect(second.err.trim()).toBe(
       `fallback: --port ${port}: 127.0.0.1:${port} is taken (another fallback serve?); give another port with --port N, or --port 0 for any free one`
     )
-    await first.stop()
+    // ctrl+c stops it cleanly
+    expect((await first.stop("SIGINT")).code).toBe(0)
+  })
+
+  it("--help says how it is called, with no config read", async () => {
+    const help = await serveEnds(configFile("not json"), {}, ["--help"])
+    expect(help.code).toBe(0)
+    expect(help.out).toMatch(/^Usage: fallback serve \[--port N\] \[--host ADDR --token-env VAR\]/)
+    expect(help.out).toContain("--demo")
   })
 
   it("--demo answers with no keys and no config: the rate-limited account moved, then the other vendor", async () => {

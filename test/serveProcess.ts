@@ -14,8 +14,10 @@ export interface Serving {
   readonly err: () => string
   /** The JSON lines it printed on stdout so far. */
   readonly lines: () => ReadonlyArray<Record<string, unknown>>
-  /** SIGTERM, then what it printed and how it ended. */
-  readonly stop: () => Promise<{ readonly code: number | null; readonly out: string; readonly err: string }>
+  /** SIGTERM (or the signal given), then what it printed and how it ended. */
+  readonly stop: (
+    signal?: NodeJS.Signals
+  ) => Promise<{ readonly code: number | null; readonly out: string; readonly err: string }>
 }
 
 /** What a run that ends by itself gave. */
@@ -70,7 +72,7 @@ export const serve = (config: string, env: Readonly<Record<string, string>>, arg
           out: () => out,
           err: () => err,
           lines,
-          stop: () => (child.kill("SIGTERM"), ended)
+          stop: (signal = "SIGTERM") => (child.kill(signal), ended)
         })
       }
     })
