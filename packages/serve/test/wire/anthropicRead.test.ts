@@ -60,7 +60,7 @@ const asked = (body: any): Array<string> => {
     return content.map((b: any) => {
       switch (b.type) {
         case "text":
-          return `text:${b.text}`
+          return `${message.role === "system" ? "system" : "text"}:${b.text}`
         case "tool_use":
           return `call:${b.id}:${b.name}:${JSON.stringify(b.input)}`
         case "tool_result":
@@ -249,6 +249,53 @@ describe("anthropic.read", () => {
     }
   })
 
+  it("claude at its default model: the system message it sends among the messages stays where it stands", () => {
+    const recording = JSON.parse(readFileSync(join(recorded, "claude-default-model.json"), "utf8"))
+    const body = recording.body
+    expect(body.messages[1].role).toBe("system")
+    const call = read(body)
+    const roles = call.prompt.content.map((message) => message.role)
+    const system = body.system.length
+    expect(roles).toEqual([...Array(system).fill("system"), "user", "system"])
+    const environment = call.prompt.content.at(-1)!
+    expect(environment.role === "system" && environment.content).toBe(body.messages[1].content[0].text)
+    expect(environment.content).toMatch(/^# Environment\n/)
+    expect(call.model).toBe("claude-opus-5-5")
+    expect(call.generation.maxTokens).toBe(128000)
+    expect(call.conversation).toBe(recording.headers["x-claude-code-session-id"])
+  })
+
+  it("a system message among the messages: a string, or text blocks with their cache_control; never other blocks", () => {
+    const call = read({
+      ...base,
+      system: "Be brief.",
+      messages: [
+        { role: "user", content: "hi" },
+        { role: "system", content: "Today is Monday." },
+        { role: "system", content: [{ type: "text", text: "Env.", cache_control: { type: "ephemeral" } }] },
+        { role: "assistant", content: "Hello." }
+      ]
+    })
+    expect(rows(call.prompt)).toEqual([
+      { role: "system", text: "Be brief.", options: {} },
+      { role: "user", parts: [{ text: "hi" }] },
+      { role: "system", text: "Today is Monday.", options: {} },
+      { role: "system", text: "Env.", options: { anthropic: { cacheControl: { type: "ephemeral" } } } },
+      { role: "assistant", parts: [{ text: "Hello." }] }
+    ])
+    expect(refused({
+      ...base,
+      messages: [{ role: "user", content: "hi" }, {
+        role: "system",
+        content: [{ type: "image", source: { type: "url", url: "https://example.com/a.png" } }]
+      }]
+    })).toEqual({
+      message: "messages.1.content.0.type: a system prompt holds text blocks",
+      param: "messages.1.content.0.type"
+    })
+    expect(refused({ ...base, messages: [{ role: "tool", content: "x" }] }).param).toBe("messages.0.role")
+  })
+
   it("knows a thinking block the gateway wrote for another family by its fallback: signature", () => {
     const call = read({
       ...base,
@@ -292,7 +339,7 @@ describe("anthropic.read", () => {
     expect(refused({ model: "m", max_tokens: 1 })).toEqual({ message: "messages: Field required", param: "messages" })
     expect(refused({ ...base, max_tokens: 0 }).param).toBe("max_tokens")
     expect(refused("hello").message).toMatch(/JSON object/)
-    expect(refused({ ...base, messages: [{ role: "system", content: "x" }] }).param).toBe("messages.0.role")
+    expect(refused({ ...base, messages: [{ role: "tool", content: "x" }] }).param).toBe("messages.0.role")
     expect(refused({ ...base, messages: [{ role: "user", content: [{ type: "tool_use", name: "x", input: {} }] }] }))
       .toEqual({ message: "messages.0.content.0.id: Field required", param: "messages.0.content.0.id" })
     expect(refused({ ...base, thinking: { type: "enabled" } }).param).toBe("thinking.budget_tokens")

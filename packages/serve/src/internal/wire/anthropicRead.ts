@@ -17,7 +17,9 @@ import { Invalid } from "./dialect.js"
 export const Request = Schema.Struct({
   model: Schema.String.check(Schema.isMinLength(1)),
   max_tokens: Schema.Int.check(Schema.isGreaterThan(0)),
-  messages: Schema.Array(Schema.Struct({ role: Schema.Literals(["user", "assistant"]), content: blocks.Content })),
+  messages: Schema.Array(
+    Schema.Struct({ role: Schema.Literals(["user", "assistant", "system"]), content: blocks.Content })
+  ),
   system: Schema.optional(blocks.Content),
   tools: Schema.optional(Schema.Array(blocks.Json)),
   tool_choice: Schema.optional(
@@ -31,13 +33,21 @@ export const Request = Schema.Struct({
   metadata: Schema.optional(Schema.Struct({ user_id: Schema.optional(Schema.NullOr(Schema.String)) }))
 })
 
-/** The messages, in order: a user turn's tool results become a `tool` message where they stand among its blocks. */
+/**
+ * The messages, in order: a user turn's tool results become a `tool` message where they stand among its blocks;
+ * a `system` message (Claude Code at its default model sends its environment so, after the first user message)
+ * stays a system message where it stands: Anthropic places get it joined to the system prompt, OpenAI ones in place.
+ */
 const messagesOf = (messages: typeof Request.Type["messages"]): Result.Result<Array<Prompt.Message>, Invalid> =>
   Result.gen(function*() {
     const out: Array<Prompt.Message> = []
     const names = new Map<string, string>()
     for (const [m, message] of messages.entries()) {
       const path = ["messages", m, "content"]
+      if (message.role === "system") {
+        out.push(...yield* systemOf(message.content, path))
+        continue
+      }
       const raws = typeof message.content === "string" ? [{ type: "text", text: message.content }] : message.content
       const given: Array<blocks.Block> = []
       for (const [i, raw] of raws.entries()) given.push(yield* blocks.blockOf(raw, [...path, i]))
@@ -96,15 +106,18 @@ const messagesOf = (messages: typeof Request.Type["messages"]): Result.Result<Ar
     return out
   })
 
-const systemOf = (system: typeof Request.Type["system"]): Result.Result<Array<Prompt.Message>, Invalid> =>
+const systemOf = (
+  system: typeof Request.Type["system"],
+  path: ReadonlyArray<PropertyKey>
+): Result.Result<Array<Prompt.Message>, Invalid> =>
   Result.gen(function*() {
     if (system === undefined) return []
     if (typeof system === "string") return system === "" ? [] : [Prompt.systemMessage({ content: system })]
     const out: Array<Prompt.Message> = []
     for (const [i, raw] of system.entries()) {
-      const block = yield* blocks.blockOf(raw, ["system", i])
+      const block = yield* blocks.blockOf(raw, [...path, i])
       if (block.type !== "text") {
-        return yield* blocks.refuse(["system", i, "type"], "the system prompt holds text blocks")
+        return yield* blocks.refuse([...path, i, "type"], "a system prompt holds text blocks")
       }
       out.push(Prompt.systemMessage({ content: block.text, options: blocks.cacheOf(raw) }))
     }
@@ -179,7 +192,7 @@ export const read = (body: unknown): Result.Result<Call, Invalid> =>
     if (request.thinking?.type === "enabled" && request.thinking.budget_tokens === undefined) {
       return yield* blocks.refuse(["thinking", "budget_tokens"], "Field required")
     }
-    const system = yield* systemOf(request.system)
+    const system = yield* systemOf(request.system, ["system"])
     const messages = yield* messagesOf(request.messages)
     const tools = yield* toolsOf(request.tools ?? [])
     const toolChoice = yield* choiceOf(request.tool_choice)

@@ -1,0 +1,60 @@
+/**
+ * What the real CLIs send at their DEFAULT models (no --model / -m), recorded in test/fixtures/wire:
+ * claude's system message among the messages, codex's tools in an `additional_tools` item and its
+ * WebSocket attempt before the HTTPS POST.
+ */
+import { describe, expect, it } from "@effect/vitest"
+import { Effect } from "effect"
+import { readFileSync } from "node:fs"
+
+import { served } from "./world.js"
+
+const recorded = (file: string): any =>
+  JSON.parse(readFileSync(new URL(`../../../../test/fixtures/wire/${file}.json`, import.meta.url), "utf8"))
+
+/** The bodies the mock received on `route`, in order. */
+const bodies = (mock: { readonly requests: Effect.Effect<{ readonly log: ReadonlyArray<any> }> }, route: string) =>
+  Effect.map(mock.requests, (counts) => counts.log.filter((r) => r.route === route).map((r) => r.body))
+
+const post = (url: string, path: string, headers: Record<string, string>, body: unknown) =>
+  Effect.promise(async () => {
+    const response = await fetch(`${url}${path}`, {
+      method: "POST",
+      headers: { "content-type": "application/json", ...headers },
+      body: JSON.stringify(body)
+    })
+    return { status: response.status, text: await response.text() }
+  })
+
+const claude = recorded("anthropic-messages/claude-default-model")
+const environment: string = claude.body.messages[1].content[0].text
+
+describe("Gateway: claude at its default model (a system message among the messages)", () => {
+  it.live("an Anthropic place gets it joined to the system prompt, after the client's own", () =>
+    Effect.gen(function*() {
+      const { mock, url } = yield* served({ passThrough: false }, [])
+      const body = { ...claude.body, model: "anthropic/claude-x", stream: false }
+      const answer = yield* post(url, "/v1/messages", { "x-api-key": "sk-ant-CALLERsecret0031" }, body)
+      expect(answer.status).toBe(200)
+      expect(answer.text).toContain("the answer")
+      const [sent] = yield* bodies(mock, "anthropic")
+      expect(sent.system.map((block: any) => block.text)).toEqual([
+        ...claude.body.system.map((block: any) => block.text),
+        environment
+      ])
+      expect(sent.messages.map((message: any) => message.role)).toEqual(["user"])
+    }))
+
+  it.live("moved to an OpenAI place: a system message where it stood, after the first user message", () =>
+    Effect.gen(function*() {
+      const { mock, url } = yield* served()
+      const body = { ...claude.body, model: "anthropic/claude-x", stream: false }
+      const answer = yield* post(url, "/v1/messages", { "x-api-key": "key-fault-rate-limit-30" }, body)
+      expect(answer.status).toBe(200)
+      expect(answer.text).toContain("the answer")
+      const [sent] = yield* bodies(mock, "chat")
+      const roles = sent.messages.map((message: any) => message.role)
+      expect(roles).toEqual([...claude.body.system.map(() => "system"), "user", "system"])
+      expect(sent.messages.at(-1).content).toBe(environment)
+    }))
+})
