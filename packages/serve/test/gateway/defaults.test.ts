@@ -58,3 +58,22 @@ describe("Gateway: claude at its default model (a system message among the messa
       expect(sent.messages.at(-1).content).toBe(environment)
     }))
 })
+
+const codex = recorded("openai-responses/codex-default-model")
+
+describe("Gateway: codex at its default model (its tools in an additional_tools item)", () => {
+  it.live("answers the turn, the place offered the functions it carried", () =>
+    Effect.gen(function*() {
+      const { mock, url } = yield* served({ passThrough: false }, [])
+      const body = { ...codex.body, model: "openai/gpt-x", stream: false }
+      const answer = yield* post(url, "/v1/responses", { authorization: "Bearer sk-CALLERsecretsecret0032" }, body)
+      expect(answer.status).toBe(200)
+      expect(answer.text).toContain("the answer")
+      const [sent] = yield* bodies(mock, "chat")
+      const functions = codex.body.input[0].tools[0].tools.filter((t: any) => t.type === "function")
+      expect(sent.tools.map((t: any) => t.function.name)).toEqual(functions.map((t: any) => t.name))
+      expect(sent.messages.map((m: any) => m.role)).toEqual(
+        codex.body.input.slice(1).map((item: any) => item.role === "user" ? "user" : "system")
+      )
+    }))
+})

@@ -86,6 +86,53 @@ describe("responses reads", () => {
     expect(streaming.tools.map((t) => t.name)).not.toContain("apply_patch")
   })
 
+  it("Codex at its default model: the function tools of its additional_tools item, which is no message", () => {
+    const body = recorded("codex-default-model")
+    expect(body.tools).toBeUndefined()
+    expect(body.input[0].type).toBe("additional_tools")
+    const read = call(body)
+    expect(read.conversation).toBe(body.prompt_cache_key)
+    expect(read.prompt.content.map((m) => m.role)).toEqual(
+      body.input.slice(1).map((item: any) => item.role === "user" ? "user" : "system")
+    )
+    // the `functions` namespace is called by bare name; `exec` (a custom grammar tool) and other namespaces left out
+    const functions = body.input[0].tools.find((t: any) => t.type === "namespace" && t.name === "functions").tools
+    expect(read.tools.map((t) => t.name)).toEqual(
+      functions.filter((t: any) => t.type === "function").map((t: any) => t.name)
+    )
+    expect(read.tools.map((t) => t.name)).not.toContain("exec")
+    expect(read.tools.map((t) => t.name)).not.toContain("sleep")
+    const wait = functions.find((t: any) => t.name === "wait")
+    expect(read.tools.find((t) => t.name === "wait")).toEqual({
+      name: "wait",
+      description: wait.description,
+      parameters: wait.parameters
+    })
+  })
+
+  it("additional_tools beside tools: top-level functions too, a name offered twice once, anywhere in the input", () => {
+    const fn = (name: string, description = name) => ({
+      type: "function",
+      name,
+      description,
+      parameters: { type: "object" }
+    })
+    const read = call({
+      model: "m",
+      tools: [fn("a"), { type: "custom", name: "apply_patch" }],
+      input: [
+        { type: "message", role: "user", content: "hi" },
+        { type: "additional_tools", role: "developer", tools: [fn("b"), fn("a", "again"), { type: "web_search" }] }
+      ]
+    })
+    expect(read.tools).toEqual([
+      { name: "a", description: "a", parameters: { type: "object" } },
+      { name: "b", description: "b", parameters: { type: "object" } }
+    ])
+    expect(read.prompt.content.map((m) => m.role)).toEqual(["user"])
+    expect(refused({ model: "m", input: [{ type: "additional_tools", tools: "no" }] }).param).toBe("input[0].tools")
+  })
+
   it("Codex's turns after a tool call: the call and its output, the answer, the next question", () => {
     const resume = call(recorded("codex-resume"))
     expect(resume.prompt.content.map((m) => m.role)).toEqual([

@@ -2,7 +2,8 @@
  * Reads an OpenAI Responses request (`POST /v1/responses`, as Codex and the `openai` SDK send it)
  * into a {@link Call}. The gateway keeps no responses, so a request must carry its whole input
  * (`store: false`, as Codex sends it); tools other than functions (web search, local shell, custom
- * grammar tools) are left out, so the model is offered only what the gateway can hand back.
+ * grammar tools) are left out, so the model is offered only what the gateway can hand back. Codex at
+ * its default model sends its tools in an `additional_tools` input item: read as tools, not a message.
  */
 import * as Prompt from "effect/ai/Prompt"
 
@@ -110,6 +111,9 @@ const messagesOf = (input: unknown, instructions: string | undefined): Array<Pro
         assistant(Prompt.reasoningPart({ text, options: { ...o.family, openai } }))
         break
       }
+      case "additional_tools":
+        // its tools are read with the request's (toolsOf); it says nothing to the model itself
+        break
       case "item_reference":
         return o.invalid(`${at} refers to a stored item: the gateway stores none, send the item itself`, `${at}.type`)
       default:
@@ -120,11 +124,31 @@ const messagesOf = (input: unknown, instructions: string | undefined): Array<Pro
   return out
 }
 
-const toolsOf = (value: unknown): Array<ToolDefinition> =>
-  (o.optional(value, (t) => o.array(t, "tools")) ?? []).flatMap((tool, i) => {
-    const t = o.object(tool, `tools[${i}]`)
-    return t.type === "function" ? [o.toolOf(t, `tools[${i}]`)] : []
+/** The function tools of a list: at its top, or in the `functions` namespace, whose tools are called by bare name. */
+const functionsOf = (value: unknown, param: string, nested = false): Array<ToolDefinition> =>
+  o.array(value, param).flatMap((tool, i) => {
+    const at = `${param}[${i}]`
+    const t = o.object(tool, at)
+    if (t.type === "function") return [o.toolOf(t, at)]
+    return !nested && t.type === "namespace" && t.name === "functions" ? functionsOf(t.tools, `${at}.tools`, true) : []
   })
+
+/**
+ * The tools offered: `tools`' functions, then those of the input's `additional_tools` items (Codex at its default
+ * model sends its tools there, in namespaces, and no `tools`). Other namespaces' tools (called with their namespace)
+ * and custom grammar tools are left out, as in `tools`: the gateway hands back plain function calls only.
+ */
+const toolsOf = (value: unknown, input: unknown): Array<ToolDefinition> => {
+  const given = o.optional(value, (t) => functionsOf(t, "tools")) ?? []
+  const additional = Array.isArray(input)
+    ? input.flatMap((item, i) =>
+      o.isObject(item) && item.type === "additional_tools" ? functionsOf(item.tools, `input[${i}].tools`) : []
+    )
+    : []
+  const byName = new Map<string, ToolDefinition>()
+  for (const tool of [...given, ...additional]) if (!byName.has(tool.name)) byName.set(tool.name, tool)
+  return [...byName.values()]
+}
 
 const named = (choice: o.Json): string | undefined =>
   choice.type === "function" && typeof choice.name === "string" ? choice.name : undefined
@@ -162,7 +186,7 @@ export const read = o.reading((body): Call => {
   }
   o.boolean(body.store, "store")
   const instructions = o.optional(body.instructions, (i) => o.string(i, "instructions"))
-  const tools = toolsOf(body.tools)
+  const tools = toolsOf(body.tools, body.input)
   const reasoning = o.optional(body.reasoning, (r) => o.object(r, "reasoning"))
   return {
     wire: "openai-responses",
