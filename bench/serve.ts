@@ -6,6 +6,12 @@
  * beside the Portkey gateway (B5's peer) doing the same. The gateway also as a person runs it: the
  * bundle's `fallback serve` in a process of its own (when the bundle is built). Every row is
  * measured in turn within each repetition, so a busy spell falls on all alike.
+ *
+ * Each concurrent client is a conversation of its own, as real load is: a session header per
+ * client (Claude Code's `x-claude-code-session-id` on Messages, opencode's `x-session-id` on Chat),
+ * the same on every request it sends, so the gateway holds one agent per client, made in the
+ * warm-up round. One more row sends 50 at once in ONE conversation (no session header: the
+ * conversation is named by its first messages), one agent answering them all.
  */
 import { NodeHttpClient, NodeHttpServer } from "@effect/platform-node"
 import * as Undici from "@effect/platform-node/Undici"
@@ -33,23 +39,30 @@ const parallel = Number(process.env.BENCH_SERVE_PARALLEL_TURNS ?? 1_000)
 const lanes = 50
 
 /** The client of every row: undici's keep-alive Agent, as B5's direct client. */
-const client = new Undici.Agent()
+export const client = new Undici.Agent()
 
 const conversation = [{ role: "user", content: "hi" }, { role: "assistant", content: "ok" }, {
   role: "user",
   content: "hi"
 }]
 
-/** One request; resolves with the ms to its first body byte. */
-type Call = () => Promise<number>
+/** One request by the client `lane` (0 at concurrency 1); resolves with the ms to its first body byte. */
+type Call = (lane: number) => Promise<number>
 
-const call = (url: string, path: string, body: object, headers: Record<string, string>): Call => {
+/** The client's session header, or none: every client in one conversation. */
+type Session = string | undefined
+
+const call = (url: string, path: string, body: object, headers: Record<string, string>, session: Session): Call => {
   const { origin } = new URL(url)
   const sent = JSON.stringify(body)
-  const all = { "content-type": "application/json", ...headers }
-  return async () => {
+  const base = { "content-type": "application/json", ...headers }
+  const byLane = Array.from(
+    { length: lanes },
+    (_, lane) => session === undefined ? base : { ...base, [session]: `bench-conversation-${lane}` }
+  )
+  return async (lane) => {
     const start = performance.now()
-    const response = await client.request({ origin, path, method: "POST", headers: all, body: sent })
+    const response = await client.request({ origin, path, method: "POST", headers: byLane[lane]!, body: sent })
     let first = 0
     let text = ""
     for await (const chunk of response.body) {
@@ -61,17 +74,17 @@ const call = (url: string, path: string, body: object, headers: Record<string, s
   }
 }
 
-const messages = (url: string, model: string, stream: boolean) =>
+export const messages = (url: string, model: string, stream: boolean, session: Session = "x-claude-code-session-id") =>
   call(url, "/v1/messages", { model, max_tokens: 100, stream, messages: conversation }, {
     "x-api-key": "sk-ant-api03-benchbenchbench0001",
     "anthropic-version": "2023-06-01"
-  })
+  }, session)
 
 const chat = (url: string, model: string, headers: Record<string, string> = {}) =>
   call(url, "/v1/chat/completions", { model, stream: false, messages: conversation }, {
     authorization: "Bearer sk-proj-benchbenchbench0002",
     ...headers
-  })
+  }, "x-session-id")
 
 const quantile = (sorted: ReadonlyArray<number>, q: number) =>
   sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!
@@ -82,7 +95,7 @@ const oneAtATime = async (request: Call) => {
   const firsts: Array<number> = []
   for (let i = 0; i < sequential; i++) {
     const start = performance.now()
-    firsts.push(await request())
+    firsts.push(await request(0))
     took.push(performance.now() - start)
   }
   took.sort((a, b) => a - b)
@@ -94,14 +107,14 @@ const oneAtATime = async (request: Call) => {
 const throughput = async (request: Call) => {
   let next = 0
   const start = performance.now()
-  await Promise.all(Array.from({ length: lanes }, async () => {
-    while (next++ < parallel) await request()
+  await Promise.all(Array.from({ length: lanes }, async (_, lane) => {
+    while (next++ < parallel) await request(lane)
   }))
   return (parallel * 1000) / (performance.now() - start)
 }
 
 /** The gateway over the mock: places anthropic/claude-x and openai/gpt-x, each with the caller's key first. */
-const serve = async (upstream: string) => {
+export const serve = async (upstream: string) => {
   const store = Layer.mergeAll(Steps.Steps.layer, Accounts.Accounts.layer).pipe(
     Layer.provide(ConfigFile.Store.layerMemory())
   )
@@ -189,23 +202,39 @@ interface Row {
   readonly p99: Array<number>
   readonly first: Array<number>
   readonly rate: Array<number>
+  /** Measured at concurrency 50 only (at concurrency 1 it is another row's request). */
+  readonly parallelOnly: boolean
 }
 
-const row = (name: string, request: Call): Row => ({ name, request, p50: [], p99: [], first: [], rate: [] })
+const row = (name: string, request: Call, parallelOnly = false): Row => ({
+  name,
+  request,
+  p50: [],
+  p99: [],
+  first: [],
+  rate: [],
+  parallelOnly
+})
 
-/** Every row once a repetition, in turn; a warm-up round first. */
+/** Every row once a repetition, in turn; a warm-up round first (it opens each client's conversation). */
 const measure = async (rows: ReadonlyArray<Row>) => {
   for (const each of rows) await throughput(each.request)
   for (let r = 0; r < repetitions; r++) {
     for (const each of rows) {
-      const { first, p50, p99 } = await oneAtATime(each.request)
-      each.p50.push(p50)
-      each.p99.push(p99)
-      each.first.push(first)
+      if (!each.parallelOnly) {
+        const { first, p50, p99 } = await oneAtATime(each.request)
+        each.p50.push(p50)
+        each.p99.push(p99)
+        each.first.push(first)
+      }
       each.rate.push(await throughput(each.request))
     }
   }
 }
+
+/** BENCH_SERVE_ROWS="streamed through": only the rows whose names contain one of these (for a profiler). */
+const measured = (only: ReadonlyArray<string> | undefined) => (each: Row) =>
+  only === undefined || only.some((part) => each.name.includes(part))
 
 /** B8's figures. */
 export const serveBench = async (): Promise<Array<Figure>> => {
@@ -214,6 +243,11 @@ export const serveBench = async (): Promise<Array<Figure>> => {
   const rows = [
     row("Messages direct", messages(mock.url, "claude-x", false)),
     row("Messages through the gateway", messages(gateway.url, "anthropic/claude-x", false)),
+    row(
+      "Messages through the gateway, one conversation",
+      messages(gateway.url, "anthropic/claude-x", false, undefined),
+      true
+    ),
     row("Messages streamed direct", messages(mock.url, "claude-x", true)),
     row("Messages streamed through the gateway", messages(gateway.url, "anthropic/claude-x", true)),
     row("Chat direct", chat(mock.url, "gpt-x")),
@@ -232,11 +266,10 @@ export const serveBench = async (): Promise<Array<Figure>> => {
     return undefined
   })
   if (peer !== undefined) rows.push(row("Chat through Portkey", chat(peer.url, "gpt-x", Portkey.headers(mock.url))))
-  // BENCH_SERVE_ROWS="streamed through": only the rows whose names contain one of these (for a profiler)
   const only = process.env.BENCH_SERVE_ROWS?.split(",")
   try {
-    await measure(only === undefined ? rows : rows.filter((each) => only.some((part) => each.name.includes(part))))
-    if (peer !== undefined) portkey = "measured"
+    await measure(rows.filter(measured(only)))
+    if (peer !== undefined && measured(only)(rows.at(-1)!)) portkey = "measured"
   } finally {
     await peer?.stop()
     await own?.stop()
@@ -244,81 +277,69 @@ export const serveBench = async (): Promise<Array<Figure>> => {
     await mock.stop()
     await client.close()
   }
-  const of = (name: string) => rows.find((each) => each.name === name)!
-  const rowsOf = (names: ReadonlyArray<string>) => names.flatMap((name) => rows.filter((each) => each.name === name))
+  const taken = rows.filter(measured(only))
+  const of = (name: string) => taken.find((each) => each.name === name)
+  const rowsOf = (names: ReadonlyArray<string>) => names.flatMap((name) => taken.filter((each) => each.name === name))
   const whole = rowsOf(["Messages direct", "Messages through the gateway", "Messages through fallback serve"])
   const streamed = rowsOf([
     "Messages streamed direct",
     "Messages streamed through the gateway",
     "Messages streamed through fallback serve"
   ])
-  const chats = rows.filter((each) => each.name.startsWith("Chat"))
-  const latency = (list: ReadonlyArray<Row>, baseline: string) => [
-    ...against(
-      list.map((each) => figure("B8", `${each.name}: p50 at concurrency 1`, "ms", each.p50)),
-      `${baseline}: p50 at concurrency 1`
-    ),
-    ...against(
-      list.map((each) => figure("B8", `${each.name}: p99 at concurrency 1`, "ms", each.p99)),
-      `${baseline}: p99 at concurrency 1`
-    ),
-    ...against(
-      list.map((each) => figure("B8", `${each.name}: at concurrency 50`, "req/s", each.rate)),
-      `${baseline}: at concurrency 50`
-    )
-  ]
-  const added = (subject: string, baseline: string, what: "p50" | "p99" | "first") =>
-    of(subject)[what].map((value, i) => value - of(baseline)[what][i]!)
+  const chats = taken.filter((each) => each.name.startsWith("Chat"))
+  const latency = (list: ReadonlyArray<Row>, baseline: string) => {
+    const sequentially = list.filter((each) => !each.parallelOnly)
+    return [
+      ...against(
+        sequentially.map((each) => figure("B8", `${each.name}: p50 at concurrency 1`, "ms", each.p50)),
+        `${baseline}: p50 at concurrency 1`
+      ),
+      ...against(
+        sequentially.map((each) => figure("B8", `${each.name}: p99 at concurrency 1`, "ms", each.p99)),
+        `${baseline}: p99 at concurrency 1`
+      ),
+      ...against(
+        list.map((each) => figure("B8", `${each.name}: at concurrency 50`, "req/s", each.rate)),
+        `${baseline}: at concurrency 50`
+      )
+    ]
+  }
+  const added = (subject: string, baseline: string, what: "p50" | "p99" | "first", label: string) => {
+    const a = of(subject)
+    const b = of(baseline)
+    return a === undefined || b === undefined
+      ? []
+      : [figure("B8", label, "ms", a[what].map((value, i) => value - b[what][i]!))]
+  }
   return [
-    ...latency(whole, "Messages direct"),
+    ...latency(
+      [...whole, ...rowsOf(["Messages through the gateway, one conversation"])],
+      "Messages direct"
+    ),
     ...latency(streamed, "Messages streamed direct"),
     ...against(
       streamed.map((each) => figure("B8", `${each.name}: first byte p50`, "ms", each.first)),
       "Messages streamed direct: first byte p50"
     ),
     ...latency(chats, "Chat direct"),
-    figure(
-      "B8",
-      "added by the gateway, Messages: p50",
-      "ms",
-      added("Messages through the gateway", "Messages direct", "p50")
+    ...added("Messages through the gateway", "Messages direct", "p50", "added by the gateway, Messages: p50"),
+    ...added("Messages through the gateway", "Messages direct", "p99", "added by the gateway, Messages: p99"),
+    ...added(
+      "Messages streamed through the gateway",
+      "Messages streamed direct",
+      "first",
+      "added by the gateway, Messages streamed: first byte"
     ),
-    figure(
-      "B8",
-      "added by the gateway, Messages: p99",
-      "ms",
-      added("Messages through the gateway", "Messages direct", "p99")
+    ...added("Chat through the gateway", "Chat direct", "p50", "added by the gateway, Chat: p50"),
+    ...added("Messages through fallback serve", "Messages direct", "p50", "added by fallback serve, Messages: p50"),
+    ...added(
+      "Messages streamed through fallback serve",
+      "Messages streamed direct",
+      "first",
+      "added by fallback serve, Messages streamed: first byte"
     ),
-    figure(
-      "B8",
-      "added by the gateway, Messages streamed: first byte",
-      "ms",
-      added("Messages streamed through the gateway", "Messages streamed direct", "first")
-    ),
-    figure("B8", "added by the gateway, Chat: p50", "ms", added("Chat through the gateway", "Chat direct", "p50")),
-    ...(own === undefined ? [] : [
-      figure(
-        "B8",
-        "added by fallback serve, Messages: p50",
-        "ms",
-        added("Messages through fallback serve", "Messages direct", "p50")
-      ),
-      figure(
-        "B8",
-        "added by fallback serve, Messages streamed: first byte",
-        "ms",
-        added("Messages streamed through fallback serve", "Messages streamed direct", "first")
-      )
-    ]),
     ...(portkey === "measured"
-      ? [
-        figure(
-          "B8",
-          "added by Portkey, Chat not streamed: p50",
-          "ms",
-          added("Chat through Portkey", "Chat direct", "p50")
-        )
-      ]
+      ? added("Chat through Portkey", "Chat direct", "p50", "added by Portkey, Chat not streamed: p50")
       : [figure("B8", "Portkey gateway", "", [0], portkey)]),
     figure("B8", "LiteLLM, as stated: added latency", "ms", [3.25], "stated by LiteLLM, not measured here"),
     figure("B8", "Portkey, as stated: added latency", "ms", [1], "stated as \"under 1 ms\", not measured here")
