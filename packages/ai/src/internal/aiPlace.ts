@@ -25,6 +25,7 @@ import { filtered, toFailure } from "./aiFailure.js"
 import { type Call, callOn, carried, models, Passed, raised } from "./call.js"
 import { reference } from "./generation.js"
 import { held } from "./held.js"
+import * as direct from "./model/direct.js"
 
 /** The failure an `effect/ai` error is; the error itself is kept (masked when it is handed back) for a chain that gives up. */
 const failed = (place: Place.Place) => (error: unknown): Effect.Effect<never, Failure.Failure> =>
@@ -175,7 +176,7 @@ const whole = (lm: LanguageModel.LanguageModel, place: Place.Place, call: Call) 
     Effect.provideService(
       (call.kind === "object"
         ? lm.generateObject(call.options)
-        : lm.generateText(call.options)) as unknown as Effect.Effect<
+        : direct.generateText(lm, call.options)) as unknown as Effect.Effect<
           LanguageModel.GenerateTextResponse<any>,
           unknown
         >,
@@ -216,11 +217,11 @@ const session = (lm: LanguageModel.LanguageModel, place: Place.Place, id: string
         id,
         call !== undefined && call.kind === "stream"
           ? Stream.provideService(
-            lm.streamText(continued(call.options, prompt.prefill)) as Stream.Stream<Response.AnyPart, unknown>,
+            direct.streamText(lm, continued(call.options, prompt.prefill)) as Stream.Stream<Response.AnyPart, unknown>,
             reference,
             call.generation
           )
-          : lm.streamText({ prompt: promptOf(prompt) }) as Stream.Stream<Response.AnyPart, unknown>
+          : direct.streamText(lm, { prompt: promptOf(prompt) }) as Stream.Stream<Response.AnyPart, unknown>
       )
       return Effect.succeed(
         prompt.prefill === undefined || prompt.prefill === "" ? events : Stream.mapError(events, refusedPrefill)
@@ -233,7 +234,7 @@ const session = (lm: LanguageModel.LanguageModel, place: Place.Place, id: string
       if (call !== undefined) call.at = place
       const asked = call !== undefined && call.kind !== "stream"
         ? whole(lm, place, call)
-        : Effect.matchEffect(lm.generateText({ prompt: promptOf(prompt) }), {
+        : Effect.matchEffect(direct.generateText(lm, { prompt: promptOf(prompt) }), {
           onFailure: failed(place),
           onSuccess: answered(place, undefined)
         })

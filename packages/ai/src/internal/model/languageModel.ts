@@ -19,6 +19,8 @@ import * as Stream from "effect/Stream"
 import { toReason, urlOf } from "../aiFailure.js"
 import { reference } from "../generation.js"
 import { held } from "../held.js"
+import { owned } from "./direct.js"
+import { toEnd } from "./toEnd.js"
 import type { Model, Wire } from "./wire.js"
 
 /**
@@ -172,7 +174,7 @@ export const make = Effect.fnUntraced(function*(wire: Wire, options: Options) {
             : lost(wire, options, "streamText", `the stream could not be read: ${String(error)}`)
         )
       )
-      return events.pipe(
+      const steps = events.pipe(
         Stream.mapEffect((event) => {
           const step = reader.read(event)
           if (step.error !== undefined) {
@@ -180,8 +182,10 @@ export const make = Effect.fnUntraced(function*(wire: Wire, options: Options) {
           }
           if (step.done === true) done = true
           return Effect.succeed(step)
-        }),
-        Stream.takeUntil((step) => step.done === true),
+        })
+      )
+      // read past the end marker to the body's end, so the connection is kept (cut short, it is closed)
+      return toEnd(steps, (step) => step.done === true, "1 second").pipe(
         Stream.flatMap((step) => Stream.fromArray(step.parts)),
         Stream.concat(Stream.suspend(() =>
           done
@@ -193,7 +197,9 @@ export const make = Effect.fnUntraced(function*(wire: Wire, options: Options) {
       )
     }))
 
-  return yield* LanguageModel.make({ generateText, streamText })
+  const model = yield* LanguageModel.make({ generateText, streamText })
+  owned.set(model, { generateText, streamText })
+  return model
 })
 
 /** @internal */

@@ -2,8 +2,6 @@ import type * as LanguageModel from "effect/ai/LanguageModel"
 import type * as Prompt from "effect/ai/Prompt"
 import type * as Response from "effect/ai/Response"
 import * as Tool from "effect/ai/Tool"
-import * as Option from "effect/Option"
-import * as Schema from "effect/Schema"
 
 import type * as Generation from "../../Generation.js"
 
@@ -63,10 +61,16 @@ export interface Model {
   readonly maxTokens: number
 }
 
-const decodeObject = Schema.decodeUnknownOption(Schema.fromJsonString(Schema.Record(Schema.String, Schema.Any)))
-
 /** An event's data as the JSON object it holds, or nothing (a keep-alive, `[DONE]`, a broken line). @internal */
-export const parse = (data: string): Record<string, any> | undefined => Option.getOrUndefined(decodeObject(data))
+export const parse = (data: string): Record<string, any> | undefined => {
+  let value: unknown
+  try {
+    value = JSON.parse(data)
+  } catch {
+    return undefined
+  }
+  return typeof value === "object" && value !== null && !Array.isArray(value) ? value as Record<string, any> : undefined
+}
 
 /** @internal */
 export const parseArgs = (text: string): unknown => {
