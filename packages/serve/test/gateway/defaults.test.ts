@@ -1,11 +1,12 @@
 /**
  * What the real CLIs send at their DEFAULT models (no --model / -m), recorded in test/fixtures/wire:
  * claude's system message among the messages, codex's tools in an `additional_tools` item and its
- * WebSocket attempt before the HTTPS POST.
+ * WebSocket attempt before the HTTPS POST (codex's built-in provider).
  */
 import { describe, expect, it } from "@effect/vitest"
-import { Effect } from "effect"
+import { Effect, Redacted } from "effect"
 import { readFileSync } from "node:fs"
+import * as http from "node:http"
 
 import { served } from "./world.js"
 
@@ -75,5 +76,49 @@ describe("Gateway: codex at its default model (its tools in an additional_tools 
       expect(sent.messages.map((m: any) => m.role)).toEqual(
         codex.body.input.slice(1).map((item: any) => item.role === "user" ? "user" : "system")
       )
+    }))
+})
+
+/** A GET as codex's WebSocket client sends it (fetch cannot send an Upgrade header). */
+const upgrade = (url: string, path: string, headers: Record<string, string> = {}) =>
+  Effect.promise(() =>
+    new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const request = http.get(`${url}${path}`, {
+        headers: {
+          connection: "Upgrade",
+          upgrade: "websocket",
+          "sec-websocket-version": "13",
+          "sec-websocket-key": "hkYFB6+Kv1SwbNBBObB5Gw==",
+          "openai-beta": "responses_websockets=2026-02-06",
+          ...headers
+        }
+      }, (response) => {
+        let body = ""
+        response.on("data", (chunk) => body += chunk)
+        response.on("end", () => resolve({ status: response.statusCode ?? 0, body }))
+      })
+      request.on("upgrade", () => reject(new Error("upgraded")))
+      request.on("error", reject)
+    })
+  )
+
+describe("Gateway: codex's WebSocket attempt on GET /v1/responses", () => {
+  it.live("426 Upgrade Required at once (codex then POSTs on its first try), in OpenAI's error shape, logged", () =>
+    Effect.gen(function*() {
+      const { lines, mock, url } = yield* served({ token: Redacted.make("gw-token-0123456789") })
+      const answer = yield* upgrade(url, "/v1/responses")
+      expect(answer.status).toBe(426)
+      expect(JSON.parse(answer.body)).toMatchObject({ error: { type: "invalid_request_error" } })
+      expect(JSON.parse(answer.body).error.message).toMatch(/POST \/v1\/responses/)
+      expect(lines).toMatchObject([{ method: "GET", path: "/v1/responses", status: 426 }])
+      expect((yield* mock.requests).total).toBe(0)
+    }))
+
+  it.live("a GET without an upgrade, or an upgrade elsewhere, is the 404 it was", () =>
+    Effect.gen(function*() {
+      const { url } = yield* served()
+      const plain = yield* Effect.promise(() => fetch(`${url}/v1/responses`))
+      expect(plain.status).toBe(404)
+      expect((yield* upgrade(url, "/v1/chat/completions")).status).toBe(404)
     }))
 })

@@ -4,6 +4,7 @@ import * as Backend from "@fallback/core/Backend"
 import * as Health from "@fallback/core/Health"
 import * as Secret from "@fallback/core/Secret"
 import * as Steps from "@fallback/core/Steps"
+import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as HttpRouter from "effect/http/HttpRouter"
 import type * as HttpServerRequest from "effect/http/HttpServerRequest"
@@ -61,6 +62,24 @@ const unknown = (served: Served) => (request: HttpServerRequest.HttpServerReques
     })
   })
 
+/**
+ * Codex's own OpenAI provider first asks for a WebSocket on `GET /v1/responses`; a 404 makes it try again 5 times
+ * (about 6 s) before its HTTPS POST, a 426 Upgrade Required makes it POST at once. Answered before the token is
+ * checked: codex sends no key on it, and the answer tells nothing.
+ */
+const noSocket = (served: Served) => (request: HttpServerRequest.HttpServerRequest) =>
+  Effect.gen(function*() {
+    if (request.headers.upgrade?.toLowerCase() !== "websocket") return yield* unknown(served)(request)
+    const started = yield* Clock.currentTimeMillis
+    const begun = { at: new Date(started).toISOString(), method: request.method, path: "/v1/responses", started }
+    yield* logged(served, begun, { status: 426, error: "upgrade_required" })
+    return failure(responses, {
+      status: 426,
+      kind: "invalid_request",
+      message: "fallback serve answers the Responses wire over HTTP, not WebSocket: POST /v1/responses"
+    })
+  })
+
 /** @internal */
 export const layer = (
   options: Gateway.Options
@@ -92,6 +111,7 @@ export const layer = (
       yield* router.add("POST", "/v1/messages/count_tokens", counted(served))
       yield* router.add("POST", "/v1/chat/completions", handler(served, chat))
       yield* router.add("POST", "/v1/responses", handler(served, responses))
+      yield* router.add("GET", "/v1/responses", noSocket(served))
       yield* router.add("GET", "/v1/models", models(served))
       yield* router.add("*", "*", unknown(served))
     })
