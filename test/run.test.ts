@@ -412,6 +412,7 @@ describe("fallback's help", () => {
     expect(commands.split("\n").slice(1).map((line) => line.trim().split(/\s+/)[0])).toEqual([
       "init",
       "run",
+      "serve",
       "point",
       "retry",
       "clear",
@@ -435,6 +436,7 @@ describe("fallback's help", () => {
       const command of [
         "init",
         "run",
+        "serve",
         "point",
         "retry",
         "clear",
