@@ -74,16 +74,16 @@ const client = (body: string, type: string) =>
   })
 
 describe("responses reads", () => {
-  it("Codex's first turn: developer messages as system, function tools only, effort, its cache key", () => {
+  it("Codex's first turn: developer messages as system, function and custom tools, effort, its cache key", () => {
     const body = recorded("codex-first-turn")
     expect(streaming).toMatchObject({ wire: "openai-responses", model: body.model, stream: true, toolChoice: "auto" })
     expect(streaming.conversation).toBe(body.prompt_cache_key)
     expect(streaming.generation).toEqual({ thinking: { budgetTokens: 10000 } })
     expect(streaming.prompt.content.map((m) => m.role)).toEqual(["system", "system", "user", "user"])
-    // custom (apply_patch's grammar) and tool_search are left out: the gateway hands back function calls only
-    const functions = body.tools.filter((t: any) => t.type === "function").map((t: any) => t.name)
-    expect(streaming.tools.map((t) => t.name)).toEqual(functions)
-    expect(streaming.tools.map((t) => t.name)).not.toContain("apply_patch")
+    // custom tools (apply_patch's grammar) are offered as functions of { input }; tool_search is left out
+    const offered = body.tools.filter((t: any) => t.type === "function" || t.type === "custom").map((t: any) => t.name)
+    expect(streaming.tools.map((t) => t.name)).toEqual(offered)
+    expect(streaming.tools.find((t) => t.name === "apply_patch")?.custom).toBe(true)
   })
 
   it("Codex at its default model: the function tools of its additional_tools item, which is no message", () => {
@@ -95,12 +95,10 @@ describe("responses reads", () => {
     expect(read.prompt.content.map((m) => m.role)).toEqual(
       body.input.slice(1).map((item: any) => item.role === "user" ? "user" : "system")
     )
-    // the `functions` namespace is called by bare name; `exec` (a custom grammar tool) and other namespaces left out
+    // the `functions` namespace is called by bare name (`exec`, a custom grammar tool, too); other namespaces left out
     const functions = body.input[0].tools.find((t: any) => t.type === "namespace" && t.name === "functions").tools
-    expect(read.tools.map((t) => t.name)).toEqual(
-      functions.filter((t: any) => t.type === "function").map((t: any) => t.name)
-    )
-    expect(read.tools.map((t) => t.name)).not.toContain("exec")
+    expect(read.tools.map((t) => t.name)).toEqual(functions.map((t: any) => t.name))
+    expect(read.tools.find((t) => t.name === "exec")?.custom).toBe(true)
     expect(read.tools.map((t) => t.name)).not.toContain("sleep")
     const wait = functions.find((t: any) => t.name === "wait")
     expect(read.tools.find((t) => t.name === "wait")).toEqual({
@@ -125,9 +123,10 @@ describe("responses reads", () => {
         { type: "additional_tools", role: "developer", tools: [fn("b"), fn("a", "again"), { type: "web_search" }] }
       ]
     })
-    expect(read.tools).toEqual([
-      { name: "a", description: "a", parameters: { type: "object" } },
-      { name: "b", description: "b", parameters: { type: "object" } }
+    expect(read.tools.map((t) => [t.name, t.description, t.custom])).toEqual([
+      ["a", "a", undefined],
+      ["apply_patch", expect.stringContaining("free text"), true],
+      ["b", "b", undefined]
     ])
     expect(read.prompt.content.map((m) => m.role)).toEqual(["user"])
     expect(refused({ model: "m", input: [{ type: "additional_tools", tools: "no" }] }).param).toBe("input[0].tools")

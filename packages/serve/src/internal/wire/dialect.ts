@@ -28,6 +28,12 @@ export interface ToolDefinition {
   readonly name: string
   readonly description?: string | undefined
   readonly parameters: Record<string, unknown>
+  /**
+   * A tool whose input is free text, not JSON (a Responses `custom` tool, e.g. Codex's `exec` and
+   * `apply_patch`): offered to the model as a function of `{ input: string }`, and its calls written
+   * back to the client as the wire's custom tool calls with that text.
+   */
+  readonly custom?: boolean | undefined
 }
 
 /** A client's call, read from its wire. */

@@ -2,23 +2,39 @@
  * OpenAI Responses, `POST /v1/responses`, as Codex and the `openai` SDK speak it: a `response`
  * object whole; streamed, `response.created` and `response.in_progress`, then each output item
  * added, its deltas, done — one item open at a time — and `response.completed` (or
- * `response.incomplete`) with the whole response last.
+ * `response.incomplete`) with the whole response last. A call of one of the call's custom tools is a
+ * `custom_tool_call` item carrying the model's `input` text (its input in one delta, at its end).
  */
 import type * as Response from "effect/ai/Response"
 
-import type { Answered, Dialect, Failed, Frame, StreamWriter } from "./dialect.js"
+import type { Answered, Call, Dialect, Failed, Frame, StreamWriter } from "./dialect.js"
 import * as o from "./openAi.js"
+import { customNames, inputOf } from "./responsesCustom.js"
 import type { Item } from "./responsesItems.js"
-import { functionCall, incompleteOf, message, reasoningItem, responseOf, statusOf } from "./responsesItems.js"
+import {
+  customToolCall,
+  functionCall,
+  incompleteOf,
+  message,
+  reasoningItem,
+  responseOf,
+  statusOf
+} from "./responsesItems.js"
 import { read } from "./responsesRead.js"
 
-const whole = (parts: ReadonlyArray<Response.Part<any>>, answered: Answered) => {
+/** A whole answer; with the call it answers, its custom tools' calls are custom tool calls. */
+const whole = (parts: ReadonlyArray<Response.Part<any>>, answered: Answered, call?: Call) => {
   const answer = o.gather(parts)
   const id = o.suffixOf(answered.id)
+  const customs = customNames(call?.tools)
   const output: Array<Item> = [
     ...(answer.reasoning === "" ? [] : [reasoningItem(`rs_${id}_0`, answer.reasoning)]),
     ...(answer.text === "" ? [] : [message(`msg_${id}_0`, answer.text, "completed")]),
-    ...answer.calls.map((call, i) => functionCall(`fc_${id}_${i}`, call, "completed"))
+    ...answer.calls.map((called, i) =>
+      customs.has(called.name)
+        ? customToolCall(`ctc_${id}_${i}`, called, inputOf(called.arguments), "completed")
+        : functionCall(`fc_${id}_${i}`, called, "completed")
+    )
   ]
   return responseOf(answered, {
     status: statusOf(answer.reason),
@@ -30,15 +46,24 @@ const whole = (parts: ReadonlyArray<Response.Part<any>>, answered: Answered) => 
 
 /** The item open in the stream: what it is, where it is, what it holds so far. */
 interface Open {
-  readonly kind: "message" | "reasoning" | "function_call"
+  readonly kind: "message" | "reasoning" | "function_call" | "custom_tool_call"
   readonly index: number
   readonly id: string
   readonly call?: { readonly id: string; readonly name: string } | undefined
+  /** The text so far; a custom tool call's is the model's arguments, read for their input at the end. */
   text: string
 }
 
-export const writer = (answered: Answered): StreamWriter => {
+const prefixes: Record<Open["kind"], string> = {
+  message: "msg",
+  reasoning: "rs",
+  function_call: "fc",
+  custom_tool_call: "ctc"
+}
+
+export const writer = (answered: Answered, call?: Call): StreamWriter => {
   const suffix = o.suffixOf(answered.id)
+  const customs = customNames(call?.tools)
   const output: Array<Item> = []
   const called = new Set<string>()
   let sequence = 0
@@ -75,6 +100,11 @@ export const writer = (answered: Answered): StreamWriter => {
         event("response.reasoning_summary_part.done", { ...at(item), summary_index: 0, part })
       )
       done = reasoningItem(item.id, item.text)
+    } else if (item.kind === "custom_tool_call") {
+      const input = inputOf(item.text)
+      if (input !== "") frames.push(event("response.custom_tool_call_input.delta", { ...at(item), delta: input }))
+      frames.push(event("response.custom_tool_call_input.done", { ...at(item), input }))
+      done = customToolCall(item.id, item.call!, input, "completed")
     } else {
       frames.push(event("response.function_call_arguments.done", { ...at(item), arguments: item.text }))
       done = functionCall(item.id, { ...item.call!, arguments: item.text }, "completed")
@@ -85,13 +115,14 @@ export const writer = (answered: Answered): StreamWriter => {
   const begin = (kind: Open["kind"], call?: Open["call"]): Array<Frame> => {
     const frames = close()
     const index = output.length
-    const prefix = kind === "message" ? "msg" : kind === "reasoning" ? "rs" : "fc"
-    const item: Open = { kind, index, id: `${prefix}_${suffix}_${index}`, call, text: "" }
+    const item: Open = { kind, index, id: `${prefixes[kind]}_${suffix}_${index}`, call, text: "" }
     open = item
     const added = kind === "message"
       ? message(item.id, "", "in_progress")
       : kind === "reasoning"
       ? reasoningItem(item.id, "")
+      : kind === "custom_tool_call"
+      ? customToolCall(item.id, call!, "", "in_progress")
       : functionCall(item.id, { ...call!, arguments: "" }, "in_progress")
     frames.push(event("response.output_item.added", { output_index: index, item: added }))
     if (kind === "message") {
@@ -109,6 +140,7 @@ export const writer = (answered: Answered): StreamWriter => {
     }
     return frames
   }
+  const kindOf = (name: string) => customs.has(name) ? "custom_tool_call" as const : "function_call" as const
   /** Opens an item of `kind` unless one is open already. */
   const ensure = (kind: "message" | "reasoning"): Array<Frame> => open?.kind === kind ? [] : begin(kind)
   const frames = (part: Response.StreamPart<any>): Array<Frame> => {
@@ -133,10 +165,12 @@ export const writer = (answered: Answered): StreamWriter => {
       case "tool-params-start":
         if (part.providerExecuted || called.has(part.id)) return []
         called.add(part.id)
-        return begin("function_call", { id: part.id, name: part.name })
+        return begin(kindOf(part.name), { id: part.id, name: part.name })
       case "tool-params-delta":
         if (open?.call?.id !== part.id || part.delta === "") return []
         open.text += part.delta
+        // a custom call's input is inside the arguments' JSON: written whole when they end
+        if (open.kind === "custom_tool_call") return []
         return [event("response.function_call_arguments.delta", { ...at(open), delta: part.delta })]
       case "tool-params-end":
         return open?.call?.id === part.id ? close() : []
@@ -145,8 +179,9 @@ export const writer = (answered: Answered): StreamWriter => {
         if (called.has(part.id)) return open?.call?.id === part.id ? close() : []
         called.add(part.id)
         const call = o.callOf(part)
-        const frames = begin("function_call", call)
+        const frames = begin(kindOf(call.name), call)
         open!.text = call.arguments
+        if (open!.kind === "custom_tool_call") return [...frames, ...close()]
         return [
           ...frames,
           event("response.function_call_arguments.delta", { ...at(open!), delta: call.arguments }),
@@ -192,6 +227,6 @@ export const responses: Dialect = {
   family: "openai",
   read,
   whole,
-  stream: (answered) => writer(answered),
+  stream: writer,
   error: o.errorBody
 }

@@ -1,6 +1,6 @@
 /**
  * The Responses wire's objects: the `response` (whole, and in its lifecycle events) and its output
- * items (message, reasoning, function call), as OpenAI documents them.
+ * items (message, reasoning, function call, custom tool call), as OpenAI documents them.
  */
 import type * as Response from "effect/ai/Response"
 
@@ -72,6 +72,21 @@ export const functionCall = (id: string, call: o.Called, status: string): Item =
   call_id: call.id,
   name: call.name,
   arguments: call.arguments,
+  status
+})
+
+/** A call of a custom tool: its input is the free text the tool takes. */
+export const customToolCall = (
+  id: string,
+  call: { readonly id: string; readonly name: string },
+  input: string,
+  status: string
+): Item => ({
+  type: "custom_tool_call",
+  id,
+  call_id: call.id,
+  name: call.name,
+  input,
   status
 })
 

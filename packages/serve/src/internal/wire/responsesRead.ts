@@ -1,15 +1,17 @@
 /**
  * Reads an OpenAI Responses request (`POST /v1/responses`, as Codex and the `openai` SDK send it)
  * into a {@link Call}. The gateway keeps no responses, so a request must carry its whole input
- * (`store: false`, as Codex sends it); tools other than functions (web search, local shell, custom
- * grammar tools) are left out, so the model is offered only what the gateway can hand back. Codex at
- * its default model sends its tools in an `additional_tools` input item: read as tools, not a message.
+ * (`store: false`, as Codex sends it); function and custom tools are offered (a custom tool as a function
+ * of `{ input }`, see responsesCustom.ts), others (web search, local shell) are left out, so the model is
+ * offered only what the gateway can hand back. Codex at its default model sends its tools in an
+ * `additional_tools` input item: read as tools, not a message.
  */
 import * as Prompt from "effect/ai/Prompt"
 
 import { fileOf } from "./chatRead.js"
 import type { Call, ToolDefinition } from "./dialect.js"
 import * as o from "./openAi.js"
+import { customToolOf } from "./responsesCustom.js"
 
 type Assistant = Prompt.AssistantMessagePart
 
@@ -124,19 +126,20 @@ const messagesOf = (input: unknown, instructions: string | undefined): Array<Pro
   return out
 }
 
-/** The function tools of a list: at its top, or in the `functions` namespace, whose tools are called by bare name. */
+/** The function and custom tools of a list: at its top, or in the `functions` namespace, whose tools are called by bare name. */
 const functionsOf = (value: unknown, param: string, nested = false): Array<ToolDefinition> =>
   o.array(value, param).flatMap((tool, i) => {
     const at = `${param}[${i}]`
     const t = o.object(tool, at)
     if (t.type === "function") return [o.toolOf(t, at)]
+    if (t.type === "custom") return [customToolOf(t, at)]
     return !nested && t.type === "namespace" && t.name === "functions" ? functionsOf(t.tools, `${at}.tools`, true) : []
   })
 
 /**
- * The tools offered: `tools`' functions, then those of the input's `additional_tools` items (Codex at its default
- * model sends its tools there, in namespaces, and no `tools`). Other namespaces' tools (called with their namespace)
- * and custom grammar tools are left out, as in `tools`: the gateway hands back plain function calls only.
+ * The tools offered: `tools`' functions and custom tools, then those of the input's `additional_tools` items (Codex
+ * at its default model sends its tools there, in namespaces, and no `tools`). Other namespaces' tools (called with
+ * their namespace) are left out, as are other kinds in `tools`: the gateway hands back function and custom calls only.
  */
 const toolsOf = (value: unknown, input: unknown): Array<ToolDefinition> => {
   const given = o.optional(value, (t) => functionsOf(t, "tools")) ?? []
@@ -151,7 +154,7 @@ const toolsOf = (value: unknown, input: unknown): Array<ToolDefinition> => {
 }
 
 const named = (choice: o.Json): string | undefined =>
-  choice.type === "function" && typeof choice.name === "string" ? choice.name : undefined
+  (choice.type === "function" || choice.type === "custom") && typeof choice.name === "string" ? choice.name : undefined
 
 const toolChoiceOf = (value: unknown, tools: ReadonlyArray<ToolDefinition>) => {
   if (!o.isObject(value) || value.type !== "allowed_tools") return o.toolChoiceOf(value, tools, named)
