@@ -5,7 +5,7 @@ import * as Result from "effect/Result"
 
 import type { Failed } from "../wire/dialect.js"
 
-/** What a gateway routes: its providers by name and its aliases. @internal */
+/** What a gateway routes: its providers by name and its aliases (`"*"`: any model nothing else routes). @internal */
 export interface Routes {
   readonly providers: Readonly<Record<string, Provider.Provider>>
   readonly aliases: Readonly<Record<string, string>>
@@ -19,7 +19,7 @@ export const listed = (routes: Routes): ReadonlyArray<string> =>
 
 const notFound = (model: string, routes: Routes): Failed => {
   const known = [
-    ...Object.keys(routes.aliases),
+    ...Object.keys(routes.aliases).filter((name) => name !== catchAll),
     ...listed(routes),
     ...Object.values(routes.providers).flatMap((provider) => (provider.models ?? []).map((m) => m.name))
   ]
@@ -34,21 +34,25 @@ const notFound = (model: string, routes: Routes): Failed => {
   }
 }
 
+/** The alias of any model name nothing else routes (a client's default model the config does not name). */
+const catchAll = "*"
+
+const aliased = (name: string, alias: string): Result.Result<Place.Place, Failed> =>
+  Result.mapError(Place.parse(alias), (invalid) => ({
+    status: 500,
+    kind: "api_error" as const,
+    message: `the alias "${name}" names "${alias}", which is not a place: ${invalid.message}`
+  }))
+
 /**
  * The place a model names: an alias's place, else a place at one of the providers, else the first
- * provider that lists a model of that name; else 404 with the nearest names.
+ * provider that lists a model of that name, else the `"*"` alias's place; else 404 with the nearest names.
  *
  * @internal
  */
 export const placeOf = (model: string, routes: Routes): Result.Result<Place.Place, Failed> => {
-  const alias = routes.aliases[model]
-  if (alias !== undefined) {
-    return Result.mapError(Place.parse(alias), (invalid) => ({
-      status: 500,
-      kind: "api_error" as const,
-      message: `the alias "${model}" names "${alias}", which is not a place: ${invalid.message}`
-    }))
-  }
+  const alias = Object.hasOwn(routes.aliases, model) ? routes.aliases[model] : undefined
+  if (alias !== undefined) return aliased(model, alias)
   const parsed = Place.parse(model)
   if (Result.isSuccess(parsed) && routes.providers[parsed.success.cli] !== undefined) {
     return Result.succeed(parsed.success)
@@ -58,5 +62,6 @@ export const placeOf = (model: string, routes: Routes): Result.Result<Place.Plac
       return Result.succeed(new Place.Place({ cli: name, model }))
     }
   }
-  return Result.fail(notFound(model, routes))
+  const any = Object.hasOwn(routes.aliases, catchAll) ? routes.aliases[catchAll] : undefined
+  return any === undefined ? Result.fail(notFound(model, routes)) : aliased(catchAll, any)
 }
