@@ -219,6 +219,23 @@ describe("fallback serve: the bundle as a gateway on 127.0.0.1", () => {
       expect.arrayContaining(["anthropic@spare/claude-sonnet-4-5", "openai/gpt-5.5"])
     )
   })
+
+  it("--demo answers a client at a default model it names no alias for (the \"*\" alias)", async () => {
+    const served = await serve(configFile({}), {}, ["--demo", "--port", "0", "--json"])
+    const anthropic = new Anthropic({ baseURL: served.url, apiKey: "anything", maxRetries: 0 })
+    const answer = await anthropic.messages.create({
+      model: "claude-opus-9-9",
+      max_tokens: 100,
+      messages: [{ role: "user", content: "hi" }]
+    })
+    expect(answer.model).toBe("anthropic@spare/claude-sonnet-4-5")
+    const codex = new OpenAI({ baseURL: `${served.url}/v1`, apiKey: "anything", maxRetries: 0 })
+    const answered = await codex.responses.create({ model: "gpt-6.2-sol", input: "hi" })
+    expect(answered.model).toMatch(/claude-sonnet-4-5|gpt-5\.5/)
+    expect((await served.stop()).code).toBe(0)
+    const requests = served.lines().filter((line) => line.type === "request")
+    expect(requests.map((line) => [line.status, line.model])).toEqual([[200, "claude-opus-9-9"], [200, "gpt-6.2-sol"]])
+  })
 })
 
 /** The README's section on fallback serve, and the first block of a kind after a line in it. */

@@ -11,7 +11,10 @@ export const start = "anthropic@work/claude-sonnet-4-5"
 /** @internal */
 export const other = "openai/gpt-5.5"
 
-/** The model names Claude Code and Codex send (their defaults and the ones a person picks), each to the chain's start. */
+/**
+ * The model names Claude Code and Codex send (their defaults and the ones a person picks), each to the chain's
+ * start, so `/v1/models` lists them; `"*"` sends any other name there too (a newer client's default).
+ */
 const sent = [
   "claude-sonnet-4-5",
   "claude-sonnet-4-5-20250929",
@@ -68,7 +71,7 @@ export const document = (url: string): ConfigFile.Document => ({
     }
   },
   clis: {},
-  aliases: Object.fromEntries(sent.map((name) => [name, start]))
+  aliases: { ...Object.fromEntries(sent.map((name) => [name, start])), "*": start }
 })
 
 /** Keys for the mock only: they name the fault each account plays. */
@@ -116,5 +119,5 @@ export const story = (url: string): string =>
     `fallback serve --demo: a gateway over a loopback provider playing an outage, at ${url}; no keys, no network.`,
     `  chain     ${start} → anthropic@spare/claude-sonnet-4-5 → ${other}`,
     `  outage    work is rate-limited; spare answers ${spareAnswers} requests, then its quota is spent`,
-    `  models    Claude Code's and Codex's names are aliases of ${start}`
+    `  models    any model name a client sends (Claude Code's and Codex's defaults too) goes to ${start}`
   ].join("\n")
