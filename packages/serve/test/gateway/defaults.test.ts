@@ -63,7 +63,7 @@ describe("Gateway: claude at its default model (a system message among the messa
 const codex = recorded("openai-responses/codex-default-model")
 
 describe("Gateway: codex at its default model (its tools in an additional_tools item)", () => {
-  it.live("answers the turn, the place offered the functions it carried", () =>
+  it.live("answers the turn, the place offered the functions it carried (its custom exec as a function of { input })", () =>
     Effect.gen(function*() {
       const { mock, url } = yield* served({ passThrough: false }, [])
       const body = { ...codex.body, model: "openai/gpt-x", stream: false }
@@ -71,8 +71,9 @@ describe("Gateway: codex at its default model (its tools in an additional_tools 
       expect(answer.status).toBe(200)
       expect(answer.text).toContain("the answer")
       const [sent] = yield* bodies(mock, "chat")
-      const functions = codex.body.input[0].tools[0].tools.filter((t: any) => t.type === "function")
+      const functions = codex.body.input[0].tools[0].tools
       expect(sent.tools.map((t: any) => t.function.name)).toEqual(functions.map((t: any) => t.name))
+      expect(sent.tools[0].function.parameters).toMatchObject({ properties: { input: { type: "string" } } })
       expect(sent.messages.map((m: any) => m.role)).toEqual(
         codex.body.input.slice(1).map((item: any) => item.role === "user" ? "user" : "system")
       )
