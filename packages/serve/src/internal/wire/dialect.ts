@@ -118,8 +118,8 @@ export interface Dialect {
   /** The family whose models speak this wire natively (a caller's key is passed through only to it). */
   readonly family: Family
   readonly read: (body: unknown) => Result.Result<Call, Invalid>
-  /** A whole answer's body, from the answer's parts (a `finish` part last, with the usage). */
-  readonly whole: (parts: ReadonlyArray<Response.Part<any>>, answered: Answered) => unknown
+  /** A whole answer's body, from the answer's parts (a `finish` part last, with the usage), for the call it answers where known (Responses writes a custom tool's call as custom_tool_call). */
+  readonly whole: (parts: ReadonlyArray<Response.Part<any>>, answered: Answered, call?: Call) => unknown
   /** A streamed answer's writer, for the call it answers (Chat sends a usage chunk only when the call asked). */
   readonly stream: (answered: Answered, call: Call) => StreamWriter
   /** A whole error response's body (the status and `Retry-After` are the caller's to set). */
