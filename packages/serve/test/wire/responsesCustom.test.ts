@@ -158,7 +158,7 @@ describe("responses custom tools, written", () => {
       part("tool-call", { id: "toolu_1", name: "exec", params: { input: script }, providerExecuted: false }),
       finish
     ]
-    const body = (responses.whole as (...args: Array<unknown>) => unknown)(parts, answered, codex)
+    const body = responses.whole(parts, answered, codex)
     const answer = await client(JSON.stringify(body), "application/json").responses.create({ model: "m", input: "hi" })
     expect(answer.output).toMatchObject([{ type: "custom_tool_call", call_id: "toolu_1", name: "exec", input: script }])
   })

@@ -53,4 +53,14 @@ describe("Gateway: Codex's custom exec tool at an Anthropic place", () => {
       }])
       expect(result.content).toMatchObject([{ type: "tool_result", tool_use_id: called!.call_id }])
     }))
+
+  it.live("answered whole (stream: false), the call is a custom_tool_call too", () =>
+    Effect.gen(function*() {
+      const { mock, url } = yield* served({ passThrough: false })
+      yield* mock.script([{ fault: "answer", route: "anthropic", tool: { name: "exec", input: { input: script } } }])
+      const answer = yield* Effect.promise(() =>
+        openaiClient(url).responses.create({ ...codex, model: "anthropic/claude-x", stream: false })
+      )
+      expect(answer.output).toMatchObject([{ type: "custom_tool_call", name: "exec", input: script }])
+    }))
 })
