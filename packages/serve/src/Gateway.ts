@@ -32,7 +32,7 @@ import * as internal from "./internal/gateway/gateway.js"
 /**
  * What a gateway serves: the providers its places run at (each a config file's `providers`
  * entry, by name), model aliases (a name clients send, such as `claude-sonnet-4-5`, to the place
- * it means), the bearer token clients must send (required when it listens beyond loopback),
+ * it means; `"*"` for any name nothing else routes, such as a client's default model), the bearer token clients must send (required when it listens beyond loopback),
  * whether a caller's own key is passed through (yes unless `false`), the longest request body
  * (32 MiB unless said), how many conversations it remembers and for how long idle (10,000; an
  * hour: at capacity the least recently used one no request is answering right now is forgotten to

@@ -6,9 +6,9 @@ import { listed, type Routes } from "./route.js"
 export const fromAnthropic = (request: HttpServerRequest.HttpServerRequest): boolean =>
   request.headers["anthropic-version"] !== undefined || request.headers["x-api-key"] !== undefined
 
-/** The names a gateway answers to: its aliases, then every place its providers list. @internal */
+/** The names a gateway answers to: its aliases (not the catch-all `*`), then every place its providers list. @internal */
 export const namesOf = (routes: Routes): ReadonlyArray<string> => [
-  ...new Set([...Object.keys(routes.aliases), ...listed(routes)])
+  ...new Set([...Object.keys(routes.aliases).filter((name) => name !== "*"), ...listed(routes)])
 ]
 
 /** `GET /v1/models` in OpenAI's list shape, or Anthropic's for an Anthropic client. @internal */
