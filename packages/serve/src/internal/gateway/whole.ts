@@ -16,7 +16,11 @@ export const whole = (asked: Asked): Effect.Effect<HttpServerResponse.HttpServer
     const parts = response.content
     const note = noteOf(parts)
     const created = Math.floor((yield* Clock.currentTimeMillis) / 1000)
-    const body = dialect.whole(parts, { model: note?.place ?? startName(asked), id: idFor(dialect), created }, asked.call)
+    const body = dialect.whole(
+      parts,
+      { model: note?.place ?? startName(asked), id: idFor(dialect), created },
+      asked.call
+    )
     yield* logged(served, begun, {
       status: 200,
       model: call.model,
