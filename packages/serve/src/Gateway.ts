@@ -14,7 +14,7 @@
  * closed with the wire's own error event. When every place is cooling the client gets its wire's rate-limit error with a
  * `Retry-After` of the soonest.
  *
- * @since 1.0.0
+ * @since 1.1.0
  */
 import type * as FallbackAi from "@fallback/ai/FallbackAi"
 import type * as Health from "@fallback/core/Health"
@@ -39,7 +39,7 @@ import * as internal from "./internal/gateway/gateway.js"
  * make room, and only when every one is answering a request does a new conversation's turn get an
  * agent for itself alone, not kept), the chain's agent, and where each request's log line goes.
  *
- * @since 1.0.0
+ * @since 1.1.0
  * @category models
  */
 export interface Options {
@@ -64,7 +64,7 @@ export interface Options {
  * began), the usage, how long it took, and the error's kind when it failed. Never a key, a token
  * or a prompt.
  *
- * @since 1.0.0
+ * @since 1.1.0
  * @category models
  */
 export interface Logged {
@@ -88,7 +88,7 @@ export interface Logged {
  * What the gateway's routes need: the steps and health every agent uses, and the `HttpClient`
  * its places send with. Accounts and Notices are used when given.
  *
- * @since 1.0.0
+ * @since 1.1.0
  * @category models
  */
 export type Requirements = Steps.Steps | Health.Health | HttpClient.HttpClient
@@ -122,7 +122,7 @@ export type Requirements = Steps.Steps | Health.Health | HttpClient.HttpClient
  * // Layer.launch(gateway) serves until interrupted
  * ```
  *
- * @since 1.0.0
+ * @since 1.1.0
  * @category layers
  */
 export const layer: (options: Options) => Layer.Layer<never, never, HttpRouter.HttpRouter | Requirements> =

@@ -1,4 +1,4 @@
 /**
- * @since 1.0.0
+ * @since 1.1.0
  */
 export * as Gateway from "./Gateway.js"
