@@ -2,7 +2,8 @@
  * B8's Messages rows for a noisy machine: CPU time a request (the whole process: client, gateway
  * and mock, from `process.cpuUsage`) beside the wall p50, direct and through the in-process
  * gateway, round by round. CPU time moves far less than the wall under other load.
- * `node bench/build.mjs serve-cpu && node --expose-gc bench/serve-cpu.bundle.mjs [rounds]`.
+ * `node bench/build.mjs serve-cpu && node --expose-gc bench/serve-cpu.bundle.mjs [rounds]`;
+ * `BENCH_SERVE_ROWS="streamed gateway"` measures only the rows whose names hold it (for a profiler).
  */
 import { MockProvider } from "@fallback/testkit"
 import { client, messages, serve } from "./serve.js"
@@ -12,12 +13,13 @@ const turns = Number(process.env.BENCH_SERVE_TURNS ?? 500)
 
 const mock = await MockProvider.start({ lifetime: 30 * 60_000, text: "ok" })
 const gateway = await serve(mock.url)
-const rows = [
+const only = process.env.BENCH_SERVE_ROWS?.split(",")
+const rows = ([
   ["whole direct", messages(mock.url, "claude-x", false)],
   ["whole gateway", messages(gateway.url, "anthropic/claude-x", false)],
   ["streamed direct", messages(mock.url, "claude-x", true)],
   ["streamed gateway", messages(gateway.url, "anthropic/claude-x", true)]
-] as const
+] as const).filter(([name]) => only === undefined || only.some((part) => name.includes(part)))
 const cpu: Record<string, Array<number>> = {}
 const wall: Record<string, Array<number>> = {}
 for (const [, request] of rows) for (let i = 0; i < 300; i++) await request(0)
@@ -46,6 +48,7 @@ for (const [name] of rows) {
   )
 }
 for (const kind of ["whole", "streamed"]) {
+  if (cpu[`${kind} gateway`] === undefined || cpu[`${kind} direct`] === undefined) continue
   console.log(
     `${kind} added: cpu ${
       (median(cpu[`${kind} gateway`]!) - median(cpu[`${kind} direct`]!)).toFixed(0)

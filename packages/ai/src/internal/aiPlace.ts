@@ -23,6 +23,7 @@ import * as Stream from "effect/Stream"
 import type * as AiPlace from "../AiPlace.js"
 import { filtered, toFailure } from "./aiFailure.js"
 import { type Call, callOn, carried, models, Passed, raised } from "./call.js"
+import { spread } from "./chunks.js"
 import { reference } from "./generation.js"
 import { held } from "./held.js"
 import * as direct from "./model/direct.js"
@@ -138,14 +139,22 @@ const eventsOf = (
 ): Stream.Stream<Backend.Event, Failure.Failure> =>
   parts.pipe(
     Stream.catch((error) => Stream.fromEffect(failed(place)(error))),
-    Stream.mapEffect((part): Effect.Effect<Backend.Event, Failure.Failure> => {
-      if (part.type === "error") return errorPart(place, part)
-      const refused = part.type === "finish" ? filtered(part.reason, place) ?? broken(part.reason, place) : undefined
-      if (refused !== undefined) return Effect.fail(refused)
-      const event = eventOf(part, id)
-      carried.set(event, [part])
-      return Effect.succeed(event)
-    })
+    // a chunk at a time: a stage a part would run the engine's every stage once a part
+    (parts) =>
+      spread(parts, (chunk) => {
+        const out: Array<Backend.Event> = []
+        for (const part of chunk) {
+          if (part.type === "error") return { out, failure: errorPart(place, part) }
+          const refused = part.type === "finish"
+            ? filtered(part.reason, place) ?? broken(part.reason, place)
+            : undefined
+          if (refused !== undefined) return { out, failure: Effect.fail(refused) }
+          const event = eventOf(part, id)
+          carried.set(event, [part])
+          out.push(event)
+        }
+        return { out }
+      })
   )
 
 /** An answer whose finish says it broke off in an error: a failure, never a whole answer. */

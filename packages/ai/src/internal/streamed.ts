@@ -8,6 +8,7 @@ import * as Stream from "effect/Stream"
 import type * as FallbackAi from "../FallbackAi.js"
 import { annotated, noteOf, onSpan, usageOf } from "./answer.js"
 import { type Call, carried, currentCall } from "./call.js"
+import { spread } from "./chunks.js"
 import { reference } from "./generation.js"
 import { flatten } from "./prompt.js"
 
@@ -132,12 +133,17 @@ export const streamed = (
         finished(Response.makePart("finish", { reason: "stop", usage: usageOf(result) } as any))
       ])
     })
-    return agent.turn(flatten(options.prompt)).pipe(
-      Stream.flatMap((event) => Stream.fromArray(partsFor(event))),
+    // a chunk of the engine's events at a time, as the parts they make (no stream, no effect, a part)
+    return spread(agent.turn(flatten(options.prompt)), (events) => ({ out: events.flatMap(partsFor) })).pipe(
       Stream.concat(ending),
-      Stream.tap((part: Response.AnyPart) =>
-        part.type === "finish" ? onSpan(part.metadata.fallback!, part) : Effect.void
-      ),
+      Stream.mapArrayEffect((parts) => {
+        const finish = parts.find((part: Response.AnyPart) => part.type === "finish") as
+          | Response.FinishPart
+          | undefined
+        return finish === undefined
+          ? Effect.succeed(parts)
+          : Effect.as(onSpan(finish.metadata.fallback!, finish), parts)
+      }),
       Stream.catchCause((cause) => Stream.fromEffect(failed(cause))),
       Stream.ensuring(Effect.sync(() => {
         call.open = false

@@ -17,6 +17,7 @@ import * as Redacted from "effect/Redacted"
 import * as Stream from "effect/Stream"
 
 import { toReason, urlOf } from "../aiFailure.js"
+import { spread } from "../chunks.js"
 import { reference } from "../generation.js"
 import { held } from "../held.js"
 import { owned } from "./direct.js"
@@ -174,19 +175,26 @@ export const make = Effect.fnUntraced(function*(wire: Wire, options: Options) {
             : lost(wire, options, "streamText", `the stream could not be read: ${String(error)}`)
         )
       )
-      const steps = events.pipe(
-        Stream.mapEffect((event) => {
+      // a chunk at a time: the events one read brought, as the parts they make
+      const steps = spread(events, (chunk) => {
+        const out: Array<ReturnType<typeof reader.read>> = []
+        for (const event of chunk) {
           const step = reader.read(event)
           if (step.error !== undefined) {
-            return Effect.flip(refused(wire, options, "streamText", { headers: {}, body: step.error }, url))
+            return {
+              out,
+              failure: Effect.flip(refused(wire, options, "streamText", { headers: {}, body: step.error }, url))
+            }
           }
           if (step.done === true) done = true
-          return Effect.succeed(step)
-        })
-      )
+          out.push(step)
+        }
+        return { out }
+      })
       // read past the end marker to the body's end, so the connection is kept (cut short, it is closed)
-      return toEnd(steps, (step) => step.done === true, "1 second").pipe(
-        Stream.flatMap((step) => Stream.fromArray(step.parts)),
+      return spread(toEnd(steps, (step) => step.done === true, "1 second"), (chunk) => ({
+        out: chunk.flatMap((step) => step.parts)
+      })).pipe(
         Stream.concat(Stream.suspend(() =>
           done
             ? Stream.empty

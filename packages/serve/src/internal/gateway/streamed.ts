@@ -83,12 +83,23 @@ export const streamed = (asked: Asked): Effect.Effect<HttpServerResponse.HttpSer
         encode(parts.flatMap((part) => writer.part(part as any)))
       const seen: Array<Response.AnyPart> = []
       let error: string | undefined
-      const rest: Stream.Stream<Response.AnyPart, unknown> = Stream.fromPull(Effect.succeed(pull))
-      const body = Stream.concat(Stream.fromIterable(first), rest).pipe(
-        Stream.map((part) => {
+      // one write a chunk the chain gave (its parts' frames together), not one a part
+      const chunkOf = (parts: ReadonlyArray<Response.AnyPart>): Arr.NonEmptyReadonlyArray<Uint8Array> => {
+        const out: Array<Response.AnyPart> = []
+        for (const part of parts) {
           if (part.type === "finish") seen.push(part)
-          return write(joined.part(part))
-        }),
+          out.push(...joined.part(part))
+        }
+        return [write(out)]
+      }
+      let opening = true
+      const body = Stream.fromPull(
+        Effect.succeed(Effect.suspend((): Pull.Pull<Arr.NonEmptyReadonlyArray<Uint8Array>, unknown> => {
+          if (!opening) return Effect.map(pull, chunkOf)
+          opening = false
+          return Effect.succeed(chunkOf(first))
+        }))
+      ).pipe(
         Stream.concat(Stream.fromEffect(Effect.sync(() => concat(write(joined.flush()), encode(writer.end()))))),
         Stream.catchCause((cause) =>
           Effect.map(Clock.currentTimeMillis, (now) => {
