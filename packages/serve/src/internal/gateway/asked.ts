@@ -24,18 +24,34 @@ export const logged = (served: Served, begun: Begun, rest: Omit<Gateway.Logged, 
 /** The options of a call as `LanguageModel` takes them: the client's tools, never run here. @internal */
 export const optionsOf = (call: Call) => ({
   prompt: call.prompt,
-  toolkit: Toolkit.make(
-    ...call.tools.map((tool) =>
-      Tool.dynamic(tool.name, {
-        ...(tool.description === undefined ? {} : { description: tool.description }),
-        parameters: tool.parameters
-      })
-    )
-  ),
+  toolkit: toolkitOf(call.tools),
   toolChoice: call.toolChoice,
   disableToolCallResolution: true as const,
   toolCallValidation: "deferred" as const
 })
+
+// A client sends the same tools every turn: their toolkit is made once, by the tools' JSON.
+const toolkits = new Map<string, Toolkit.Toolkit<any>>()
+const empty = Toolkit.make()
+
+const toolkitOf = (tools: Call["tools"]): Toolkit.Toolkit<any> => {
+  if (tools.length === 0) return empty
+  const named = JSON.stringify(tools)
+  let toolkit = toolkits.get(named)
+  if (toolkit === undefined) {
+    toolkit = Toolkit.make(
+      ...tools.map((tool) =>
+        Tool.dynamic(tool.name, {
+          ...(tool.description === undefined ? {} : { description: tool.description }),
+          parameters: tool.parameters
+        })
+      )
+    )
+    if (toolkits.size >= 256) toolkits.clear()
+    toolkits.set(named, toolkit)
+  }
+  return toolkit
+}
 
 /** What answering one call needs. @internal */
 export interface Asked {

@@ -65,15 +65,28 @@ export const conversationOf = (headers: Headers.Headers, call: Call): string => 
  * @internal
  */
 export class Conversation {
-  readonly id: string
+  /** What the gateway keeps it by: the plain form of what its id hashes. */
+  readonly key: string
   constructor(
     named: string,
     readonly start: Place.Place,
     readonly caller: Account.Account | undefined
   ) {
-    this.id = sha256(`${Place.format(start)}\n${caller?.name ?? ""}\n${named}`).slice(0, 32)
+    this.key = `${Place.format(start)}\n${caller?.name ?? ""}\n${named}`
+  }
+  get id(): string {
+    let id = ids.get(this.key)
+    if (id === undefined) {
+      id = sha256(this.key).slice(0, 32)
+      if (ids.size >= 10_000) ids.clear()
+      ids.set(this.key, id)
+    }
+    return id
   }
 }
+
+// Each conversation's id, hashed once (its turns each ask for it).
+const ids = new Map<string, string>()
 
 const bare = (place: Place.Place) => new Place.Place({ cli: place.cli, model: place.model })
 
@@ -134,7 +147,7 @@ export const make = (
 ): Effect.Effect<Conversations, never, Scope.Scope> =>
   Lru.make({
     lookup: (conversation: Conversation) => open(conversation, options, backends, context),
-    keyOf: (conversation) => conversation.id,
+    keyOf: (conversation) => conversation.key,
     idle: options.conversations?.idle ?? "1 hour",
     capacity: options.conversations?.capacity ?? 10_000
   })

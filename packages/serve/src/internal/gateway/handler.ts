@@ -81,42 +81,52 @@ const broke = (served: Served, dialect: Dialect, begun: Begun, model: string | u
   )
 
 /** The handler of one wire's call route: read, routed, answered whole or streamed. @internal */
-export const handler = (served: Served, dialect: Dialect) =>
-(
-  request: HttpServerRequest.HttpServerRequest
-): Effect.Effect<HttpServerResponse.HttpServerResponse> =>
-  Effect.gen(function*() {
-    const opened = yield* begin(served, request, dialect, true)
-    if (Result.isFailure(opened)) return opened.failure
-    const { begun, body, key } = opened.success
-    const refuse = (failed: Failed, model?: string) =>
-      Effect.as(logged(served, begun, { status: failed.status, model, error: failed.kind }), failure(dialect, failed))
-    let model: string | undefined
-    return yield* Effect.gen(function*() {
-      const read = dialect.read(body)
-      if (Result.isFailure(read)) {
-        return yield* refuse({
-          status: 400,
-          kind: "invalid_request",
-          message: read.failure.message,
-          ...(read.failure.param === undefined ? {} : { param: read.failure.param })
-        })
-      }
-      const call = read.success
-      model = call.model
-      const place = placeOf(call.model, served.routes)
-      if (Result.isFailure(place)) return yield* refuse(place.failure, call.model)
-      const { caller, start } = startOf(served, dialect, place.success, key)
-      const conversation = new Conversation(conversationOf(request.headers, call), start, caller)
-      const asked = { served, dialect, call, start, conversation, begun }
-      return yield* (call.stream ? streamed(asked) : whole(asked))
-    }).pipe(Effect.catchDefect((defect) => broke(served, dialect, begun, model)(defect)))
-  }).pipe(
-    Effect.catchDefect((defect) =>
-      Effect.succeed(failure(dialect, {
-        status: 500,
-        kind: "api_error",
-        message: Secret.mask(`the gateway failed: ${String(defect)}`)
-      }))
+export const handler = (served: Served, dialect: Dialect) => {
+  // Where each model and key starts, made once (a Place is a Schema class, checked as it is made).
+  const starts = new Map<string, ReturnType<typeof startOf>>()
+  return (
+    request: HttpServerRequest.HttpServerRequest
+  ): Effect.Effect<HttpServerResponse.HttpServerResponse> =>
+    Effect.gen(function*() {
+      const opened = yield* begin(served, request, dialect, true)
+      if (Result.isFailure(opened)) return opened.failure
+      const { begun, body, key } = opened.success
+      const refuse = (failed: Failed, model?: string) =>
+        Effect.as(logged(served, begun, { status: failed.status, model, error: failed.kind }), failure(dialect, failed))
+      let model: string | undefined
+      return yield* Effect.gen(function*() {
+        const read = dialect.read(body)
+        if (Result.isFailure(read)) {
+          return yield* refuse({
+            status: 400,
+            kind: "invalid_request",
+            message: read.failure.message,
+            ...(read.failure.param === undefined ? {} : { param: read.failure.param })
+          })
+        }
+        const call = read.success
+        model = call.model
+        const named = `${call.model}\n${key === undefined ? "-" : `+${key}`}`
+        let started = starts.get(named)
+        if (started === undefined) {
+          const place = placeOf(call.model, served.routes)
+          if (Result.isFailure(place)) return yield* refuse(place.failure, call.model)
+          started = startOf(served, dialect, place.success, key)
+          if (starts.size >= 10_000) starts.clear()
+          starts.set(named, started)
+        }
+        const { caller, start } = started
+        const conversation = new Conversation(conversationOf(request.headers, call), start, caller)
+        const asked = { served, dialect, call, start, conversation, begun }
+        return yield* (call.stream ? streamed(asked) : whole(asked))
+      }).pipe(Effect.catchDefect((defect) => broke(served, dialect, begun, model)(defect)))
+    }).pipe(
+      Effect.catchDefect((defect) =>
+        Effect.succeed(failure(dialect, {
+          status: 500,
+          kind: "api_error",
+          message: Secret.mask(`the gateway failed: ${String(defect)}`)
+        }))
+      )
     )
-  )
+}

@@ -17,7 +17,6 @@ interface Entry<A, E> {
   readonly scope: Scope.Closeable
   users: number
   expiresAt: number
-  expiry: Fiber.Fiber<void> | undefined
 }
 
 /**
@@ -49,26 +48,29 @@ export const make = <K, A, E>(options: {
     const entries = new Map<string, Entry<A, E>>()
     let closed = false
 
-    const close = (entry: Entry<A, E>): Effect.Effect<void> =>
-      Effect.suspend(() => {
-        const expiry = entry.expiry
-        entry.expiry = undefined
-        return Effect.andThen(
-          expiry === undefined ? Effect.void : Fiber.interrupt(expiry),
-          Scope.close(entry.scope, Exit.void)
-        )
-      })
+    const close = (entry: Entry<A, E>): Effect.Effect<void> => Scope.close(entry.scope, Exit.void)
+
+    // ONE fiber closes idle values as they expire, asleep until the soonest (none while none is idle):
+    // a value falling idle only sets when it expires, no fiber of its own.
+    let sweeping = false
+    const sweep: Effect.Effect<void> = Effect.flatMap(Clock.currentTimeMillis, (now) => {
+      let soonest = Infinity
+      const expired: Array<Entry<A, E>> = []
+      for (const entry of entries.values()) {
+        if (entry.users > 0) continue
+        if (entry.expiresAt <= now) expired.push(entry)
+        else soonest = Math.min(soonest, entry.expiresAt)
+      }
+      for (const entry of expired) entries.delete(entry.key)
+      const closing = Effect.forEach(expired, close, { discard: true })
+      if (soonest === Infinity) {
+        sweeping = false
+        return closing
+      }
+      return Effect.andThen(closing, Effect.suspend(() => Effect.andThen(Effect.sleep(soonest - now), sweep)))
+    })
 
     const held = (entry: Entry<A, E>) => !closed && entries.get(entry.key) === entry
-
-    const expire = (entry: Entry<A, E>): Effect.Effect<void> =>
-      Effect.flatMap(Clock.currentTimeMillis, (now) => {
-        if (!held(entry) || entry.users > 0) return Effect.void
-        if (entry.expiresAt > now) return Effect.andThen(Effect.sleep(entry.expiresAt - now), expire(entry))
-        entries.delete(entry.key)
-        entry.expiry = undefined
-        return Scope.close(entry.scope, Exit.void)
-      })
 
     const release = (entry: Entry<A, E>): Effect.Effect<void> =>
       Effect.gen(function*() {
@@ -76,11 +78,9 @@ export const make = <K, A, E>(options: {
         if (entry.users > 0) return
         if (!held(entry)) return yield* close(entry)
         entry.expiresAt = (yield* Clock.currentTimeMillis) + idle
-        if (entry.expiry === undefined) {
-          entry.expiry = yield* Effect.forkIn(
-            Effect.ensuring(expire(entry), Effect.sync(() => void (entry.expiry = undefined))),
-            owner
-          )
+        if (!sweeping) {
+          sweeping = true
+          yield* Effect.forkIn(sweep, owner)
         }
       })
 
@@ -116,8 +116,7 @@ export const make = <K, A, E>(options: {
               deferred: Deferred.makeUnsafe<A, E>(),
               scope: Scope.makeUnsafe(),
               users: 1,
-              expiresAt: 0,
-              expiry: undefined
+              expiresAt: 0
             }
             entry = made
             entries.set(name, made)
