@@ -1,6 +1,7 @@
 import type * as FallbackAi from "@fallback/ai/FallbackAi"
 import type * as Response from "effect/ai/Response"
 import * as HttpServerResponse from "effect/http/HttpServerResponse"
+import { randomBytes } from "node:crypto"
 
 import type { Dialect, Failed, Frame } from "../wire/dialect.js"
 
@@ -65,10 +66,7 @@ const prefixes: Record<Dialect["name"], string> = {
 }
 
 /** A response id in the wire's own form. @internal */
-export const idFor = (dialect: Dialect): string => {
-  const bytes = crypto.getRandomValues(new Uint8Array(12))
-  return prefixes[dialect.name] + Array.from(bytes, (byte) => byte.toString(16).padStart(2, "0")).join("")
-}
+export const idFor = (dialect: Dialect): string => prefixes[dialect.name] + randomBytes(12).toString("hex")
 
 /** The usage a finish part carries, as a log line says it. @internal */
 export const usageOf = (
