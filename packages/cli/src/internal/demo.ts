@@ -18,6 +18,7 @@ import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import * as Stream from "effect/Stream"
 import { backendsOf } from "./backends.js"
+import * as DemoWorld from "./demoWorld.js"
 import { table } from "./table.js"
 
 const start = "anthropic@work/claude-opus-5"
@@ -31,36 +32,13 @@ const world = (url: string): ConfigFile.Document => ({
     [start]: { to: Place.Place.make({ cli: "openai", model: "gpt-4.5-preview" }) },
     "openai/gpt-4.5-preview": { to: Place.Place.make({ cli: "local", model: "qwen3:8b" }) }
   },
-  accounts: {
-    anthropic: [
-      new ConfigFile.Account({ name: "work", env: { ANTHROPIC_API_KEY: { fromEnv: "DEMO_KEY_WORK" } } }),
-      new ConfigFile.Account({ name: "spare", env: { ANTHROPIC_API_KEY: { fromEnv: "DEMO_KEY_SPARE" } } })
-    ]
-  },
+  accounts: DemoWorld.accounts,
   providers: {
-    anthropic: {
-      kind: "anthropic-messages",
-      baseUrl: url,
-      key: { fromEnv: "ANTHROPIC_API_KEY" },
-      models: [{ name: "claude-opus-5" }]
-    },
-    openai: {
-      kind: "openai-compatible",
-      baseUrl: `${url}/v1`,
-      key: { fromEnv: "OPENAI_API_KEY" },
-      models: [{ name: "gpt-4.5-preview" }]
-    },
+    ...DemoWorld.providers(url, { anthropic: "claude-opus-5", openai: "gpt-4.5-preview" }),
     local: { kind: "openai-compatible", baseUrl: `${url}/v1`, models: [{ name: "qwen3:8b", contextWindow: 32768 }] }
   },
   clis: {}
 })
-
-/** Keys for the mock only: they name the fault each account plays. */
-const keys = {
-  DEMO_KEY_WORK: "demo-key-work",
-  DEMO_KEY_SPARE: "demo-key-spare",
-  OPENAI_API_KEY: "demo-key-openai"
-}
 
 /** The outage: the work account is rate-limited, the spare key is refused, the model is retired. */
 const outage: ReadonlyArray<MockProvider.Rule> = [
@@ -155,7 +133,7 @@ export const demo = Command.make("demo", {}, () =>
     yield* mock.script(outage)
     yield* play(mock).pipe(Effect.provide(places(world(mock.url))))
   }).pipe(
-    Effect.provideService(ConfigProvider.ConfigProvider, ConfigProvider.fromEnvRecord(keys)),
+    Effect.provideService(ConfigProvider.ConfigProvider, ConfigProvider.fromEnvRecord(DemoWorld.keys)),
     Effect.provide(MockProvider.MockProvider.layer())
   )).pipe(
     Command.withDescription(

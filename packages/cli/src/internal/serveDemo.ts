@@ -1,8 +1,10 @@
 import * as Answer from "@fallback/core/Answer"
-import * as ConfigFile from "@fallback/core/ConfigFile"
+import type * as ConfigFile from "@fallback/core/ConfigFile"
 import * as Place from "@fallback/core/Place"
 import type * as MockProvider from "@fallback/testkit/MockProvider"
 import * as Duration from "effect/Duration"
+
+import * as DemoWorld from "./demoWorld.js"
 
 // `fallback serve --demo`: the gateway over the loopback mock, with a config made for it
 
@@ -50,36 +52,14 @@ const sent = [
  */
 export const document = (url: string): ConfigFile.Document => ({
   steps: { [start]: { to: Place.Place.make({ cli: "openai", model: "gpt-5.5" }) } },
-  accounts: {
-    anthropic: [
-      new ConfigFile.Account({ name: "work", env: { ANTHROPIC_API_KEY: { fromEnv: "DEMO_KEY_WORK" } } }),
-      new ConfigFile.Account({ name: "spare", env: { ANTHROPIC_API_KEY: { fromEnv: "DEMO_KEY_SPARE" } } })
-    ]
-  },
-  providers: {
-    anthropic: {
-      kind: "anthropic-messages",
-      baseUrl: url,
-      key: { fromEnv: "ANTHROPIC_API_KEY" },
-      models: [{ name: "claude-sonnet-4-5" }]
-    },
-    openai: {
-      kind: "openai-compatible",
-      baseUrl: `${url}/v1`,
-      key: { fromEnv: "OPENAI_API_KEY" },
-      models: [{ name: "gpt-5.5" }]
-    }
-  },
+  accounts: DemoWorld.accounts,
+  providers: DemoWorld.providers(url, { anthropic: "claude-sonnet-4-5", openai: "gpt-5.5" }),
   clis: {},
   aliases: { ...Object.fromEntries(sent.map((name) => [name, start])), "*": start }
 })
 
-/** Keys for the mock only: they name the fault each account plays. */
-export const keys = {
-  DEMO_KEY_WORK: "demo-key-work",
-  DEMO_KEY_SPARE: "demo-key-spare",
-  OPENAI_API_KEY: "demo-key-openai"
-}
+/** @internal */
+export const keys = DemoWorld.keys
 
 /** How many requests the spare account answers before its quota runs out. */
 const spareAnswers = 3
