@@ -5,15 +5,7 @@ import type { Response as AiResponse } from "effect/ai"
 import { anthropic } from "../../src/internal/wire/anthropic.js"
 import type { Frame } from "../../src/internal/wire/dialect.js"
 import * as P from "./anthropicParts.js"
-
-/** The official client, answered by `body` as the gateway would answer it. */
-const client = (body: string, contentType: string, status = 200) =>
-  new Anthropic({
-    apiKey: "x",
-    baseURL: "http://127.0.0.1",
-    maxRetries: 0,
-    fetch: async () => new Response(body, { status, headers: { "content-type": contentType } })
-  })
+import { anthropicClient as client } from "./sdk.js"
 
 const streamed = (frames: ReadonlyArray<Frame>) => client(P.sse(frames), "text/event-stream")
 
@@ -32,15 +24,11 @@ describe("the official @anthropic-ai/sdk reads what the Anthropic dialect writes
       P.reasoningDelta("r", "Look at the file "),
       P.reasoningDelta("r", "first."),
       P.reasoningEnd("r", P.signed("EqQBCgIYAh")),
-      P.textStart("t"),
-      P.textDelta("t", "Reading "),
-      P.textDelta("t", "it."),
-      P.textEnd("t"),
-      P.paramsStart("toolu_1", "Read"),
-      P.paramsDelta("toolu_1", "{\"file_path\": \"/re"),
-      P.paramsDelta("toolu_1", "po/README.md\", \"limit\": 20}"),
-      P.paramsEnd("toolu_1"),
-      P.toolCall("toolu_1", "Read", { file_path: "/repo/README.md", limit: 20 }),
+      ...P.textThenCall({ id: "t", pieces: ["Reading ", "it."] }, {
+        id: "toolu_1",
+        name: "Read",
+        pieces: ["{\"file_path\": \"/re", "po/README.md\", \"limit\": 20}"]
+      }),
       P.toolCall("toolu_2", "Bash", { command: "ls" }),
       P.finish("tool-calls", { input: 120, output: 45, cacheRead: 1000 })
     ])

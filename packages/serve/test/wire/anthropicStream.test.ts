@@ -67,15 +67,11 @@ describe("anthropic.stream", () => {
   it("writes the documented tool-use stream for the parts an Anthropic place streams", () => {
     const ours = written([
       P.metadata(),
-      P.textStart("0"),
-      P.textDelta("0", "I'll check"),
-      P.textDelta("0", " the weather."),
-      P.textEnd("0"),
-      P.paramsStart("toolu_01T1x1fJ34qAmk2tNTrN7Up6", "get_weather"),
-      P.paramsDelta("toolu_01T1x1fJ34qAmk2tNTrN7Up6", "{\"location\":"),
-      P.paramsDelta("toolu_01T1x1fJ34qAmk2tNTrN7Up6", " \"San Francisco, CA\", \"unit\": \"celsius\"}"),
-      P.paramsEnd("toolu_01T1x1fJ34qAmk2tNTrN7Up6"),
-      P.toolCall("toolu_01T1x1fJ34qAmk2tNTrN7Up6", "get_weather", { location: "San Francisco, CA", unit: "celsius" }),
+      ...P.textThenCall({ id: "0", pieces: ["I'll check", " the weather."] }, {
+        id: "toolu_01T1x1fJ34qAmk2tNTrN7Up6",
+        name: "get_weather",
+        pieces: ["{\"location\":", " \"San Francisco, CA\", \"unit\": \"celsius\"}"]
+      }),
       P.finish("tool-calls", { input: 472, output: 89 })
     ])
     expect(shape(ours)).toEqual(shape(P.events(fixture("stream-tool.sse"))))

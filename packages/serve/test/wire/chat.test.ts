@@ -4,10 +4,11 @@ import type * as Prompt from "effect/ai/Prompt"
 import * as Response from "effect/ai/Response"
 import * as Result from "effect/Result"
 import { readFileSync } from "node:fs"
-import OpenAI from "openai"
 
 import { chat } from "../../src/internal/wire/chat.js"
 import type { Answered, Call, Failed, Frame } from "../../src/internal/wire/dialect.js"
+import { sse, textThenCall } from "./parts.js"
+import { openaiClient as client } from "./sdk.js"
 
 const fixture = (name: string): unknown =>
   JSON.parse(readFileSync(new URL(`../fixtures/chat/${name}`, import.meta.url), "utf8"))
@@ -36,34 +37,18 @@ const streamed: ReadonlyArray<any> = [
   part("reasoning-start", { id: "r" }),
   part("reasoning-delta", { id: "r", delta: "Look first." }),
   part("reasoning-end", { id: "r" }),
-  part("text-start", { id: "t" }),
-  part("text-delta", { id: "t", delta: "Reading " }),
-  part("text-delta", { id: "t", delta: "it." }),
-  part("text-end", { id: "t" }),
-  part("tool-params-start", { id: "call_1", name: "read", providerExecuted: false }),
-  part("tool-params-delta", { id: "call_1", delta: "{\"filePath\":" }),
-  part("tool-params-delta", { id: "call_1", delta: "\"index.ts\"}" }),
-  part("tool-params-end", { id: "call_1" }),
-  part("tool-call", { id: "call_1", name: "read", params: { filePath: "index.ts" }, providerExecuted: false }),
+  ...textThenCall({ id: "t", pieces: ["Reading ", "it."] }, {
+    id: "call_1",
+    name: "read",
+    pieces: ["{\"filePath\":", "\"index.ts\"}"]
+  }),
   finish("tool-calls")
 ]
-
-const sse = (frames: ReadonlyArray<Frame>): string =>
-  frames.map((f) => `${f.event === undefined ? "" : `event: ${f.event}\n`}data: ${f.data}\n\n`).join("")
 
 const written = (parts: ReadonlyArray<any>, asked: Call, failed?: Failed): Array<Frame> => {
   const writer = chat.stream(answered, asked)
   return [...parts.flatMap((p) => writer.part(p)), ...(failed === undefined ? writer.end() : writer.failed(failed))]
 }
-
-/** The official client, answered by `body` whatever it asks. */
-const client = (body: string, type: string) =>
-  new OpenAI({
-    apiKey: "x",
-    baseURL: "http://127.0.0.1/v1",
-    maxRetries: 0,
-    fetch: async () => new globalThis.Response(body, { headers: { "content-type": type } })
-  })
 
 const streaming = call(fixture("opencode-tools.request.json"))
 

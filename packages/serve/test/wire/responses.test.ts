@@ -3,10 +3,11 @@ import { Schema } from "effect"
 import * as Response from "effect/ai/Response"
 import * as Result from "effect/Result"
 import { readFileSync } from "node:fs"
-import OpenAI from "openai"
 
 import type { Answered, Call, Failed, Frame } from "../../src/internal/wire/dialect.js"
 import { responses } from "../../src/internal/wire/responses.js"
+import { sse, textThenCall } from "./parts.js"
+import { openaiClient as client } from "./sdk.js"
 
 const text = (name: string): string => readFileSync(new URL(`../fixtures/responses/${name}`, import.meta.url), "utf8")
 
@@ -41,20 +42,13 @@ const streamed: ReadonlyArray<any> = [
   part("reasoning-start", { id: "r" }),
   part("reasoning-delta", { id: "r", delta: "Check the file." }),
   part("reasoning-end", { id: "r" }),
-  part("text-start", { id: "t" }),
-  part("text-delta", { id: "t", delta: "Reading " }),
-  part("text-delta", { id: "t", delta: "it." }),
-  part("text-end", { id: "t" }),
-  part("tool-params-start", { id: "call_1", name: "exec_command", providerExecuted: false }),
-  part("tool-params-delta", { id: "call_1", delta: "{\"cmd\":" }),
-  part("tool-params-delta", { id: "call_1", delta: "\"cat notes.txt\"}" }),
-  part("tool-params-end", { id: "call_1" }),
-  part("tool-call", { id: "call_1", name: "exec_command", params: { cmd: "cat notes.txt" }, providerExecuted: false }),
+  ...textThenCall({ id: "t", pieces: ["Reading ", "it."] }, {
+    id: "call_1",
+    name: "exec_command",
+    pieces: ["{\"cmd\":", "\"cat notes.txt\"}"]
+  }),
   finish("tool-calls")
 ]
-
-const sse = (frames: ReadonlyArray<Frame>): string =>
-  frames.map((f) => `${f.event === undefined ? "" : `event: ${f.event}\n`}data: ${f.data}\n\n`).join("")
 
 const streaming = call(recorded("codex-first-turn"))
 
@@ -64,14 +58,6 @@ const written = (parts: ReadonlyArray<any>, failed?: Failed): Array<Frame> => {
 }
 
 const events = (frames: ReadonlyArray<Frame>) => frames.map((f) => JSON.parse(f.data))
-
-const client = (body: string, type: string) =>
-  new OpenAI({
-    apiKey: "x",
-    baseURL: "http://127.0.0.1/v1",
-    maxRetries: 0,
-    fetch: async () => new globalThis.Response(body, { headers: { "content-type": type } })
-  })
 
 describe("responses reads", () => {
   it("Codex's first turn: developer messages as system, function and custom tools, effort, its cache key", () => {

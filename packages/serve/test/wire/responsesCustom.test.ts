@@ -2,10 +2,11 @@ import { describe, expect, it } from "@effect/vitest"
 import * as Response from "effect/ai/Response"
 import * as Result from "effect/Result"
 import { readFileSync } from "node:fs"
-import OpenAI from "openai"
 
-import type { Answered, Call, Frame } from "../../src/internal/wire/dialect.js"
+import type { Answered, Call } from "../../src/internal/wire/dialect.js"
 import { responses } from "../../src/internal/wire/responses.js"
+import { sse } from "./parts.js"
+import { openaiClient as client } from "./sdk.js"
 
 const recorded = (name: string): any =>
   JSON.parse(
@@ -24,17 +25,6 @@ const finish = part("finish", {
 const answered: Answered = { model: "anthropic/work/claude-x", id: "resp_abc123", created: 1767225600 }
 
 const script = "const r = await tools.exec_command({ cmd: \"ls\" });\ntext(r);"
-
-const sse = (frames: ReadonlyArray<Frame>): string =>
-  frames.map((f) => `event: ${f.event}\ndata: ${f.data}\n\n`).join("")
-
-const client = (body: string, type: string) =>
-  new OpenAI({
-    apiKey: "x",
-    baseURL: "http://127.0.0.1/v1",
-    maxRetries: 0,
-    fetch: async () => new globalThis.Response(body, { headers: { "content-type": type } })
-  })
 
 const codex = call(recorded("codex-default-model"))
 
