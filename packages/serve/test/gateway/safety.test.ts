@@ -2,7 +2,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { Effect, Redacted } from "effect"
 import OpenAI from "openai"
 
-import { anthropicClient, openaiClient, secrets, served } from "./world.js"
+import { anthropicClient, held, hungUp, openaiClient, secrets, served, untilAsked, untilLogged } from "./world.js"
 
 describe("Gateway: safe by default", () => {
   it.live("with a token, a request without it is 401; with it, answered, and the token is never passed upstream", () =>
@@ -32,42 +32,18 @@ describe("Gateway: safe by default", () => {
   it.live("a client that hangs up ends the upstream request", () =>
     Effect.gen(function*() {
       const { lines, mock, url } = yield* served()
-      const abort = new AbortController()
-      const sent = fetch(`${url}/v1/chat/completions`, {
-        method: "POST",
-        signal: abort.signal,
-        headers: { "content-type": "application/json" },
-        body: JSON.stringify({
-          model: "openai/gpt-fault-slow-token-600000",
-          stream: true,
-          messages: [{ role: "user", content: "hi" }]
-        })
-      }).catch(() => undefined)
-      while ((yield* mock.requests).total === 0) yield* Effect.sleep("10 millis")
-      abort.abort()
-      yield* Effect.promise(() => sent)
-      while ((yield* mock.requests).log[0]!.ended === "pending") yield* Effect.sleep("10 millis")
-      expect((yield* mock.requests).log[0]!.ended).toBe("abandoned")
-      while (lines.length === 0) yield* Effect.sleep("10 millis")
+      const request = held(url, { model: "openai/gpt-fault-slow-token-600000", stream: true })
+      expect(yield* hungUp(mock, request)).toBe("abandoned")
+      yield* untilLogged(lines, 1)
       expect(lines[0]).toMatchObject({ status: 499, error: "the client went away" })
     }))
 
   it.live("a client that hangs up on a whole answer ends the upstream request, logged as gone", () =>
     Effect.gen(function*() {
       const { lines, mock, url } = yield* served()
-      const abort = new AbortController()
-      const sent = fetch(`${url}/v1/chat/completions`, {
-        method: "POST",
-        signal: abort.signal,
-        headers: { "content-type": "application/json" },
-        body: JSON.stringify({ model: "openai/gpt-fault-slow-600000", messages: [{ role: "user", content: "hi" }] })
-      }).catch(() => undefined)
-      while ((yield* mock.requests).total === 0) yield* Effect.sleep("10 millis")
-      abort.abort()
-      yield* Effect.promise(() => sent)
-      while ((yield* mock.requests).log[0]!.ended === "pending") yield* Effect.sleep("10 millis")
-      expect((yield* mock.requests).log[0]!.ended).toBe("abandoned")
-      while (lines.length === 0) yield* Effect.sleep("10 millis")
+      const request = held(url, { model: "openai/gpt-fault-slow-600000" })
+      expect(yield* hungUp(mock, request)).toBe("abandoned")
+      yield* untilLogged(lines, 1)
       expect(lines[0]).toMatchObject({ status: 499, stream: false, error: "the client went away" })
     }))
 
@@ -90,18 +66,10 @@ describe("Gateway: safe by default", () => {
   it.live("only while every slot is answering a request is a new conversation's turn answered by an agent not kept", () =>
     Effect.gen(function*() {
       const { lines, mock, url } = yield* served({ conversations: { capacity: 1 } })
-      const abort = new AbortController()
-      const held = fetch(`${url}/v1/chat/completions`, {
-        method: "POST",
-        signal: abort.signal,
-        headers: { "content-type": "application/json", "x-session-id": "busy" },
-        body: JSON.stringify({
-          model: "openai/gpt-fault-slow-token-600000",
-          stream: true,
-          messages: [{ role: "user", content: "hi" }]
-        })
-      }).catch(() => undefined)
-      while ((yield* mock.requests).total === 0) yield* Effect.sleep("10 millis")
+      const busy = held(url, { model: "openai/gpt-fault-slow-token-600000", stream: true }, {
+        headers: { "x-session-id": "busy" }
+      })
+      yield* untilAsked(mock, 1)
       const answer = yield* Effect.promise(() =>
         openaiClient(url).chat.completions.create(
           { model: "openai/gpt-x", messages: [{ role: "user", content: "hi" }] },
@@ -110,9 +78,9 @@ describe("Gateway: safe by default", () => {
       )
       expect(answer.choices[0]!.message.content).toBe("the answer")
       expect(lines[0]).toMatchObject({ status: 200, kept: false })
-      abort.abort()
-      yield* Effect.promise(() => held)
-      while (lines.length < 2) yield* Effect.sleep("10 millis")
+      busy.abort()
+      yield* Effect.promise(() => busy.sent)
+      yield* untilLogged(lines, 2)
       // the busy one given back, the next new conversation takes its slot
       yield* Effect.promise(() =>
         openaiClient(url).chat.completions.create(

@@ -3,7 +3,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import OpenAI from "openai"
 
-import { secrets, served } from "./world.js"
+import { held, hungUp, secrets, served, untilLogged } from "./world.js"
 
 const openai = (url: string) => new OpenAI({ baseURL: `${url}/v1`, apiKey: "sk-CALLERsecretsecret0013", maxRetries: 0 })
 const anthropic = (url: string) => new Anthropic({ baseURL: url, apiKey: "sk-ant-CALLERsecret0014", maxRetries: 0 })
@@ -136,23 +136,9 @@ describe("Gateway: a stream cut after content, continued at the Anthropic place 
         "openai/gpt-fault-cut",
         "anthropic/claude-fault-slow-token-600000"
       ])
-      const abort = new AbortController()
-      const sent = fetch(`${url}/v1/chat/completions`, {
-        method: "POST",
-        signal: abort.signal,
-        headers: { "content-type": "application/json" },
-        body: JSON.stringify({
-          model: "openai/gpt-fault-cut",
-          stream: true,
-          messages: [{ role: "user", content: "hi" }]
-        })
-      }).then((response) => response.body?.getReader().read()).catch(() => undefined)
-      while ((yield* mock.requests).total < 2) yield* Effect.sleep("10 millis")
-      abort.abort()
-      yield* Effect.promise(() => sent)
-      while ((yield* mock.requests).log[1]!.ended === "pending") yield* Effect.sleep("10 millis")
-      expect((yield* mock.requests).log[1]!.ended).toBe("abandoned")
-      while (lines.length === 0) yield* Effect.sleep("10 millis")
+      const request = held(url, { model: "openai/gpt-fault-cut", stream: true }, { read: true })
+      expect(yield* hungUp(mock, request, 2)).toBe("abandoned")
+      yield* untilLogged(lines, 1)
       expect(lines[0]).toMatchObject({ status: 200, error: "the client went away" })
     }))
 })

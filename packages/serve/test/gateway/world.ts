@@ -107,3 +107,45 @@ export const noSecretIn = (text: string) => {
     if (!secret.startsWith("key-fault")) expect(text).not.toContain(secret)
   }
 }
+
+/** A chat request to the gateway the caller hangs up by `abort()`; `sent` settles after (once its first chunk is read, with `read`). */
+export const held = (
+  url: string,
+  body: Record<string, unknown>,
+  options: { readonly headers?: Record<string, string>; readonly read?: boolean } = {}
+) => {
+  const abort = new AbortController()
+  const sent = fetch(`${url}/v1/chat/completions`, {
+    method: "POST",
+    signal: abort.signal,
+    headers: { "content-type": "application/json", ...options.headers },
+    body: JSON.stringify({ ...body, messages: [{ role: "user", content: "hi" }] })
+  }).then((response): unknown => options.read === true ? response.body?.getReader().read() : response)
+    .catch(() => undefined)
+  return { abort: () => abort.abort(), sent }
+}
+
+/** Waits until the mock got `count` requests. */
+export const untilAsked = (mock: MockProvider.Service, count: number) =>
+  Effect.gen(function*() {
+    while ((yield* mock.requests).total < count) yield* Effect.sleep("10 millis")
+  })
+
+/** Waits until the gateway logged `count` lines. */
+export const untilLogged = (lines: ReadonlyArray<Gateway.Logged>, count: number) =>
+  Effect.gen(function*() {
+    while (lines.length < count) yield* Effect.sleep("10 millis")
+  })
+
+/**
+ * Hangs up `request` once the mock got `count` requests, and gives how the last of them ended
+ * once the mock saw it end.
+ */
+export const hungUp = (mock: MockProvider.Service, request: ReturnType<typeof held>, count = 1) =>
+  Effect.gen(function*() {
+    yield* untilAsked(mock, count)
+    request.abort()
+    yield* Effect.promise(() => request.sent)
+    while ((yield* mock.requests).log[count - 1]!.ended === "pending") yield* Effect.sleep("10 millis")
+    return (yield* mock.requests).log[count - 1]!.ended
+  })
