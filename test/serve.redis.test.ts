@@ -6,14 +6,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "@effect/vi
 import * as MockProvider from "@fallback/testkit/MockProvider"
 import * as RedisServer from "@fallback/testkit/RedisServer"
 
-import { configFile, serve, stopAll } from "./serveProcess.js"
-
-const keys = {
-  ANTHROPIC_API_KEY: "sk-ant-api03-DEFAULTsecretsecretsecret000",
-  WORK_KEY: "sk-ant-api03-WORKsecretsecretsecret0001",
-  SPARE_KEY: "sk-ant-api03-SPAREsecretsecretsecret0002",
-  OPENAI_KEY: "sk-proj-OPENAIsecretsecretsecret0003"
-}
+import { configFile, keys, places, serve, stopAll } from "./serveProcess.js"
 
 let mock: MockProvider.Running
 let redis: RedisServer.RedisServer
@@ -30,26 +23,7 @@ afterEach(stopAll)
 const config = (health: unknown) =>
   configFile({
     steps: { "anthropic@work/claude-x": { to: "openai/gpt-x" } },
-    accounts: {
-      anthropic: [
-        { name: "work", env: { ANTHROPIC_API_KEY: { fromEnv: "WORK_KEY" } } },
-        { name: "spare", env: { ANTHROPIC_API_KEY: { fromEnv: "SPARE_KEY" } } }
-      ]
-    },
-    providers: {
-      anthropic: {
-        kind: "anthropic-messages",
-        baseUrl: mock.url,
-        key: { fromEnv: "ANTHROPIC_API_KEY" },
-        models: [{ name: "claude-x" }]
-      },
-      openai: {
-        kind: "openai-compatible",
-        baseUrl: `${mock.url}/v1`,
-        key: { fromEnv: "OPENAI_KEY" },
-        models: [{ name: "gpt-x" }]
-      }
-    },
+    ...places(mock.url),
     aliases: { "claude-sonnet-4-5": "anthropic@work/claude-x" },
     health
   })

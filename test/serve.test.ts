@@ -10,14 +10,8 @@ import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 
 import OpenAI from "../packages/serve/node_modules/openai/index.mjs"
-import { configFile, serve, serveEnds, stopAll } from "./serveProcess.js"
+import { configFile, keys, places, serve, serveEnds, stopAll } from "./serveProcess.js"
 
-const keys = {
-  ANTHROPIC_API_KEY: "sk-ant-api03-DEFAULTsecretsecretsecret000",
-  WORK_KEY: "sk-ant-api03-WORKsecretsecretsecret0001",
-  SPARE_KEY: "sk-ant-api03-SPAREsecretsecretsecret0002",
-  OPENAI_KEY: "sk-proj-OPENAIsecretsecretsecret0003"
-}
 const caller = "sk-ant-api03-CALLERsecretsecretsecret0009"
 
 const noKeyIn = (text: string) => {
@@ -38,26 +32,7 @@ const config = (more: Record<string, unknown> = {}) =>
       "anthropic/claude-x": { to: "openai/gpt-x" },
       "anthropic@work/claude-x": { to: "openai/gpt-x" }
     },
-    accounts: {
-      anthropic: [
-        { name: "work", env: { ANTHROPIC_API_KEY: { fromEnv: "WORK_KEY" } } },
-        { name: "spare", env: { ANTHROPIC_API_KEY: { fromEnv: "SPARE_KEY" } } }
-      ]
-    },
-    providers: {
-      anthropic: {
-        kind: "anthropic-messages",
-        baseUrl: mock.url,
-        key: { fromEnv: "ANTHROPIC_API_KEY" },
-        models: [{ name: "claude-x" }]
-      },
-      openai: {
-        kind: "openai-compatible",
-        baseUrl: `${mock.url}/v1`,
-        key: { fromEnv: "OPENAI_KEY" },
-        models: [{ name: "gpt-x" }]
-      }
-    },
+    ...places(mock.url),
     aliases: { "claude-sonnet-4-5": "anthropic/claude-x", "claude-at-work": "anthropic@work/claude-x" },
     ...more
   })

@@ -88,3 +88,35 @@ export const serveEnds = (config: string, env: Readonly<Record<string, string>>,
     child.stderr.on("data", (chunk) => (err += chunk))
     child.on("close", (code) => resolve({ code, out, err }))
   })
+
+/** The keys the config files of the serve tests read (the providers' own, the two accounts', OpenAI's). */
+export const keys = {
+  ANTHROPIC_API_KEY: "sk-ant-api03-DEFAULTsecretsecretsecret000",
+  WORK_KEY: "sk-ant-api03-WORKsecretsecretsecret0001",
+  SPARE_KEY: "sk-ant-api03-SPAREsecretsecretsecret0002",
+  OPENAI_KEY: "sk-proj-OPENAIsecretsecretsecret0003"
+}
+
+/** Anthropic's two accounts, `work` and `spare`, and its provider (claude-x) beside an OpenAI-compatible one (gpt-x), on the mock at `url`. */
+export const places = (url: string) => ({
+  accounts: {
+    anthropic: [
+      { name: "work", env: { ANTHROPIC_API_KEY: { fromEnv: "WORK_KEY" } } },
+      { name: "spare", env: { ANTHROPIC_API_KEY: { fromEnv: "SPARE_KEY" } } }
+    ]
+  },
+  providers: {
+    anthropic: {
+      kind: "anthropic-messages",
+      baseUrl: url,
+      key: { fromEnv: "ANTHROPIC_API_KEY" },
+      models: [{ name: "claude-x" }]
+    },
+    openai: {
+      kind: "openai-compatible",
+      baseUrl: `${url}/v1`,
+      key: { fromEnv: "OPENAI_KEY" },
+      models: [{ name: "gpt-x" }]
+    }
+  }
+})
