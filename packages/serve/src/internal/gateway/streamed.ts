@@ -84,32 +84,46 @@ export const streamed = (asked: Asked): Effect.Effect<HttpServerResponse.HttpSer
       const seen: Array<Response.AnyPart> = []
       let error: string | undefined
       // one write a chunk the chain gave (its parts' frames together), not one a part
-      const chunkOf = (parts: ReadonlyArray<Response.AnyPart>): Arr.NonEmptyReadonlyArray<Uint8Array> => {
+      const chunkOf = (parts: ReadonlyArray<Response.AnyPart>): Uint8Array => {
         const out: Array<Response.AnyPart> = []
         for (const part of parts) {
           if (part.type === "finish") seen.push(part)
           out.push(...joined.part(part))
         }
-        return [write(out)]
+        return write(out)
       }
-      let opening = true
-      const body = Stream.fromPull(
-        Effect.succeed(Effect.suspend((): Pull.Pull<Arr.NonEmptyReadonlyArray<Uint8Array>, unknown> => {
-          if (!opening) return Effect.map(pull, chunkOf)
-          opening = false
-          return Effect.succeed(chunkOf(first))
-        }))
-      ).pipe(
-        Stream.concat(Stream.fromEffect(Effect.sync(() => concat(write(joined.flush()), encode(writer.end()))))),
-        Stream.catchCause((cause) =>
-          Effect.map(Clock.currentTimeMillis, (now) => {
-            if (Cause.hasInterruptsOnly(cause)) return Effect.failCause(cause)
+      // One pull does what concat + catchCause + filter stages would: the first chunk, the rest, then the
+      // wire's end, or its in-stream error (whatever failed past the first part), empty writes skipped.
+      let state: "first" | "rest" | "over" = "first"
+      const ended = Effect.sync(() => {
+        state = "over"
+        return concat(write(joined.flush()), encode(writer.end()))
+      })
+      const step: Effect.Effect<Uint8Array, unknown> = Effect.suspend(() => {
+        if (state === "over") return Cause.done()
+        if (state === "rest") {
+          return Effect.catchCause(
+            Effect.map(pull, chunkOf),
+            (cause) => Pull.isDoneCause(cause) ? ended : Effect.failCause(cause)
+          )
+        }
+        state = "rest"
+        return Effect.succeed(chunkOf(first))
+      }).pipe(Effect.catchCause((cause) =>
+        Pull.isDoneCause(cause) || Cause.hasInterruptsOnly(cause)
+          ? Effect.failCause(cause)
+          : Effect.map(Clock.currentTimeMillis, (now) => {
+            state = "over"
             const failed = failedOf(errorOf(cause), now)
             error = failed.kind
-            return Effect.succeed(concat(write(joined.flush()), encode(writer.failed(failed))))
-          }).pipe(Effect.flatten, Stream.fromEffect)
-        ),
-        Stream.filter((bytes) => bytes.byteLength > 0),
+            return concat(write(joined.flush()), encode(writer.failed(failed)))
+          })
+      ))
+      const next: Pull.Pull<Arr.NonEmptyReadonlyArray<Uint8Array>, unknown> = Effect.flatMap(
+        step,
+        (bytes) => bytes.byteLength > 0 ? Effect.succeed([bytes]) : next
+      )
+      const body = Stream.fromPull(Effect.succeed(next)).pipe(
         Stream.onExit((exit) =>
           Effect.andThen(
             logged(served, begun, {
