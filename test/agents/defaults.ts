@@ -7,12 +7,12 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 
 import { bin } from "./clis.js"
-import { homeEnv, type Ran, run } from "./run.js"
+import { claudeEnv, homeEnv, type Pointed, type Ran, run } from "./run.js"
 
 /** claude -p at its default model, streamed JSON, pointed at `baseUrl` (no /v1) with `key`. */
 export const claude = (
   prompt: string,
-  options: { readonly cwd: string; readonly baseUrl: string; readonly key: string }
+  options: Pointed
 ): Promise<Ran> =>
   run(bin("claude"), [
     "-p",
@@ -23,24 +23,12 @@ export const claude = (
     "Read,Bash",
     "--",
     prompt
-  ], {
-    cwd: options.cwd,
-    env: {
-      ...homeEnv(options.cwd),
-      ANTHROPIC_BASE_URL: options.baseUrl,
-      ANTHROPIC_API_KEY: options.key,
-      CLAUDE_CODE_MAX_RETRIES: "0",
-      DISABLE_AUTOUPDATER: "1",
-      DISABLE_TELEMETRY: "1",
-      DISABLE_ERROR_REPORTING: "1",
-      CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1"
-    }
-  })
+  ], { cwd: options.cwd, env: claudeEnv(options) })
 
 /** codex exec at its default model, JSON, its built-in provider at `baseUrl` (with /v1), `OPENAI_API_KEY` set, a fresh CODEX_HOME. */
 export const codex = (
   prompt: string,
-  options: { readonly cwd: string; readonly baseUrl: string; readonly key: string }
+  options: Pointed
 ): Promise<Ran> => {
   const codexHome = path.join(options.cwd, ".codex")
   fs.mkdirSync(codexHome, { recursive: true })

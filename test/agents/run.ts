@@ -77,13 +77,32 @@ export const homeEnv = (folder: string): Record<string, string> => {
   }
 }
 
+/** Where a CLI runs and what it is pointed at: its folder, a base URL and the caller's key. */
+export interface Pointed {
+  readonly cwd: string
+  readonly baseUrl: string
+  readonly key: string
+}
+
+/** What claude runs in, pointed at `baseUrl` with `key`: no retries, updates, telemetry or reports (nor other traffic, unless not `quiet`). */
+export const claudeEnv = (
+  options: Pointed & { readonly env?: Readonly<Record<string, string>>; readonly quiet?: boolean }
+): Record<string, string> => ({
+  ...homeEnv(options.cwd),
+  ANTHROPIC_BASE_URL: options.baseUrl,
+  ANTHROPIC_API_KEY: options.key,
+  CLAUDE_CODE_MAX_RETRIES: "0",
+  DISABLE_AUTOUPDATER: "1",
+  DISABLE_TELEMETRY: "1",
+  DISABLE_ERROR_REPORTING: "1",
+  ...(options.quiet === false ? {} : { CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1" }),
+  ...options.env
+})
+
 /** claude -p, streamed JSON, pointed at `baseUrl` (no /v1) with `key`. */
 export const claude = (
   prompt: string,
-  options: {
-    readonly cwd: string
-    readonly baseUrl: string
-    readonly key: string
+  options: Pointed & {
     readonly model?: string
     readonly extra?: ReadonlyArray<string>
     readonly env?: Readonly<Record<string, string>>
@@ -103,31 +122,12 @@ export const claude = (
     ...(options.extra ?? []),
     "--",
     prompt
-  ], {
-    cwd: options.cwd,
-    env: {
-      ...homeEnv(options.cwd),
-      ANTHROPIC_BASE_URL: options.baseUrl,
-      ANTHROPIC_API_KEY: options.key,
-      CLAUDE_CODE_MAX_RETRIES: "0",
-      DISABLE_AUTOUPDATER: "1",
-      DISABLE_TELEMETRY: "1",
-      DISABLE_ERROR_REPORTING: "1",
-      ...(options.quiet === false ? {} : { CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1" }),
-      ...options.env
-    }
-  })
+  ], { cwd: options.cwd, env: claudeEnv(options) })
 
 /** codex exec, JSON, its provider `mock` at `baseUrl` (with /v1) on the Responses wire, with `key`. */
 export const codex = (
   prompt: string,
-  options: {
-    readonly cwd: string
-    readonly baseUrl: string
-    readonly key: string
-    readonly model?: string
-    readonly resume?: string
-  }
+  options: Pointed & { readonly model?: string; readonly resume?: string }
 ): Promise<Ran> => {
   const codexHome = path.join(options.cwd, ".codex")
   fs.mkdirSync(codexHome, { recursive: true })
@@ -173,10 +173,7 @@ export const codex = (
 /** opencode run, JSON, its provider `mock` (OpenAI-compatible: Chat Completions) at `baseUrl` (with /v1). */
 export const opencode = (
   prompt: string,
-  options: {
-    readonly cwd: string
-    readonly baseUrl: string
-    readonly key: string
+  options: Pointed & {
     readonly models?: ReadonlyArray<string>
     readonly model?: string
     readonly session?: string
