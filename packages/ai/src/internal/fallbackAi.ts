@@ -125,7 +125,8 @@ export const make = Effect.fnUntraced(function*(place: Place.Place | string, con
           }
         }),
         Effect.provideService(currentCall, call),
-        Effect.withSpan(`FallbackAi.${method}`)
+        // no stack captured for the span: a new Error each call, ~1 % of a gateway request
+        Effect.withSpan(`FallbackAi.${method}`, undefined, { captureStackTrace: false })
       )
     })
 

@@ -149,6 +149,6 @@ export const streamed = (
         call.open = false
       })),
       Stream.provideService(currentCall, call),
-      Stream.withSpan("FallbackAi.streamText")
+      Stream.withSpan("FallbackAi.streamText", { captureStackTrace: false })
     )
   }))
