@@ -2,24 +2,17 @@ import { describe, expect, it } from "@effect/vitest"
 import { Schema } from "effect"
 import type * as Prompt from "effect/ai/Prompt"
 import * as Response from "effect/ai/Response"
-import * as Result from "effect/Result"
 import { readFileSync } from "node:fs"
 
 import { chat } from "../../src/internal/wire/chat.js"
 import type { Answered, Call, Failed, Frame } from "../../src/internal/wire/dialect.js"
-import { sse, textThenCall } from "./parts.js"
+import { reading, sse, textThenCall } from "./parts.js"
 import { openaiClient as client } from "./sdk.js"
 
 const fixture = (name: string): unknown =>
   JSON.parse(readFileSync(new URL(`../fixtures/chat/${name}`, import.meta.url), "utf8"))
 
-const call = (body: unknown): Call => Result.getOrThrow(chat.read(body))
-
-const refused = (body: unknown) => {
-  const read = chat.read(body)
-  if (Result.isSuccess(read)) throw new Error("read a body it should have refused")
-  return read.failure
-}
+const { call, refused } = reading(chat)
 
 const answered: Answered = { model: "openai/work/gpt-x", id: "chatcmpl-abc123", created: 1767225600 }
 

@@ -1,7 +1,18 @@
 /** Response parts as the engine gives them and the text/event-stream bodies of frames, for every wire's tests. */
 import { Response } from "effect/ai"
+import * as Result from "effect/Result"
 
-import type { Frame } from "../../src/internal/wire/dialect.js"
+import type { Call, Dialect, Frame } from "../../src/internal/wire/dialect.js"
+
+/** A dialect's reader as the tests use it: `call` reads a body it takes, `refused` gives why it refuses one. */
+export const reading = (dialect: Pick<Dialect, "read">) => ({
+  call: (body: unknown): Call => Result.getOrThrow(dialect.read(body)),
+  refused: (body: unknown) => {
+    const read = dialect.read(body)
+    if (Result.isSuccess(read)) throw new Error("read a body it should have refused")
+    return read.failure
+  }
+})
 
 export const metadata = () =>
   Response.makePart("response-metadata", { id: "up_1", modelId: "claude", timestamp: undefined })

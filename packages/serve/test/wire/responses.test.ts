@@ -1,12 +1,11 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Schema } from "effect"
 import * as Response from "effect/ai/Response"
-import * as Result from "effect/Result"
 import { readFileSync } from "node:fs"
 
-import type { Answered, Call, Failed, Frame } from "../../src/internal/wire/dialect.js"
+import type { Answered, Failed, Frame } from "../../src/internal/wire/dialect.js"
 import { responses } from "../../src/internal/wire/responses.js"
-import { sse, textThenCall } from "./parts.js"
+import { reading, sse, textThenCall } from "./parts.js"
 import { openaiClient as client } from "./sdk.js"
 
 const text = (name: string): string => readFileSync(new URL(`../fixtures/responses/${name}`, import.meta.url), "utf8")
@@ -19,13 +18,7 @@ const recorded = (name: string): any =>
   )
     .body
 
-const call = (body: unknown): Call => Result.getOrThrow(responses.read(body))
-
-const refused = (body: unknown) => {
-  const read = responses.read(body)
-  if (Result.isSuccess(read)) throw new Error("read a body it should have refused")
-  return read.failure
-}
+const { call, refused } = reading(responses)
 
 const answered: Answered = { model: "anthropic/work/claude-x", id: "resp_abc123", created: 1767225600 }
 

@@ -1,11 +1,10 @@
 import { describe, expect, it } from "@effect/vitest"
 import * as Response from "effect/ai/Response"
-import * as Result from "effect/Result"
 import { readFileSync } from "node:fs"
 
 import type { Answered, Call } from "../../src/internal/wire/dialect.js"
 import { responses } from "../../src/internal/wire/responses.js"
-import { sse } from "./parts.js"
+import { reading, sse } from "./parts.js"
 import { openaiClient as client } from "./sdk.js"
 
 const recorded = (name: string): any =>
@@ -13,7 +12,7 @@ const recorded = (name: string): any =>
     readFileSync(new URL(`../../../../test/fixtures/wire/openai-responses/${name}.json`, import.meta.url), "utf8")
   ).body
 
-const call = (body: unknown): Call => Result.getOrThrow(responses.read(body))
+const { call } = reading(responses)
 
 const part = (type: string, params: Record<string, unknown>): any => Response.makePart(type as any, params as any)
 
