@@ -124,23 +124,44 @@ export const claude = (
     prompt
   ], { cwd: options.cwd, env: claudeEnv(options) })
 
-/** codex exec, JSON, its provider `mock` at `baseUrl` (with /v1) on the Responses wire, with `key`. */
-export const codex = (
+/**
+ * codex exec, JSON, in a fresh CODEX_HOME inside `cwd`: no update check or analytics, full access,
+ * never asking; `args` (its provider, its model, `resume …`) before the prompt, `env` beside.
+ */
+export const codexExec = (
   prompt: string,
-  options: Pointed & { readonly model?: string; readonly resume?: string }
+  cwd: string,
+  args: ReadonlyArray<string>,
+  env: Readonly<Record<string, string>>
 ): Promise<Ran> => {
-  const codexHome = path.join(options.cwd, ".codex")
+  const codexHome = path.join(cwd, ".codex")
   fs.mkdirSync(codexHome, { recursive: true })
   return run(bin("codex"), [
     "exec",
     "--json",
     "--skip-git-repo-check",
-    "-m",
-    options.model ?? "gpt-5.5",
     "-c",
     "check_for_update_on_startup=false",
     "-c",
     "analytics.enabled=false",
+    "--sandbox",
+    "danger-full-access",
+    "-c",
+    `approval_policy="never"`,
+    ...args,
+    "--",
+    prompt
+  ], { cwd, env: { ...homeEnv(cwd), CODEX_HOME: codexHome, ...env } })
+}
+
+/** codex exec, JSON, its provider `mock` at `baseUrl` (with /v1) on the Responses wire, with `key`. */
+export const codex = (
+  prompt: string,
+  options: Pointed & { readonly model?: string; readonly resume?: string }
+): Promise<Ran> =>
+  codexExec(prompt, options.cwd, [
+    "-m",
+    options.model ?? "gpt-5.5",
     "-c",
     `model_provider="mock"`,
     "-c",
@@ -157,18 +178,8 @@ export const codex = (
     "model_providers.mock.stream_max_retries=0",
     "-c",
     `web_search="disabled"`,
-    "--sandbox",
-    "danger-full-access",
-    "-c",
-    `approval_policy="never"`,
-    ...(options.resume === undefined ? [] : ["resume", options.resume]),
-    "--",
-    prompt
-  ], {
-    cwd: options.cwd,
-    env: { ...homeEnv(options.cwd), CODEX_HOME: codexHome, MOCK_OPENAI_KEY: options.key }
-  })
-}
+    ...(options.resume === undefined ? [] : ["resume", options.resume])
+  ], { MOCK_OPENAI_KEY: options.key })
 
 /** opencode run, JSON, its provider `mock` (OpenAI-compatible: Chat Completions) at `baseUrl` (with /v1). */
 export const opencode = (

@@ -11,7 +11,7 @@ import { describe, expect, it } from "vitest"
 
 import * as Gateway from "./gateway.js"
 import { claude, codex, opencode, type Ran } from "./run.js"
-import { mocked, noSecretIn, rateLimited, shown, toolThenAnswer } from "./serveCase.js"
+import { mocked, movedAccounts, noSecretIn, ranToolAt, rateLimited, shown, toolThenAnswer } from "./serveCase.js"
 
 const { asked, folder, mock, story, through } = mocked("agents-serve-")
 
@@ -34,17 +34,10 @@ describe("the real CLIs through the gateway", () => {
       expect(result?.result).toContain("noon")
       const turn = asked(0)
       // the caller's own key first, then the gateway's other account: both refused, then the other wire
-      expect(turn[0]).toMatchObject({ route: "anthropic", key: caller, fault: "rate-limit" })
-      const anthropic = turn.filter((request) => request.route === "anthropic")
-      expect(anthropic.map((request) => [request.key, request.fault])).toEqual([
-        [caller, "rate-limit"],
-        [Gateway.secrets.ANTHROPIC_KEY_WORK, "rate-limit"]
-      ])
-      const chat = turn.filter((request) => request.route === "chat")
+      movedAccounts(turn, "anthropic", caller, Gateway.secrets.ANTHROPIC_KEY_WORK)
       // the tool call answered at the OpenAI place, then its result sent there, in the same conversation
-      expect(chat.map((request) => request.model)).toEqual(["gpt-4.1", "gpt-4.1"])
-      expect(JSON.stringify(chat[1]!.body.messages)).toContain("The meeting is at noon.")
-      expect(turn.indexOf(chat[0]!)).toBeGreaterThan(turn.indexOf(anthropic.at(-1)!))
+      const chat = ranToolAt(turn, "chat", "gpt-4.1")
+      expect(turn.indexOf(chat[0]!)).toBeGreaterThan(turn.map((request) => request.route).lastIndexOf("anthropic"))
       expect(gateway.lines[0]).toMatchObject({ status: 200, place: "openai/gpt-4.1" })
 
       const session = first.events.find((event) => event.type === "system")?.session_id
@@ -90,16 +83,9 @@ describe("the real CLIs through the gateway", () => {
         }).join("\n")
       expect(answer(first)).toContain("noon")
       const turn = asked(0)
-      expect(turn[0]).toMatchObject({ route: "chat", key: caller, fault: "rate-limit" })
-      const openai = turn.filter((request) => request.route === "chat")
-      expect(openai.map((request) => [request.key, request.fault])).toEqual([
-        [caller, "rate-limit"],
-        [Gateway.secrets.OPENAI_KEY_WORK, "rate-limit"]
-      ])
-      const anthropic = turn.filter((request) => request.route === "anthropic")
-      expect(anthropic.map((request) => request.model)).toEqual(["claude-opus-4-1", "claude-opus-4-1"])
+      movedAccounts(turn, "chat", caller, Gateway.secrets.OPENAI_KEY_WORK)
       // the shell's output went back as a tool_result at the Anthropic place
-      expect(JSON.stringify(anthropic[1]!.body.messages)).toContain("The meeting is at noon.")
+      ranToolAt(turn, "anthropic", "claude-opus-4-1")
 
       const thread = first.events.find((event) => event.type === "thread.started")?.thread_id
       expect(typeof thread).toBe("string")
@@ -140,15 +126,8 @@ describe("the real CLIs through the gateway", () => {
       expect(first.events.some((event) => event.type === "error"), shown(first)).toBe(false)
       expect(text(first)).toContain("noon")
       const turn = asked(0).filter((request) => request.model !== "mock-small")
-      expect(turn[0]).toMatchObject({ route: "chat", key: caller, fault: "rate-limit" })
-      const openai = turn.filter((request) => request.route === "chat")
-      expect(openai.map((request) => [request.key, request.fault])).toEqual([
-        [caller, "rate-limit"],
-        [Gateway.secrets.OPENAI_KEY_WORK, "rate-limit"]
-      ])
-      const anthropic = turn.filter((request) => request.route === "anthropic")
-      expect(anthropic.map((request) => request.model)).toEqual(["claude-haiku-4-5", "claude-haiku-4-5"])
-      expect(JSON.stringify(anthropic[1]!.body.messages)).toContain("The meeting is at noon.")
+      movedAccounts(turn, "chat", caller, Gateway.secrets.OPENAI_KEY_WORK)
+      ranToolAt(turn, "anthropic", "claude-haiku-4-5")
 
       const session = first.events.find((event) => typeof event.sessionID === "string")?.sessionID
       expect(typeof session).toBe("string")

@@ -125,3 +125,20 @@ export const shown = (ran: Ran) =>
 export const noSecretIn = (text: string, caller: string) => {
   for (const secret of [...Object.values(Gateway.secrets), caller]) expect(text).not.toContain(secret)
 }
+
+/** The turn began with the caller's key at `route`, and there asked it, then the gateway's account `work`: both rate-limited. */
+export const movedAccounts = (turn: ReadonlyArray<Asked>, route: string, caller: string, work: string) => {
+  expect(turn[0]).toMatchObject({ route, key: caller, fault: "rate-limit" })
+  expect(turn.filter((request) => request.route === route).map((request) => [request.key, request.fault])).toEqual([
+    [caller, "rate-limit"],
+    [work, "rate-limit"]
+  ])
+}
+
+/** The turn's tool call was answered at `model` of `route`, and the tool's result (the notes) sent there next; those requests. */
+export const ranToolAt = (turn: ReadonlyArray<Asked>, route: string, model: string) => {
+  const there = turn.filter((request) => request.route === route)
+  expect(there.map((request) => request.model)).toEqual([model, model])
+  expect(JSON.stringify(there[1]!.body.messages)).toContain("The meeting is at noon.")
+  return there
+}
