@@ -6,7 +6,7 @@ import { readFileSync } from "node:fs"
 
 import { chat } from "../../src/internal/wire/chat.js"
 import type { Answered, Call, Failed, Frame } from "../../src/internal/wire/dialect.js"
-import { reading, sse, textThenCall } from "./parts.js"
+import { reading, sse, textThenCall, thought } from "./parts.js"
 import { openaiClient as client } from "./sdk.js"
 
 const fixture = (name: string): unknown =>
@@ -27,9 +27,7 @@ const finish = (reason: Response.FinishReason, input = 12, output = 7) =>
 /** A text answer then one tool call, streamed as the upstream wires release it. */
 const streamed: ReadonlyArray<any> = [
   part("response-metadata", { id: "up-1", modelId: "gpt-x", timestamp: undefined }),
-  part("reasoning-start", { id: "r" }),
-  part("reasoning-delta", { id: "r", delta: "Look first." }),
-  part("reasoning-end", { id: "r" }),
+  ...thought("r", "Look first."),
   ...textThenCall({ id: "t", pieces: ["Reading ", "it."] }, {
     id: "call_1",
     name: "read",

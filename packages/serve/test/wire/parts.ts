@@ -37,6 +37,9 @@ export const toolCall = (id: string, name: string, params: unknown) =>
     unknown
   >
 
+/** A thought streamed as one piece, with no metadata (no family, no signature). */
+export const thought = (id: string, text: string) => [reasoningStart(id), reasoningDelta(id, text), reasoningEnd(id)]
+
 /**
  * A text streamed in `text`'s pieces, then a tool call's params streamed in `call`'s JSON pieces,
  * then the call with those params, as the upstream wires release them.

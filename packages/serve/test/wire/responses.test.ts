@@ -5,7 +5,7 @@ import { readFileSync } from "node:fs"
 
 import type { Answered, Failed, Frame } from "../../src/internal/wire/dialect.js"
 import { responses } from "../../src/internal/wire/responses.js"
-import { reading, sse, textThenCall } from "./parts.js"
+import { reading, sse, textThenCall, thought } from "./parts.js"
 import { openaiClient as client } from "./sdk.js"
 
 const text = (name: string): string => readFileSync(new URL(`../fixtures/responses/${name}`, import.meta.url), "utf8")
@@ -32,9 +32,7 @@ const finish = (reason: Response.FinishReason) =>
 
 const streamed: ReadonlyArray<any> = [
   part("response-metadata", {}),
-  part("reasoning-start", { id: "r" }),
-  part("reasoning-delta", { id: "r", delta: "Check the file." }),
-  part("reasoning-end", { id: "r" }),
+  ...thought("r", "Check the file."),
   ...textThenCall({ id: "t", pieces: ["Reading ", "it."] }, {
     id: "call_1",
     name: "exec_command",
