@@ -6,7 +6,7 @@ import { readFileSync } from "node:fs"
 
 import { chat } from "../../src/internal/wire/chat.js"
 import type { Answered, Call, Failed, Frame } from "../../src/internal/wire/dialect.js"
-import { reading, sse, textThenCall, thought } from "./parts.js"
+import { reading, sse, streamedIn, textThenCall, thought } from "./parts.js"
 import { openaiClient as client } from "./sdk.js"
 
 const fixture = (name: string): unknown =>
@@ -262,13 +262,8 @@ describe("chat streams", () => {
         const args = s.pieces.join("")
         expected.push({ id, args: s.whole ? JSON.stringify(args) : args })
         if (s.whole) return parts.push(part("tool-call", { id, name: "f", params: args, providerExecuted: false }))
-        parts.push(part("tool-params-start", { id, name: "f", providerExecuted: false }))
-        s.pieces.forEach((delta) => parts.push(part("tool-params-delta", { id, delta })))
-        return parts.push(part("tool-params-end", { id }))
       }
-      parts.push(part(`${s.kind}-start`, { id }))
-      s.pieces.forEach((delta) => parts.push(part(`${s.kind}-delta`, { id, delta })))
-      parts.push(part(`${s.kind}-end`, { id }))
+      parts.push(...streamedIn(s.kind, id, s.pieces))
     })
     parts.push(finish("stop"))
     const frames = written(parts, streaming).map((f) => f.data)

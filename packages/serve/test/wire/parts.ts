@@ -37,8 +37,21 @@ export const toolCall = (id: string, name: string, params: unknown) =>
     unknown
   >
 
+/** A text, a thought or a call's params (of the tool `name`) streamed in `pieces`: its start, a delta a piece, its end. */
+export const streamedIn = (
+  kind: "text" | "reasoning" | "call",
+  id: string,
+  pieces: ReadonlyArray<string>,
+  name = "f"
+) =>
+  kind === "call"
+    ? [paramsStart(id, name), ...pieces.map((piece) => paramsDelta(id, piece)), paramsEnd(id)]
+    : kind === "text"
+    ? [textStart(id), ...pieces.map((piece) => textDelta(id, piece)), textEnd(id)]
+    : [reasoningStart(id), ...pieces.map((piece) => reasoningDelta(id, piece)), reasoningEnd(id)]
+
 /** A thought streamed as one piece, with no metadata (no family, no signature). */
-export const thought = (id: string, text: string) => [reasoningStart(id), reasoningDelta(id, text), reasoningEnd(id)]
+export const thought = (id: string, text: string) => streamedIn("reasoning", id, [text])
 
 /**
  * A text streamed in `text`'s pieces, then a tool call's params streamed in `call`'s JSON pieces,
@@ -48,12 +61,8 @@ export const textThenCall = (
   text: { readonly id: string; readonly pieces: ReadonlyArray<string> },
   call: { readonly id: string; readonly name: string; readonly pieces: ReadonlyArray<string> }
 ) => [
-  textStart(text.id),
-  ...text.pieces.map((piece) => textDelta(text.id, piece)),
-  textEnd(text.id),
-  paramsStart(call.id, call.name),
-  ...call.pieces.map((piece) => paramsDelta(call.id, piece)),
-  paramsEnd(call.id),
+  ...streamedIn("text", text.id, text.pieces),
+  ...streamedIn("call", call.id, call.pieces, call.name),
   toolCall(call.id, call.name, JSON.parse(call.pieces.join("")))
 ]
 

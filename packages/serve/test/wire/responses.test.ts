@@ -5,7 +5,7 @@ import { readFileSync } from "node:fs"
 
 import type { Answered, Failed, Frame } from "../../src/internal/wire/dialect.js"
 import { responses } from "../../src/internal/wire/responses.js"
-import { reading, sse, textThenCall, thought } from "./parts.js"
+import { reading, sse, streamedIn, textThenCall, thought } from "./parts.js"
 import { openaiClient as client } from "./sdk.js"
 
 const text = (name: string): string => readFileSync(new URL(`../fixtures/responses/${name}`, import.meta.url), "utf8")
@@ -302,14 +302,7 @@ describe("responses streams", () => {
       if (s.kind === "whole") {
         return parts.push(part("tool-call", { id, name: "f", params: s.pieces, providerExecuted: false }))
       }
-      if (s.kind === "call") {
-        parts.push(part("tool-params-start", { id, name: "f", providerExecuted: false }))
-        s.pieces.forEach((delta) => parts.push(part("tool-params-delta", { id, delta })))
-        return parts.push(part("tool-params-end", { id }))
-      }
-      parts.push(part(`${s.kind}-start`, { id }))
-      s.pieces.forEach((delta) => parts.push(part(`${s.kind}-delta`, { id, delta })))
-      parts.push(part(`${s.kind}-end`, { id }))
+      parts.push(...streamedIn(s.kind, id, s.pieces))
     })
     parts.push(finish("stop"))
     const all = events(written(parts))
